@@ -1,0 +1,39 @@
+# Every target installs what it needs into .venv first, so a fresh clone works.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: install serve test worker bench openapi clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+serve: $(STAMP)  ## API on http://$(HOST):$(PORT); embedded fakeredis unless REDIS_URL is set
+	$(BIN)/python -m service.serve --host $(HOST) --port $(PORT)
+
+test: $(STAMP)  ## the whole suite, on fakeredis and on real Redis
+	$(BIN)/python -m pytest
+
+worker: $(STAMP)  ## an RQ worker for real mode (needs REDIS_URL)
+	$(BIN)/rq worker --url "$${REDIS_URL:?set REDIS_URL}" --with-scheduler scoring bonuses
+
+bench: $(STAMP)
+	$(BIN)/python bench/solver.py --random 2000
+	$(BIN)/python bench/playouts.py
+	$(BIN)/python bench/api.py
+
+openapi: $(STAMP)  ## regenerate openapi.yaml from the schemas
+	$(BIN)/python -m service.openapi_write openapi.yaml
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,63 @@
+"""Backends for every test that touches Redis: in-process fakeredis and a real server.
+
+The real server is ``REDIS_URL`` or redis://127.0.0.1:6379/0. Each test works under its
+own key prefix and deletes its keys afterwards, so a shared server is left as found.
+When no real Redis answers, those tests skip loudly; under ``CI=true`` they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import fakeredis
+import pytest
+import redis
+
+REAL_REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def _real_redis() -> redis.Redis:
+    client = redis.Redis.from_url(REAL_REDIS_URL, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        message = f"REAL REDIS NOT REACHABLE at {REAL_REDIS_URL}: {exc}"
+        if IN_CI:
+            pytest.fail(message + " (CI=true: real-Redis tests must run)")
+        pytest.skip("!!! " + message + " — real-Redis tests SKIPPED !!!")
+    return client
+
+
+def _delete_prefix(client: redis.Redis, prefix: str) -> None:
+    keys = list(client.scan_iter(match=f"*{prefix}*", count=1000))
+    if keys:
+        client.delete(*keys)
+
+
+@pytest.fixture(params=["fakeredis", "real_redis"])
+def redis_backend(request: pytest.FixtureRequest) -> Iterator[tuple[redis.Redis, str]]:
+    """A Redis client and a unique key prefix for this test, on each backend."""
+    prefix = f"t{uuid.uuid4().hex[:10]}"
+    if request.param == "fakeredis":
+        client = fakeredis.FakeRedis(server=fakeredis.FakeServer())
+        yield client, prefix
+        return
+    client = _real_redis()
+    try:
+        yield client, prefix
+    finally:
+        _delete_prefix(client, prefix)
+        client.close()
+
+
+@pytest.fixture
+def redis_client(redis_backend: tuple[redis.Redis, str]) -> redis.Redis:
+    return redis_backend[0]
+
+
+@pytest.fixture
+def key_prefix(redis_backend: tuple[redis.Redis, str]) -> str:
+    return redis_backend[1]
