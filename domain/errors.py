@@ -1,0 +1,21 @@
+"""Typed domain errors with stable machine-readable codes, mapped to HTTP in one place."""
+
+from __future__ import annotations
+
+
+class RuleError(Exception):
+    """A command the rules do not allow (HTTP 422). ``code`` is stable; ``message`` is for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class OptionError(ValueError):
+    """A match option that does not exist or is out of range (HTTP 400, naming the field)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message

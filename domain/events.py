@@ -1,0 +1,15 @@
+"""The domain's events: immutable facts, past tense, with a schema version."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+
+@dataclass(frozen=True)
+class Event:
+    """One fact about a match. ``data`` holds only JSON values; it is never mutated."""
+
+    type: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+    schema: int = 1

@@ -1,0 +1,65 @@
+"""Gin Rummy (RULES.md section 1) as a ``Family``."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from domain.errors import RuleError
+from domain.family import Family
+from domain.gin import rules, views
+from domain.gin.options import SPECS, GinOptions
+from domain.gin.state import GinState, evolve, initial_state
+
+
+def command(seat: int, action: Mapping[str, Any]) -> object:
+    """A seat's action object (already shape-checked by the API) as a command."""
+    kind = action.get("type")
+    if kind == "pass":
+        return rules.PassUpcard(seat)
+    if kind == "draw":
+        return rules.Draw(seat, action.get("source", "stock"))
+    if kind == "discard":
+        return rules.Discard(seat, action["card"])
+    if kind == "knock":
+        melds = action.get("melds")
+        return rules.Knock(seat, action["discard"],
+                           tuple(tuple(m) for m in melds) if melds is not None else None)
+    if kind == "big_gin":
+        return rules.DeclareBigGin(seat)
+    raise RuleError("unknown_action", f"gin has no action {kind!r}")
+
+
+def job_command(job: str, state: GinState, seed: bytes) -> object:
+    """The command a background job issues: ``scoring``, ``deal`` or ``bonuses``.
+
+    A deal's deck comes from the match seed, so the deal event records randomness that
+    was decided outside the rules.
+    """
+    if job == "scoring":
+        return rules.ScoreHand()
+    if job == "deal":
+        return rules.DealHand(GIN.hand_deck(state.options, seed, state.hand_number + 1))
+    if job == "bonuses":
+        return rules.CompleteMatch()
+    raise ValueError(job)
+
+
+GIN = Family(
+    name="gin",
+    description="Gin Rummy: 2 players (3-4 as an option), 10 cards, knock or gin.",
+    min_players=2,
+    max_players=4,
+    option_specs=SPECS,
+    parse_options=GinOptions.parse,
+    deck=rules.match_deck,
+    start_match=rules.start_match,
+    initial_state=initial_state,
+    evolve=evolve,
+    decide=rules.decide,
+    command=command,
+    legal_actions=rules.legal_actions,
+    view=views.view,
+    redact_event=views.redact_event,
+    awaiting_job=rules.awaiting_job,
+    job_command=job_command,
+)

@@ -1,0 +1,319 @@
+"""Gin Rummy ``decide``: commands in, events out, or a ``RuleError`` (RULES.md 1.3-1.5).
+
+``legal_actions`` lists exactly what ``decide`` accepts from a seat, as ready-to-send
+action objects, in a stable order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from domain.cards import build_deck, sort_cards
+from domain.errors import RuleError
+from domain.events import Event
+from domain.gin import scoring
+from domain.gin.options import GinOptions
+from domain.gin.state import (
+    COMPLETING, DEALING, DISCARD, DRAW, SCORING, UPCARD, GinState, hand_size, without,
+)
+from domain.layoffs import best_layoffs
+from domain.melds import Arrangement, MeldSolver, gin_solver
+
+
+@dataclass(frozen=True)
+class PassUpcard:
+    seat: int
+
+
+@dataclass(frozen=True)
+class Draw:
+    seat: int
+    source: str  # "stock" | "discard"
+
+
+@dataclass(frozen=True)
+class Discard:
+    seat: int
+    card: str
+
+
+@dataclass(frozen=True)
+class Knock:
+    seat: int
+    discard: str
+    melds: tuple[tuple[str, ...], ...] | None = None
+
+
+@dataclass(frozen=True)
+class DeclareBigGin:
+    seat: int
+
+
+@dataclass(frozen=True)
+class ScoreHand:
+    """Issued by the scoring job once a hand has ended."""
+
+
+@dataclass(frozen=True)
+class DealHand:
+    """Issued with the next hand's shuffled deck (randomness arrives from outside)."""
+
+    deck: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CompleteMatch:
+    """Issued by the bonuses job once the target is reached."""
+
+
+def solver_for(options: GinOptions) -> MeldSolver:
+    return gin_solver(jokers=options.jokers > 0, joker_value=options.joker_deadwood)
+
+
+def match_deck(options: GinOptions) -> tuple[str, ...]:
+    return build_deck(options.decks, options.jokers)
+
+
+def start_match(
+    players: Sequence[str], options: GinOptions, first_dealer: int, deck: Sequence[str]
+) -> list[Event]:
+    """The events that open a match: its creation and the first deal."""
+    check_deck(options, deck)
+    created = Event("MatchCreated", {
+        "variant": "gin", "players": list(players), "options": options.to_dict(),
+        "first_dealer": first_dealer,
+    })
+    return [created, deal_event(1, first_dealer, len(players), deck)]
+
+
+def deal_event(hand_number: int, dealer: int, players: int, deck: Sequence[str]) -> Event:
+    """A deal records the whole deck order: replay then never needs a random number."""
+    return Event("HandDealt", {"hand_number": hand_number, "dealer": dealer, "players": players,
+                               "hand_size": hand_size(players), "deck": list(deck)})
+
+
+def check_deck(options: GinOptions, deck: Sequence[str]) -> None:
+    """A prepared deck must be exactly the match's cards, in some order."""
+    if Counter(deck) != Counter(match_deck(options)):
+        raise RuleError("invalid_deck",
+                        "the deck must hold exactly the match's cards "
+                        f"({options.decks} pack(s), {options.jokers} joker(s)), each once per pack")
+
+
+# --- seat commands ---------------------------------------------------------------------
+
+
+def _require_turn(state: GinState, seat: int, phases: tuple[str, ...]) -> None:
+    if state.phase not in phases:
+        raise RuleError("wrong_phase", f"not possible while the match is in phase {state.phase!r}")
+    if state.turn != seat:
+        raise RuleError("not_your_turn", f"it is seat {state.turn}'s turn")
+
+
+def _pass_upcard(state: GinState, command: PassUpcard) -> list[Event]:
+    _require_turn(state, command.seat, (UPCARD,))
+    return [Event("UpcardPassed", {"seat": command.seat})]
+
+
+def _draw(state: GinState, command: Draw) -> list[Event]:
+    _require_turn(state, command.seat, (UPCARD, DRAW))
+    if command.source == "stock":
+        if state.phase == UPCARD:
+            raise RuleError("must_take_or_pass_upcard",
+                            "the first upcard is on offer: take it or pass")
+        return [Event("CardDrawn", {"seat": command.seat, "source": "stock",
+                                    "card": state.stock[0]})]
+    if state.stock_only:
+        raise RuleError("must_draw_from_stock",
+                        "both players passed the upcard: the first draw is from the stock")
+    if not state.discard_pile:
+        raise RuleError("discard_pile_empty", "the discard pile is empty")
+    return [Event("CardDrawn", {"seat": command.seat, "source": "discard",
+                                "card": state.discard_pile[-1]})]
+
+
+def _check_discard(state: GinState, seat: int, card: str) -> tuple[str, ...]:
+    """The hand left after discarding ``card``, if the rules allow that discard."""
+    _require_turn(state, seat, (DISCARD,))
+    hand = state.hands[seat]
+    if card not in hand:
+        raise RuleError("card_not_in_hand", f"{card} is not in your hand")
+    if (card == state.taken_discard and not state.options.may_discard_taken_discard
+            and hand.count(card) == 1):
+        raise RuleError("must_not_discard_taken_card",
+                        f"{card} was just taken from the discard pile (RULES.md 1.4)")
+    return without(hand, card)
+
+
+def _discard(state: GinState, command: Discard) -> list[Event]:
+    _check_discard(state, command.seat, command.card)
+    events = [Event("CardDiscarded", {"seat": command.seat, "card": command.card})]
+    if len(state.stock) <= 2:
+        events.append(Event("HandEnded", {"result": "draw", "reason": "stock_exhausted"}))
+    elif state.turns + 1 >= state.options.max_turns:
+        events.append(Event("HandEnded", {"result": "draw", "reason": "turn_cap"}))
+    return events
+
+
+def _knock(state: GinState, command: Knock) -> list[Event]:
+    rest = _check_discard(state, command.seat, command.discard)
+    solver = solver_for(state.options)
+    deadwood = solver.deadwood(rest)
+    if deadwood > state.knock_limit:
+        raise RuleError("deadwood_over_limit",
+                        f"deadwood after the discard is {deadwood}; "
+                        f"this hand's knock limit is {state.knock_limit}")
+    shown = _shown_arrangement(state, command, rest, deadwood, solver)
+    return [Event("HandKnocked", {
+        "seat": command.seat, "discard": command.discard,
+        "kind": "gin" if deadwood == 0 else "knock", "deadwood": deadwood,
+        "melds": [meld.to_dict() for meld in shown.melds],
+        "unmatched": list(shown.unmatched),
+    })]
+
+
+def _shown_arrangement(
+    state: GinState, command: Knock, rest: tuple[str, ...], deadwood: int, solver: MeldSolver
+) -> Arrangement:
+    """The knocker's melds: submitted ones if they reach the minimum, else the engine's pick."""
+    if command.melds is None:
+        candidates = solver.all_best(rest)
+    else:
+        candidates = solver.arrangement_of(rest, command.melds)
+        if not candidates:
+            raise RuleError("invalid_melds",
+                            "the melds must be valid, disjoint and drawn from your hand")
+        candidates = tuple(a for a in candidates if a.deadwood == deadwood)
+        if not candidates:
+            raise RuleError("melds_not_minimal",
+                            f"the shown melds must leave the minimum deadwood {deadwood}")
+    return best_for_knocker(state, command.seat, candidates, solver)
+
+
+def best_for_knocker(
+    state: GinState, knocker: int, candidates: Sequence[Arrangement], solver: MeldSolver
+) -> Arrangement:
+    """Among equal arrangements, the one after which defenders keep the most deadwood.
+
+    RULES.md 1.5 *(ours)*. With several defenders their best lay-off deadwoods are summed.
+    """
+    if len(candidates) == 1:
+        return candidates[0]
+    defenders = [s for s in range(state.seats) if s != knocker]
+
+    def defenders_left(arrangement: Arrangement) -> int:
+        return sum(best_layoffs(solver, state.hands[d], arrangement.melds).deadwood
+                   for d in defenders)
+
+    return max(candidates, key=defenders_left)
+
+
+def _big_gin(state: GinState, command: DeclareBigGin) -> list[Event]:
+    _require_turn(state, command.seat, (DISCARD,))
+    if state.options.big_gin_bonus is None:
+        raise RuleError("big_gin_disabled", "big gin is disabled in this match")
+    hand = state.hands[command.seat]
+    solver = solver_for(state.options)
+    if solver.deadwood(hand) != 0:
+        raise RuleError("not_big_gin", "big gin needs every card in your hand to meld")
+    shown = best_for_knocker(state, command.seat, solver.all_best(hand), solver)
+    return [Event("HandKnocked", {
+        "seat": command.seat, "discard": None, "kind": "big_gin", "deadwood": 0,
+        "melds": [meld.to_dict() for meld in shown.melds], "unmatched": [],
+    })]
+
+
+# --- job commands ----------------------------------------------------------------------
+
+
+def _score_hand(state: GinState, command: ScoreHand) -> list[Event]:
+    if state.phase != SCORING:
+        raise RuleError("nothing_to_score", "no ended hand is waiting to be scored")
+    return [Event("HandScored", scoring.score_hand(state, solver_for(state.options)))]
+
+
+def _deal_hand(state: GinState, command: DealHand) -> list[Event]:
+    if state.phase != DEALING:
+        raise RuleError("nothing_to_deal", "no hand is due to be dealt")
+    check_deck(state.options, command.deck)
+    dealer = state.results[-1]["next_dealer"] if state.results else state.dealer
+    return [deal_event(state.hand_number + 1, dealer, state.seats, command.deck)]
+
+
+def _complete_match(state: GinState, command: CompleteMatch) -> list[Event]:
+    if state.phase != COMPLETING:
+        raise RuleError("match_not_finished", "the match has not reached its target")
+    return [Event("MatchCompleted", scoring.match_bonuses(state))]
+
+
+_DECIDERS: dict[type, Any] = {
+    PassUpcard: _pass_upcard,
+    Draw: _draw,
+    Discard: _discard,
+    Knock: _knock,
+    DeclareBigGin: _big_gin,
+    ScoreHand: _score_hand,
+    DealHand: _deal_hand,
+    CompleteMatch: _complete_match,
+}
+
+
+def decide(state: GinState, command: object) -> list[Event]:
+    """The events ``command`` causes in ``state``, or a ``RuleError`` saying why not."""
+    decider = _DECIDERS.get(type(command))
+    if decider is None:
+        raise RuleError("unknown_command", f"{type(command).__name__} is not a gin command")
+    return decider(state, command)
+
+
+# --- legal actions ---------------------------------------------------------------------
+
+
+def legal_actions(state: GinState, seat: int) -> list[dict[str, Any]]:
+    """Every action ``seat`` may send now, sorted: draws, passes, discards, knocks, big gin."""
+    if state.turn != seat:
+        return []
+    if state.phase == UPCARD:
+        return [{"type": "draw", "source": "discard"}, {"type": "pass"}]
+    if state.phase == DRAW:
+        actions = [{"type": "draw", "source": "stock"}]
+        if state.discard_pile and not state.stock_only:
+            actions.append({"type": "draw", "source": "discard"})
+        return actions
+    if state.phase == DISCARD:
+        return _discard_actions(state, seat)
+    return []
+
+
+def _discard_actions(state: GinState, seat: int) -> list[dict[str, Any]]:
+    hand = state.hands[seat]
+    solver = solver_for(state.options)
+    discards, knocks = [], []
+    for card in sort_cards(set(hand)):
+        try:
+            rest = _check_discard(state, seat, card)
+        except RuleError:
+            continue
+        discards.append({"type": "discard", "card": card})
+        if solver.deadwood(rest) <= state.knock_limit:
+            knocks.append({"type": "knock", "discard": card})
+    actions = discards + knocks
+    if state.options.big_gin_bonus is not None and solver.deadwood(hand) == 0:
+        actions.append({"type": "big_gin"})
+    return actions
+
+
+def awaiting_job(state: GinState) -> str | None:
+    """Which background job the match waits for: ``scoring``, ``deal``, ``bonuses`` or none.
+
+    ``deal`` follows ``scoring`` in the same job and the same append.
+    """
+    if state.phase == SCORING:
+        return "scoring"
+    if state.phase == DEALING:
+        return "deal"
+    if state.phase == COMPLETING:
+        return "bonuses"
+    return None

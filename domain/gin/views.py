@@ -1,0 +1,98 @@
+"""Projections of a gin match for a viewer: public, one seat, or full (auditors).
+
+One redaction path for views, the event log and the live stream: a hidden card (a hand,
+a card drawn from the stock, the stock order) leaves only through ``can_see``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from domain.cards import deal, sort_cards
+from domain.events import Event
+from domain.gin.rules import awaiting_job, legal_actions, solver_for
+from domain.gin.state import COMPLETE, GinState
+
+PUBLIC = "public"
+FULL = "full"
+Viewer = int | str  # a seat number, PUBLIC or FULL
+
+
+def can_see(viewer: Viewer, seat: int) -> bool:
+    """Whether ``viewer`` may see the hidden cards of ``seat``."""
+    return viewer == FULL or viewer == seat
+
+
+def view(state: GinState, viewer: Viewer) -> dict[str, Any]:
+    """The match as ``viewer`` may see it (the service adds ``id`` and ``version``)."""
+    out: dict[str, Any] = {
+        "variant": "gin",
+        "options": state.options.to_dict(),
+        "phase": state.phase,
+        "awaiting": awaiting_job(state),
+        "dealer": state.dealer,
+        "turn": state.turn,
+        "hand_number": state.hand_number,
+        "knock_limit": state.knock_limit,
+        "scores": list(state.scores),
+        "hands_won": list(state.hands_won),
+        "stock_count": len(state.stock),
+        "discard_pile": list(state.discard_pile),
+        "seats": [{"seat": s, "name": name, "hand_count": len(state.hands[s]) if state.hands else 0}
+                  for s, name in enumerate(state.players)],
+        "hands": [dict(result) for result in state.results],
+    }
+    if state.ending is not None and state.phase != "dealing":
+        out["ending"] = dict(state.ending)
+    if state.phase == COMPLETE and state.completion is not None:
+        out.update({key: state.completion[key]
+                    for key in ("winner", "winners", "bonuses", "final_scores")})
+    if viewer == FULL:
+        out["all_hands"] = [list(hand) for hand in state.hands]
+        out["stock"] = list(state.stock)
+    elif isinstance(viewer, int):
+        out.update(seat_section(state, viewer))
+    return out
+
+
+def seat_section(state: GinState, seat: int) -> dict[str, Any]:
+    """What only ``seat`` sees: its hand, deadwood, best melds and legal actions."""
+    hand = state.hands[seat] if state.hands else ()
+    solver = solver_for(state.options)
+    best = solver.best(hand)
+    out: dict[str, Any] = {
+        "seat": seat,
+        "hand": list(sort_cards(hand)),
+        "deadwood": best.deadwood,
+        "melds": [meld.to_dict() for meld in best.melds],
+        "unmatched": list(best.unmatched),
+        "legal_actions": legal_actions(state, seat),
+    }
+    if state.turn == seat and state.phase == "discard":
+        after, cards = solver.best_discard(hand)
+        out["best_discard"] = {"deadwood": after, "cards": list(cards)}
+    return out
+
+
+def redact_event(event: Event, viewer: Viewer) -> dict[str, Any]:
+    """The payload of a stored event as ``viewer`` may see it."""
+    data: Mapping[str, Any] = event.data
+    if viewer == FULL:
+        return dict(data)
+    if event.type == "HandDealt":
+        return _redact_deal(data, viewer)
+    if event.type == "CardDrawn" and data["source"] == "stock" and not can_see(viewer, data["seat"]):
+        return {key: value for key, value in data.items() if key != "card"}
+    return dict(data)
+
+
+def _redact_deal(data: Mapping[str, Any], viewer: Viewer) -> dict[str, Any]:
+    """A deal shows the upcard to all and a seat its own cards; never the stock order."""
+    deck, players = data["deck"], data["players"]
+    out = {"hand_number": data["hand_number"], "dealer": data["dealer"], "players": players,
+           "hand_size": data["hand_size"]}
+    hands, pile, stock = deal(deck, players, data["dealer"], data["hand_size"])
+    out.update({"upcard": pile[0] if pile else None, "stock_count": len(stock)})
+    if isinstance(viewer, int) and viewer < players:
+        out["hand"] = list(sort_cards(hands[viewer]))
+    return out

@@ -1,0 +1,759 @@
+"""The exact meld solver for gin and gem rummy (RULES.md 0, 1.2, 1.7 and 2.3).
+
+Deadwood is asked for on every view and every score, so the solver is built around the
+common case. A one-deck hand without jokers is a 52-bit mask (bit ``card_index``): a
+card that lies in no 3-run and in no rank held three times is deadwood whatever the
+arrangement, and when no card is claimed both by a run and by a set, every other card
+melds at once. Those two facts answer most hands with a dozen integer operations.
+
+Everything else (a card claimed twice, two decks, jokers, extra meld kinds such as gem
+stashes) goes to an exact depth-first search on the lowest remaining card: it is either
+deadwood or the lowest card of a meld. The search state is an int with a 2-bit count
+per card (bits ``2 * card_index``), so a two-deck hand is just a multiset, and results
+are memoised on that state. Without jokers, runs of 3 to 5 cards are enough (a longer
+run splits into such pieces); with jokers a meld is chosen by its natural cards plus a
+number of jokers, with runs of any length, because a run like 5-JK-7-JK-9 cannot split.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from itertools import combinations, product
+
+from domain.cards import JOKER, card_at, parse_cards, pip_value, sort_cards
+
+INFINITY = 1 << 60
+"""Cost of an impossible search branch (a discard that was never made)."""
+
+_CARDS = 52
+_RANKS = 13
+_SUIT_BITS = (1 << _RANKS) - 1
+_JOKER_BIT = 1 << _CARDS
+
+_BIT = {card_at(i): 1 << i for i in range(_CARDS)}
+_BIT[JOKER] = _JOKER_BIT
+_BIT_OF = _BIT.__getitem__
+_INDEX = {card_at(i): i for i in range(_CARDS)}
+_CODE_OF_BIT = {1 << i: card_at(i) for i in range(_CARDS)}
+
+_RUN_STARTS = sum(1 << (suit * _RANKS + rank) for suit in range(4) for rank in range(_RANKS - 2))
+_EVERY_SUIT = sum(1 << (suit * _RANKS) for suit in range(4))
+
+# The same masks with one 2-bit count field per card.
+_LOW2 = sum(1 << (2 * i) for i in range(_CARDS))
+_HIGH2 = _LOW2 << 1
+_ALL2 = _LOW2 | _HIGH2
+_JOKER_SHIFT = 2 * _CARDS + 8
+_COUNT = {card_at(i): 1 << (2 * i) for i in range(_CARDS)}
+_COUNT[JOKER] = 1 << _JOKER_SHIFT
+_COUNT_OF = _COUNT.__getitem__
+_SUIT2_BITS = (1 << (2 * _RANKS)) - 1
+_RUN_STARTS2 = sum(1 << (2 * i) for i in range(_CARDS) if _RUN_STARTS >> i & 1)
+_EVERY_SUIT2 = sum(1 << (2 * suit * _RANKS) for suit in range(4))
+_KEEP_LOW2 = [
+    sum(1 << (2 * i) for i in range(_CARDS) if i % _RANKS + distance < _RANKS)
+    for distance in range(_RANKS)
+]
+"""Per distance k: the cards that have a card k ranks above them in their own suit."""
+_ROW2 = [sum(1 << (2 * k) for k in range(1, top + 1)) for top in range(_RANKS)]
+"""Per reach r: offsets 1..r of a card's row, to look up the cards above it in its suit."""
+_SAME_RANK_ABOVE = [
+    tuple(1 << (2 * (other * _RANKS + i % _RANKS)) for other in range(i // _RANKS + 1, 4))
+    for i in range(_CARDS)
+]
+_SPREAD13 = [sum(1 << (2 * k) for k in range(_RANKS) if x >> k & 1) for x in range(1 << _RANKS)]
+
+
+def _spread(mask: int) -> int:
+    """A 52-bit card mask as a count state (count 1 per card), for the exact search."""
+    table = _SPREAD13
+    return (
+        table[mask & _SUIT_BITS]
+        | table[mask >> 13 & _SUIT_BITS] << 26
+        | table[mask >> 26 & _SUIT_BITS] << 52
+        | table[mask >> 39] << 78
+    )
+
+
+def _lowest(state: int) -> int:
+    """Card index of the lowest card in a count state."""
+    return ((state & -state).bit_length() - 1) >> 1
+
+
+def _indices(state: int) -> list[int]:
+    """Card indices of a count state, one entry per copy, ascending."""
+    out = []
+    while state:
+        i = _lowest(state)
+        count = state >> (2 * i) & 3
+        out.extend([i] * count)
+        state -= count << (2 * i)
+    return out
+
+
+def _present(state: int) -> int:
+    """The low bit of every non-empty count field: which cards the state holds."""
+    return (state | state >> 1) & _LOW2
+
+
+@dataclass(frozen=True)
+class Meld:
+    """One meld as shown on the table: physical cards and the card each stands for."""
+
+    kind: str
+    cards: tuple[str, ...]
+    represents: tuple[str, ...]
+    tag: str | None = None
+
+    def to_dict(self) -> dict:
+        out: dict = {
+            "kind": self.kind,
+            "cards": list(self.cards),
+            "represents": list(self.represents),
+        }
+        if self.tag is not None:
+            out["tag"] = self.tag
+        return out
+
+
+@dataclass(frozen=True)
+class Arrangement:
+    """Melds plus the unmatched cards; ``deadwood`` is the value of the unmatched ones."""
+
+    deadwood: int
+    melds: tuple[Meld, ...]
+    unmatched: tuple[str, ...]
+
+
+def meld_key(meld: Meld) -> tuple:
+    """Deterministic order of melds: by the cards they stand for, then kind and tag."""
+    return (
+        tuple(_INDEX[card] for card in meld.represents),
+        meld.kind,
+        meld.tag or "",
+        tuple(_INDEX.get(card, _CARDS) for card in meld.cards),
+    )
+
+
+def _canonical(melds: Sequence[Meld]) -> bool:
+    """False when two runs of one suit touch (3-4-5H and 6-7-8H): shown as one 3..8H run.
+
+    Splitting a run never lowers deadwood and never opens a lay-off, so the split
+    readings are dropped from ``all_best`` in favour of the merged one.
+    """
+    ends: set[tuple[int, int]] = set()
+    for meld in melds:
+        if meld.kind == "run":
+            low, high = _INDEX[meld.represents[0]], _INDEX[meld.represents[-1]]
+            ends.add((low, high))
+    if len(ends) < 2:
+        return True
+    highs = {high for _, high in ends}
+    return not any(low - 1 in highs and low % _RANKS for low, _ in ends)
+
+
+class _Search:
+    """Memo tables of one exact search, and the templates it may use."""
+
+    __slots__ = ("joker", "local", "plain")
+
+    def __init__(self, local: Sequence[Sequence[int]]) -> None:
+        self.local = local
+        self.plain: dict[int, int] = {}
+        self.joker: dict[int, int] = {}
+
+
+class MeldSolver:
+    """Minimum deadwood and meld arrangements of a hand; see the module docstring."""
+
+    def __init__(
+        self,
+        *,
+        values: Callable[[str], int] = pip_value,
+        joker_value: int = 15,
+        extra_templates: Iterable[tuple[str, tuple[str, ...], str | None]] = (),
+    ) -> None:
+        self._val = [values(card_at(i)) for i in range(_CARDS)]
+        if min(self._val) < 0 or joker_value < 0:
+            raise ValueError("card values must not be negative")
+        self._joker_value = joker_value
+        self._positive = min(self._val) > 0
+        self._value_tables = self._build_value_tables()
+        self._value_classes = self._build_value_classes()
+        self._extra = self._build_extra(extra_templates)
+        self._plain = not self._extra
+        self._extra_by_min: list[list[int]] = [[] for _ in range(_CARDS)]
+        self._extra_by_cards: dict[tuple[str, ...], list[int]] = {}
+        for number, (_, cards, _, state) in enumerate(self._extra):
+            self._extra_by_min[_lowest(state)].append(number)
+            self._extra_by_cards.setdefault(tuple(sort_cards(cards)), []).append(number)
+        self._templates = self._build_templates()
+        self._solve = lru_cache(maxsize=1 << 14)(self._solve_state)
+        self._discard = lru_cache(maxsize=1 << 14)(self._discard_state)
+        self._all_best = lru_cache(maxsize=1 << 12)(self._all_best_state)
+
+    # -- construction -------------------------------------------------------------------
+
+    def _build_value_tables(self) -> list[list[int]]:
+        """Value of every subset of one suit, so a mask's value is four list look-ups."""
+        tables: list[list[int]] = []
+        for suit in range(4):
+            values = self._val[suit * _RANKS : (suit + 1) * _RANKS]
+            if tables and values == self._val[:_RANKS]:
+                tables.append(tables[0])
+                continue
+            table = [0] * (1 << _RANKS)
+            for x in range(1, 1 << _RANKS):
+                low = x & -x
+                table[x] = table[x ^ low] + values[low.bit_length() - 1]
+            tables.append(table)
+        return tables
+
+    def _build_value_classes(self) -> list[tuple[int, int]]:
+        """(value, mask of the cards worth it), highest first: finds the best discard."""
+        classes: dict[int, int] = {}
+        for i, value in enumerate(self._val):
+            classes[value] = classes.get(value, 0) | 1 << i
+        return sorted(classes.items(), reverse=True)
+
+    @staticmethod
+    def _build_extra(
+        templates: Iterable[tuple[str, tuple[str, ...], str | None]],
+    ) -> list[tuple[str, tuple[str, ...], str | None, int]]:
+        out = []
+        for kind, cards, tag in templates:
+            codes = parse_cards(cards)
+            if not codes or JOKER in codes or len(set(codes)) != len(codes):
+                raise ValueError(f"a meld template needs distinct natural cards: {cards!r}")
+            out.append((kind, codes, tag, sum(1 << (2 * _INDEX[c]) for c in codes)))
+        return out
+
+    def _build_templates(self) -> list[tuple[int, ...]]:
+        """Per lowest card: count states of its sets, runs of 3-5 and extra templates.
+
+        Runs longer than 5 are unions of these pieces, so with no joker the search
+        never needs them; the longer runs are restored when arrangements are shown.
+        """
+        by_low: list[list[int]] = [[] for _ in range(_CARDS)]
+        for rank in range(_RANKS):
+            for size in (3, 4):
+                for suits in combinations(range(4), size):
+                    cards = [suit * _RANKS + rank for suit in suits]
+                    by_low[cards[0]].append(sum(1 << (2 * i) for i in cards))
+        for suit in range(4):
+            for start in range(_RANKS - 2):
+                for length in (3, 4, 5):
+                    if start + length <= _RANKS:
+                        first = suit * _RANKS + start
+                        by_low[first].append(sum(1 << (2 * (first + k)) for k in range(length)))
+        for _, _, _, state in self._extra:
+            by_low[_lowest(state)].append(state)
+        return [tuple(templates) for templates in by_low]
+
+    # -- public API ---------------------------------------------------------------------
+
+    def cache_clear(self) -> None:
+        """Forget cached hands (benchmarks measure cold solves)."""
+        self._solve.cache_clear()
+        self._discard.cache_clear()
+        self._all_best.cache_clear()
+
+    def deadwood(self, hand: Sequence[str]) -> int:
+        """Minimum deadwood of ``hand`` over every set of disjoint melds."""
+        try:
+            mask = sum(map(_BIT_OF, hand))
+        except KeyError:
+            return self.deadwood(parse_cards(hand))
+        if mask < _JOKER_BIT and self._plain and mask.bit_count() == len(hand):
+            melded, conflict = _meldable(mask)
+            if not conflict:
+                return self._mask_value(mask ^ melded)
+            return self._mask_value(mask ^ melded) + self._plain_search(_spread(melded))
+        return self._solve(*self._state(hand))
+
+    def best(self, hand: Sequence[str]) -> Arrangement:
+        """One minimum-deadwood arrangement: the first of ``all_best``."""
+        return self.all_best(hand)[0]
+
+    def all_best(self, hand: Sequence[str]) -> tuple[Arrangement, ...]:
+        """Every distinct minimum-deadwood arrangement, canonical, in a fixed order.
+
+        Canonical: touching runs of one suit are shown merged; each joker reading (6H or
+        9H in 7H 8H JK, which suit in a set) is its own arrangement, because it changes
+        what the defender may lay off.
+        """
+        try:
+            mask = sum(map(_BIT_OF, hand))
+        except KeyError:
+            return self.all_best(parse_cards(hand))
+        if mask < _JOKER_BIT and self._plain and self._positive and mask.bit_count() == len(hand):
+            melded, conflict = _meldable(mask)
+            if not conflict:
+                return (self._unique_arrangement(mask, melded),)
+        return self._all_best(*self._state(hand))
+
+    def _unique_arrangement(self, mask: int, melded: int) -> Arrangement:
+        """The only best arrangement when no card is claimed twice (values positive):
+        every rank held three or four times is one set, every stretch of run cards one
+        run. A run card's rank is held at most twice, or it would be claimed twice."""
+        melds = []
+        loose = mask ^ melded
+        while melded:
+            low = melded & -melded
+            i = low.bit_length() - 1
+            same_rank = _EVERY_SUIT << (i % _RANKS) & mask
+            if same_rank.bit_count() >= 3:
+                group, kind = same_rank, "set"
+            else:
+                group, kind = low, "run"
+                while i % _RANKS < _RANKS - 1 and melded >> (i + 1) & 1:
+                    i += 1
+                    group |= 1 << i
+            cards = _codes(group)
+            melds.append(Meld(kind, cards, cards))
+            melded ^= group
+        melds.sort(key=meld_key)
+        return Arrangement(self._mask_value(loose), tuple(melds), _codes(loose))
+
+    def best_discard(self, hand: Sequence[str]) -> tuple[int, tuple[str, ...]]:
+        """Minimum deadwood after discarding one card, and every card that reaches it."""
+        if not hand:
+            raise ValueError("an empty hand has no discard")
+        try:
+            mask = sum(map(_BIT_OF, hand))
+        except KeyError:
+            return self.best_discard(parse_cards(hand))
+        if mask < _JOKER_BIT and self._plain and mask.bit_count() == len(hand):
+            melded, conflict = _meldable(mask)
+            loose = mask ^ melded
+            top, top_cards = 0, 0
+            for top, top_cards in self._value_classes:
+                if loose & top_cards:
+                    top_cards &= loose
+                    break
+            if not conflict and top:
+                return self._mask_value(loose) - top, _codes(top_cards)
+            search = _Search(self._templates)
+            return self._discard_split(
+                self._mask_value(loose), top, _codes(top_cards), _spread(melded), search
+            )
+        return self._discard(*self._state(hand))
+
+    def meld_options(self, cards: Sequence[str]) -> tuple[Meld, ...]:
+        """Every reading of exactly these cards as one meld; () when they are none."""
+        codes = parse_cards(cards)
+        jokers = codes.count(JOKER)
+        naturals = sorted(_INDEX[c] for c in codes if c != JOKER)
+        n = len(naturals)
+        if n <= jokers:
+            return ()
+        state = sum(1 << (2 * i) for i in naturals)
+        ranks = {i % _RANKS for i in naturals}
+        suits = {i // _RANKS for i in naturals}
+        out: list[Meld] = []
+        distinct = len(set(naturals)) == n
+        if distinct and len(ranks) == 1 and 3 <= n + jokers <= 4:
+            out.extend(self._readings("set", state, jokers))
+        gaps = naturals[-1] - naturals[0] + 1 - n
+        if distinct and len(suits) == 1 and 3 <= n + jokers <= _RANKS and gaps <= jokers:
+            out.extend(self._readings("run", state, jokers))
+        if not jokers:
+            for number in self._extra_by_cards.get(tuple(sort_cards(codes)), ()):
+                out.extend(self._readings(number, state, 0))
+        return tuple(sorted(set(out), key=meld_key))
+
+    def arrangement_of(
+        self, hand: Sequence[str], groups: Sequence[Sequence[str]]
+    ) -> tuple[Arrangement, ...]:
+        """Every reading of a submitted arrangement; () unless each group is a meld and
+        the groups are disjoint parts of the hand."""
+        left = Counter(parse_cards(hand))
+        options = []
+        for group in groups:
+            codes = parse_cards(group)
+            for card in codes:
+                left[card] -= 1
+                if left[card] < 0:
+                    return ()
+            readings = self.meld_options(codes)
+            if not readings:
+                return ()
+            options.append(readings)
+        unmatched = sort_cards(left.elements())
+        value = self._cards_value(unmatched)
+        found = {tuple(sorted(combo, key=meld_key)): None for combo in product(*options)}
+        return tuple(Arrangement(value, melds, unmatched) for melds in found)
+
+    # -- hand states ---------------------------------------------------------------------
+
+    @staticmethod
+    def _state(hand: Sequence[str]) -> tuple[int, int]:
+        """(count state of the natural cards, number of jokers)."""
+        try:
+            total = sum(map(_COUNT_OF, hand))
+        except KeyError:
+            return MeldSolver._state(parse_cards(hand))
+        jokers = total >> _JOKER_SHIFT
+        state = total & _ALL2
+        if (state & _LOW2).bit_count() + 2 * (state & _HIGH2).bit_count() != len(hand) - jokers:
+            raise ValueError("at most three copies of a card fit the solver")
+        return state, jokers
+
+    def _mask_value(self, mask: int) -> int:
+        tables = self._value_tables
+        return (
+            tables[0][mask & _SUIT_BITS]
+            + tables[1][mask >> 13 & _SUIT_BITS]
+            + tables[2][mask >> 26 & _SUIT_BITS]
+            + tables[3][mask >> 39]
+        )
+
+    def _state_value(self, state: int) -> int:
+        return sum(self._val[i] for i in _indices(state))
+
+    def _cards_value(self, cards: Iterable[str]) -> int:
+        return sum(self._joker_value if c == JOKER else self._val[_INDEX[c]] for c in cards)
+
+    def _split(self, state: int, jokers: int = 0) -> tuple[int, int, _Search]:
+        """Set apart the cards that fit no meld of the hand: they are always deadwood.
+
+        Without jokers a card melds only in a 3-run or a rank held three times; with
+        ``jokers`` a natural card needs a partner in its meld: another card of its rank,
+        or one of its suit at most ``jokers + 1`` ranks away (a gap holds one joker per
+        missing card). Returns (the count state of the loose cards, of the rest, a
+        search whose templates are only those the hand contains).
+        """
+        present = _present(state)
+        clubs, diamonds = present & _SUIT2_BITS, present >> 26 & _SUIT2_BITS
+        hearts, spades = present >> 52 & _SUIT2_BITS, present >> 78
+        if jokers:
+            ranks = (clubs | diamonds) & (hearts | spades) | clubs & diamonds | hearts & spades
+            melded = ranks * _EVERY_SUIT2 & present
+            for distance in range(1, min(jokers + 1, _RANKS - 1) + 1):
+                keep = _KEEP_LOW2[distance]
+                shift = 2 * distance
+                melded |= present >> shift & keep & present
+                melded |= (present & keep) << shift & present
+        else:
+            starts = present & present >> 2 & present >> 4 & _RUN_STARTS2
+            three = (clubs & diamonds & (hearts | spades)) | (hearts & spades & (clubs | diamonds))
+            melded = starts | starts << 2 | starts << 4 | (three * _EVERY_SUIT2 & present)
+        if not self._extra:
+            part = state & melded * 3
+            return state - part, part, _Search(self._templates)
+        local: list[tuple[int, ...]] = [()] * _CARDS
+        for i in _indices(present):
+            for number in self._extra_by_min[i]:
+                template = self._extra[number][3]
+                if present & template == template:
+                    melded |= template
+        for i in _indices(melded):
+            local[i] = tuple(t for t in self._templates[i] if present & t == t)
+        part = state & melded * 3
+        return state - part, part, _Search(local)
+
+    # -- exact search -------------------------------------------------------------------
+
+    def _plain_search(self, state: int) -> int:
+        """Minimum deadwood of a joker-free state with the built-in templates."""
+        return self._dfs(state, 0, _Search(self._templates))
+
+    def _dfs(self, state: int, flag: int, search: _Search) -> int:
+        """Minimum deadwood without jokers; ``flag`` 1 means one card must be discarded."""
+        if not state:
+            return INFINITY if flag else 0
+        key = state << 1 | flag
+        memo = search.plain
+        best = memo.get(key)
+        if best is not None:
+            return best
+        i = _lowest(state)
+        rest = state - (1 << (2 * i))
+        best = self._val[i] + self._dfs(rest, flag, search)
+        if flag:
+            best = min(best, self._dfs(rest, 0, search))
+        templates = search.local[i]
+        if templates and best:
+            present = _present(state)
+            for template in templates:
+                if present & template == template:
+                    value = self._dfs(state - template, flag, search)
+                    best = min(best, value)
+        memo[key] = best
+        return best
+
+    def _jdfs(self, state: int, jokers: int, flag: int, search: _Search) -> int:
+        """Minimum deadwood with ``jokers`` jokers still free (exact, any run length)."""
+        if not jokers:
+            return self._dfs(state, flag, search)
+        key = state << 9 | jokers << 1 | flag
+        memo = search.joker
+        best = memo.get(key)
+        if best is not None:
+            return best
+        if not state:
+            best = (jokers - flag) * self._joker_value
+        else:
+            i = _lowest(state)
+            rest = state - (1 << (2 * i))
+            best = self._val[i] + self._jdfs(rest, jokers, flag, search)
+            if flag:
+                best = min(best, self._jdfs(rest, jokers, 0, search))
+            for template, used, _ in self._options(state, i, jokers):
+                value = self._jdfs(state - template, jokers - used, flag, search)
+                best = min(best, value)
+        memo[key] = best
+        return best
+
+    def _options(self, state: int, i: int, jokers: int) -> list[tuple[int, int, str | int]]:
+        """Every meld whose lowest natural card is ``i``: (naturals, jokers used, kind).
+
+        Sets take at most one joker; a run is any subset of the suit above ``i`` whose
+        gaps the jokers fill, with spare jokers at its ends, and always more natural
+        cards than jokers. A joker may stand for a card the hand also holds.
+        """
+        present = _present(state)
+        bit = 1 << (2 * i)
+        out: list[tuple[int, int, str | int]] = []
+        others = [other for other in _SAME_RANK_ABOVE[i] if present & other]
+        if others:
+            if jokers:
+                out.extend((bit + other, 1, "set") for other in others)
+            for first, second in combinations(others, 2):
+                out.append((bit + first + second, 0, "set"))
+                if jokers:
+                    out.append((bit + first + second, 1, "set"))
+            if len(others) == 3:
+                out.append((bit + sum(others), 0, "set"))
+        rank = i % _RANKS
+        row = present >> (2 * i) & _ROW2[_RANKS - 1 - rank]
+        ahead = []
+        while row:
+            low = row & -row
+            ahead.append((low.bit_length() - 1) >> 1)
+            row ^= low
+        if not ahead or ahead[0] > jokers + 1:
+            return self._extra_options(present, i, out)
+        stack = [(0, bit, 1, 0, 0)]
+        while stack:
+            last, template, n, gaps, start = stack.pop()
+            for position in range(start, len(ahead)):
+                offset = ahead[position]
+                grown_gaps = gaps + offset - last - 1
+                if grown_gaps > jokers:
+                    break
+                grown = template + (bit << (2 * offset))
+                most = min(n, jokers, grown_gaps + _RANKS - 1 - offset)
+                for used in range(max(grown_gaps, 2 - n), most + 1):
+                    out.append((grown, used, "run"))
+                stack.append((offset, grown, n + 1, grown_gaps, position + 1))
+        return self._extra_options(present, i, out)
+
+    def _extra_options(
+        self, present: int, i: int, out: list[tuple[int, int, str | int]]
+    ) -> list[tuple[int, int, str | int]]:
+        """Add the extra templates (natural, no joker) whose lowest card is ``i``."""
+        for number in self._extra_by_min[i]:
+            template = self._extra[number][3]
+            if present & template == template:
+                out.append((template, 0, number))
+        return out
+
+    def _solve_state(self, state: int, jokers: int) -> int:
+        loose, part, search = self._split(state, jokers)
+        return self._state_value(loose) + self._jdfs(part, jokers, 0, search)
+
+    def _discard_state(self, state: int, jokers: int) -> tuple[int, tuple[str, ...]]:
+        loose, part, search = self._split(state, jokers)
+        top, top_cards = 0, ()
+        if loose:
+            top = max(self._val[i] for i in _indices(loose))
+            top_cards = tuple(card_at(i) for i in _indices(loose) if self._val[i] == top)
+        loose_value = self._state_value(loose)
+        if not jokers:
+            return self._discard_split(loose_value, top, top_cards, part, search)
+        best, cards = INFINITY, set()
+        if top_cards:
+            best, cards = loose_value - top + self._jdfs(part, jokers, 0, search), set(top_cards)
+        value = loose_value + self._jdfs(part, jokers, 1, search)
+        if value < best:
+            best, cards = value, set()
+        if value == best:
+            cards |= self._discards(part, jokers, search)
+        return best, sort_cards(cards)
+
+    def _discard_split(
+        self, loose_value: int, top: int, top_cards: tuple[str, ...], part: int, search: _Search
+    ) -> tuple[int, tuple[str, ...]]:
+        """Best discard of a joker-free hand split as in ``_split``.
+
+        A loose card is best discarded if it is the dearest one (``top``); a card of
+        ``part`` can only beat that when its own value exceeds what dropping it costs the
+        melds, so most of them are ruled out by ``base - value`` without a search.
+        """
+        base = self._dfs(part, 0, search)
+        best, cards = INFINITY, []
+        if top_cards:
+            best, cards = loose_value - top + base, list(top_cards)
+        left = part
+        while left:
+            i = _lowest(left)
+            left &= ~(3 << (2 * i))
+            if loose_value + base - self._val[i] <= best:
+                value = loose_value + self._dfs(part - (1 << (2 * i)), 0, search)
+                if value < best:
+                    best, cards = value, []
+                if value == best:
+                    cards.append(card_at(i))
+        return best, sort_cards(set(cards))
+
+    def _discards(self, state: int, jokers: int, search: _Search) -> set[str]:
+        """Cards discarded on some optimal path of the flagged search: the best discards."""
+        out: set[str] = set()
+        seen: set[tuple[int, int]] = set()
+        stack = [(state, jokers)]
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            state, jokers = node
+            target = self._jdfs(state, jokers, 1, search)
+            if not state:
+                if jokers:
+                    out.add(JOKER)
+                continue
+            i = _lowest(state)
+            rest = state - (1 << (2 * i))
+            if self._jdfs(rest, jokers, 0, search) == target:
+                out.add(card_at(i))
+            if self._val[i] + self._jdfs(rest, jokers, 1, search) == target:
+                stack.append((rest, jokers))
+            for child in self._children(state, i, jokers, search):
+                if self._jdfs(child[0], child[1], 1, search) == target:
+                    stack.append(child)
+        return out
+
+    def _children(self, state: int, i: int, jokers: int, search: _Search) -> list[tuple[int, int]]:
+        if jokers:
+            return [(state - t, jokers - used) for t, used, _ in self._options(state, i, jokers)]
+        present = _present(state)
+        return [(state - t, 0) for t in search.local[i] if present & t == t]
+
+    # -- arrangements -------------------------------------------------------------------
+
+    def _all_best_state(self, state: int, jokers: int) -> tuple[Arrangement, ...]:
+        loose, part, search = self._split(state, jokers)
+        best = self._jdfs(part, jokers, 0, search)
+        loose_cards = [card_at(i) for i in _indices(loose)]
+        deadwood = best + self._state_value(loose)
+        found: dict[tuple[tuple[Meld, ...], tuple[str, ...]], None] = {}
+        for path in self._paths(part, jokers, search, {}):
+            dead = loose_cards + [card_at(step[1]) for step in path if step[0] == "dead"]
+            chosen = [step for step in path if step[0] != "dead"]
+            left = jokers - sum(step[2] for step in chosen)
+            unmatched = sort_cards(dead + [JOKER] * left)
+            readings = [self._readings(step[0], step[1], step[2]) for step in chosen]
+            for combo in product(*readings):
+                if _canonical(combo):
+                    found[tuple(sorted(combo, key=meld_key)), unmatched] = None
+        ordered = sorted(found, key=lambda item: (tuple(map(meld_key, item[0])), item[1]))
+        return tuple(Arrangement(deadwood, melds, unmatched) for melds, unmatched in ordered)
+
+    def _paths(
+        self, state: int, jokers: int, search: _Search, memo: dict[tuple[int, int], list]
+    ) -> list[tuple]:
+        """Every optimal sequence of choices (runs of any length) from this state."""
+        if not state:
+            return [()]
+        key = (state, jokers)
+        if key in memo:
+            return memo[key]
+        target = self._jdfs(state, jokers, 0, search)
+        i = _lowest(state)
+        rest = state - (1 << (2 * i))
+        out: list[tuple] = []
+        if self._val[i] + self._jdfs(rest, jokers, 0, search) == target:
+            out.extend((("dead", i),) + tail for tail in self._paths(rest, jokers, search, memo))
+        for template, used, kind in self._options(state, i, jokers):
+            after = self._jdfs(state - template, jokers - used, 0, search)
+            if after == target:
+                tails = self._paths(state - template, jokers - used, search, memo)
+                out.extend(((kind, template, used),) + tail for tail in tails)
+        memo[key] = out
+        return out
+
+    def _readings(self, kind: str | int, state: int, jokers: int) -> list[Meld]:
+        """Every way to show natural cards ``state`` plus ``jokers`` jokers as a meld."""
+        naturals = _indices(state)
+        if isinstance(kind, int):
+            name, cards, tag, _ = self._extra[kind]
+            return [Meld(name, cards, cards, tag)]
+        if kind == "set":
+            rank = naturals[0] % _RANKS
+            held = {i // _RANKS for i in naturals}
+            missing = [suit for suit in range(4) if suit not in held]
+            out = []
+            for wild in combinations(missing, jokers):
+                suits = sorted(held | set(wild))
+                represents = tuple(card_at(suit * _RANKS + rank) for suit in suits)
+                cards = tuple(
+                    JOKER if suit in wild else rep for suit, rep in zip(suits, represents)
+                )
+                out.append(Meld("set", cards, represents))
+            return out
+        suit = naturals[0] // _RANKS
+        low, high = naturals[0] % _RANKS, naturals[-1] % _RANKS
+        spare = jokers - (high - low + 1 - len(naturals))
+        held = set(naturals)
+        out = []
+        for below in range(max(0, spare - (_RANKS - 1 - high)), min(spare, low) + 1):
+            ranks = range(low - below, high + spare - below + 1)
+            indices = [suit * _RANKS + r for r in ranks]
+            represents = tuple(card_at(i) for i in indices)
+            cards = tuple(card_at(i) if i in held else JOKER for i in indices)
+            out.append(Meld("run", cards, represents))
+        return out
+
+
+def _meldable(mask: int) -> tuple[int, bool]:
+    """Cards of a one-deck mask that fit some set or run, and whether one fits both."""
+    starts = mask & mask >> 1 & mask >> 2 & _RUN_STARTS
+    clubs, diamonds = mask & _SUIT_BITS, mask >> 13 & _SUIT_BITS
+    hearts, spades = mask >> 26 & _SUIT_BITS, mask >> 39
+    three = (clubs & diamonds & (hearts | spades)) | (hearts & spades & (clubs | diamonds))
+    if not three:
+        return (starts | starts << 1 | starts << 2, False) if starts else (0, False)
+    sets = three * _EVERY_SUIT & mask
+    if not starts:
+        return sets, False
+    runs = starts | starts << 1 | starts << 2
+    return sets | runs, bool(sets & runs)
+
+
+def _codes(mask: int) -> tuple[str, ...]:
+    """Card codes of a 52-bit mask in display order (suit, then rank)."""
+    out = []
+    code_of = _CODE_OF_BIT
+    while mask:
+        low = mask & -mask
+        out.append(code_of[low])
+        mask ^= low
+    return tuple(out)
+
+
+@cache
+def gin_solver(jokers: bool = False, joker_value: int = 15) -> MeldSolver:
+    """The shared gin solver (pip values). Jokers are always understood; ``jokers``
+    only says whether ``joker_value`` matters, so joker-free games share one solver."""
+    if not jokers:
+        return _plain_gin_solver()
+    return MeldSolver(values=pip_value, joker_value=joker_value)
+
+
+@cache
+def _plain_gin_solver() -> MeldSolver:
+    return MeldSolver(values=pip_value)

@@ -1,0 +1,69 @@
+"""Match options as data: every knob of a variant is one ``OptionSpec`` (RULES.md marks them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from domain.errors import OptionError
+
+_TYPE_NAMES = {bool: "boolean", int: "integer", str: "string"}
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option: its type, default, and either allowed ``choices`` or a numeric range."""
+
+    name: str
+    type: type
+    default: Any
+    description: str
+    choices: tuple[Any, ...] | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+    nullable: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "type": _TYPE_NAMES[self.type],
+            "default": self.default,
+            "nullable": self.nullable,
+            "description": self.description,
+        }
+        if self.choices is not None:
+            out["choices"] = list(self.choices)
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
+        return out
+
+    def parse(self, value: Any) -> Any:
+        """Check one supplied value; raise ``OptionError`` naming the option."""
+        if value is None:
+            if self.nullable:
+                return None
+            raise OptionError(self.name, "may not be null")
+        if self.type is int and (isinstance(value, bool) or not isinstance(value, int)):
+            raise OptionError(self.name, "must be an integer")
+        if self.type is not int and not isinstance(value, self.type):
+            raise OptionError(self.name, f"must be a {_TYPE_NAMES[self.type]}")
+        if self.choices is not None and value not in self.choices:
+            raise OptionError(self.name, f"must be one of {list(self.choices)}")
+        if self.minimum is not None and value < self.minimum:
+            raise OptionError(self.name, f"must be at least {self.minimum}")
+        if self.maximum is not None and value > self.maximum:
+            raise OptionError(self.name, f"must be at most {self.maximum}")
+        return value
+
+
+def parse_options(specs: tuple[OptionSpec, ...], raw: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Defaults overlaid with ``raw``; unknown names and bad values raise ``OptionError``."""
+    raw = raw or {}
+    known = {spec.name: spec for spec in specs}
+    for name in raw:
+        if name not in known:
+            raise OptionError(name, "unknown option")
+    return {spec.name: spec.parse(raw[spec.name]) if spec.name in raw else spec.default
+            for spec in specs}

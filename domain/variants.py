@@ -1,0 +1,8 @@
+"""Variant name -> game family."""
+
+from __future__ import annotations
+
+from domain.family import Family
+from domain.gin import GIN
+
+VARIANTS: dict[str, Family] = {family.name: family for family in (GIN,)}

@@ -1,0 +1,1 @@
+"""HTTP entrypoints: one blueprint per resource."""

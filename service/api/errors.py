@@ -1,0 +1,40 @@
+"""Domain and store errors mapped to HTTP in one place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, jsonify
+
+from domain.errors import RuleError
+from service.matches import ApiError
+from service.store import IdempotencyKeyReused, UnknownMatch, VersionConflict
+
+
+def _error(status: int, code: str, message: str, errors: Any = None) -> Any:
+    body: dict[str, Any] = {"code": code, "message": message}
+    if errors:
+        body["errors"] = errors
+    return jsonify(body), status
+
+
+def register(app: Flask) -> None:
+    @app.errorhandler(ApiError)
+    def api_error(exc: ApiError) -> Any:
+        return _error(exc.status, exc.code, exc.message, exc.errors)
+
+    @app.errorhandler(RuleError)
+    def rule_error(exc: RuleError) -> Any:
+        return _error(422, exc.code, exc.message)
+
+    @app.errorhandler(UnknownMatch)
+    def unknown_match(exc: UnknownMatch) -> Any:
+        return _error(404, "match_not_found", str(exc) or "no such match")
+
+    @app.errorhandler(VersionConflict)
+    def version_conflict(exc: VersionConflict) -> Any:
+        return _error(409, "version_conflict", str(exc))
+
+    @app.errorhandler(IdempotencyKeyReused)
+    def key_reused(exc: IdempotencyKeyReused) -> Any:
+        return _error(422, "idempotency_key_reused", str(exc))

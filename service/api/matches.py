@@ -1,0 +1,133 @@
+"""Matches: create, view, act, read the log, follow it live (Server-Sent Events)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+
+from flask import Response, current_app, request, stream_with_context
+from flask.views import MethodView
+
+from service.api.base import ApiBlueprint
+from service.api.schemas import (
+    ActionHeadersSchema, ActionSchema, ErrorSchema, EventListSchema, EventQuerySchema,
+    MatchCreatedSchema, MatchCreateSchema, MatchViewSchema,
+)
+from service.matches import ApiError, MatchService
+
+blp = ApiBlueprint("matches", __name__, url_prefix="/v1/matches",
+                   description="Create matches, play them move by move, follow them live")
+
+AUTH = [{"bearerAuth": []}]
+
+
+def service() -> MatchService:
+    return current_app.extensions["rummy"]
+
+
+def _authorization() -> str | None:
+    return request.headers.get("Authorization")
+
+
+def _errors(*statuses: int) -> Any:
+    """Document the error responses a view can give."""
+    def decorate(func: Any) -> Any:
+        for status in statuses:
+            func = blp.alt_response(status, schema=ErrorSchema)(func)
+        return func
+    return decorate
+
+
+@blp.route("")
+class Matches(MethodView):
+    @blp.arguments(MatchCreateSchema)
+    @blp.response(201, MatchCreatedSchema)
+    @blp.doc(security=[{}, {"bearerAuth": []}])
+    @_errors(400, 401, 403)
+    def post(self, body: dict[str, Any]) -> Any:
+        """Create a match and deal its first hand.
+
+        Returns each seat's bearer token once. ``seed`` and ``deck`` need the organiser
+        (admin) token.
+        """
+        return service().create(body, _authorization())
+
+
+@blp.route("/<match_id>")
+class Match(MethodView):
+    @blp.response(200, MatchViewSchema)
+    @blp.doc(security=[{}, {"bearerAuth": []}])
+    @_errors(401, 404)
+    def get(self, match_id: str) -> Any:
+        """The match: public without a token, a seat's view with its token, full for the admin."""
+        return service().view(match_id, _authorization())
+
+
+def _if_match(headers: dict[str, Any]) -> int | None:
+    raw = headers.get("if_match")
+    if raw is None:
+        return None
+    text = raw.strip().removeprefix("W/").strip('"')
+    if not text.isdigit():
+        raise ApiError(400, "invalid_request", "If-Match must be a match version (an integer)",
+                       {"If-Match": ["must be an integer version"]})
+    return int(text)
+
+
+@blp.route("/<match_id>/actions")
+class Actions(MethodView):
+    @blp.arguments(ActionHeadersSchema, location="headers")
+    @blp.arguments(ActionSchema)
+    @blp.response(200, MatchViewSchema)
+    @blp.doc(security=AUTH)
+    @_errors(400, 401, 403, 404, 409, 422)
+    def post(self, headers: dict[str, Any], action: dict[str, Any], match_id: str) -> Any:
+        """Play one action for the seat whose token is sent; returns that seat's new view."""
+        return service().act(match_id, _authorization(), action, _if_match(headers),
+                             headers.get("idempotency_key"))
+
+
+@blp.route("/<match_id>/events")
+class Events(MethodView):
+    @blp.arguments(EventQuerySchema, location="query")
+    @blp.response(200, EventListSchema)
+    @blp.doc(security=[{}, {"bearerAuth": []}])
+    @_errors(400, 401, 404)
+    def get(self, query: dict[str, Any], match_id: str) -> Any:
+        """The event log, redacted for the caller like the views (full with the admin token)."""
+        return {"events": service().events(match_id, _authorization(), query["after"])}
+
+
+def _sse(items: Iterator[dict[str, Any] | None]) -> Iterator[str]:
+    yield "retry: 2000\n\n"
+    for item in items:
+        if item is None:
+            yield ": keep-alive\n\n"
+            continue
+        yield f"id: {item['version']}\nevent: {item['type']}\ndata: {json.dumps(item)}\n\n"
+
+
+@blp.route("/<match_id>/stream")
+class Stream(MethodView):
+    @blp.arguments(EventQuerySchema, location="query")
+    @blp.doc(security=[{}, {"bearerAuth": []}], responses={"200": {
+        "description": "Server-Sent Events: one `event: <type>` per stored event, `id` = its "
+                       "version, `data` = the redacted event as in /events. Resume with "
+                       "`Last-Event-ID` (or `?after=`). Ends after MatchCompleted.",
+        "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
+    @_errors(400, 401, 404)
+    def get(self, query: dict[str, Any], match_id: str) -> Any:
+        """Follow the match live: new events for the caller, redacted."""
+        after = query["after"]
+        last = request.headers.get("Last-Event-ID", "").strip()
+        if last:
+            if not last.isdigit():
+                raise ApiError(400, "invalid_request", "Last-Event-ID must be an event version",
+                               {"Last-Event-ID": ["must be an integer version"]})
+            after = int(last)
+        keepalive = current_app.config["SETTINGS"].sse_poll_ms
+        items = service().follow(match_id, _authorization(), after, keepalive)
+        return Response(stream_with_context(_sse(items)),
+                        mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+

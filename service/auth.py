@@ -1,0 +1,53 @@
+"""Bearer tokens: seat tokens are random and stored only as SHA-256 hashes."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+import redis
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def bearer(header: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header, or None when absent."""
+    if not header:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return ""
+    return token.strip()
+
+
+def same_secret(given: str, expected: str | None) -> bool:
+    return expected is not None and hmac.compare_digest(given.encode(), expected.encode())
+
+
+class TokenIndex:
+    """token hash -> (match, seat) across all matches.
+
+    Derived data outside the per-match keys: it lets the API tell a token of another
+    match (403) from one that is not a token at all (401).
+    """
+
+    def __init__(self, client: redis.Redis, prefix: str) -> None:
+        self._client = client
+        self._key = f"{prefix}:tokens"
+
+    def register(self, match_id: str, seats: dict[str, int]) -> None:
+        self._client.hset(self._key, mapping={h: f"{match_id}:{seat}" for h, seat in seats.items()})
+
+    def owner(self, digest: str) -> tuple[str, int] | None:
+        raw = self._client.hget(self._key, digest)
+        if raw is None:
+            return None
+        match_id, _, seat = (raw.decode() if isinstance(raw, bytes) else raw).rpartition(":")
+        return match_id, int(seat)

@@ -1,0 +1,29 @@
+"""Settings from the environment, read once by the app factory (never at import time)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Settings:
+    """``redis_url`` None means the embedded default: in-process fakeredis, jobs in-process."""
+
+    redis_url: str | None = None
+    admin_token: str | None = None
+    key_prefix: str = "rummy"
+    sse_poll_ms: int = 15000
+
+    @property
+    def embedded(self) -> bool:
+        return self.redis_url is None
+
+    @classmethod
+    def from_env(cls) -> "Settings":
+        return cls(
+            redis_url=os.environ.get("REDIS_URL") or None,
+            admin_token=os.environ.get("RUMMY_ADMIN_TOKEN") or None,
+            key_prefix=os.environ.get("RUMMY_KEY_PREFIX", "rummy"),
+            sse_poll_ms=int(os.environ.get("RUMMY_SSE_KEEPALIVE_MS", "15000")),
+        )

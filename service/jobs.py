@@ -1,0 +1,52 @@
+"""Job queue adapter: RQ on the real Redis, or RQ run synchronously in embedded mode.
+
+Job ids are deterministic per (job, match, version), so re-driving a job that is
+already queued does not queue it twice.
+"""
+
+from __future__ import annotations
+
+import time
+
+from rq import Queue, Retry
+from rq.job import Job
+from rq.exceptions import NoSuchJobError
+import redis
+
+QUEUES = ("scoring", "bonuses")
+STARTED_GRACE_S = 60.0
+
+
+class JobQueue:
+    """Enqueues ``workers.jobs`` functions by name with ids, never objects."""
+
+    def __init__(self, client: redis.Redis, prefix: str, run_inline: bool) -> None:
+        self._client = client
+        self._prefix = prefix
+        self._inline = run_inline
+        self._queues = {name: Queue(name, connection=client, is_async=not run_inline)
+                        for name in QUEUES}
+
+    def enqueue(self, job: str, match_id: str, version: int) -> str:
+        """Queue ``job`` (``scoring`` or ``bonuses``) for a match at ``version``."""
+        job_id = f"{self._prefix}-{job}-{match_id}-{version}"
+        if self._pending(job_id):
+            return job_id
+        self._queues[job].enqueue(
+            f"workers.jobs.run_{job}", match_id, self._prefix, self._inline,
+            job_id=job_id, result_ttl=3600, failure_ttl=86400,
+            retry=None if self._inline else Retry(max=3, interval=[1, 5, 30]),
+        )
+        return job_id
+
+    def _pending(self, job_id: str) -> bool:
+        try:
+            job = Job.fetch(job_id, connection=self._client)
+        except NoSuchJobError:
+            return False
+        status = job.get_status(refresh=False)
+        if status == "started":
+            # a worker killed mid-job leaves its job "started": re-drive after a grace period
+            started = job.started_at.timestamp() if job.started_at else 0.0
+            return time.time() - started < STARTED_GRACE_S
+        return status in ("queued", "deferred", "scheduled")

@@ -1,0 +1,309 @@
+"""The match service: creates matches, authorises seats, runs commands, re-drives jobs.
+
+Flask views call this and nothing else; it calls the pure domain and the adapters
+(event store, job queue). State is always the fold of the stored events; a small
+in-process cache only saves re-reading events already folded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping
+
+from domain.cards import CardError, parse_cards
+from domain.errors import OptionError, RuleError
+from domain.events import Event
+from domain.family import Family
+from domain.gin.views import FULL, PUBLIC
+from domain.shuffle import choose
+from domain.variants import VARIANTS
+from service.auth import TokenIndex, bearer, new_token, same_secret, token_hash
+from service.jobs import JobQueue
+from service.store import NewEvent, RedisEventStore, StoredEvent, VersionConflict
+
+CACHE_SIZE = 512
+
+
+class ApiError(Exception):
+    """An error the API reports as it is: HTTP status, stable code, message, field details."""
+
+    def __init__(self, status: int, code: str, message: str,
+                 errors: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.errors = status, code, message, errors
+
+
+def bad_request(field: str, message: str, code: str = "invalid_request") -> ApiError:
+    return ApiError(400, code, f"{field}: {message}", {field: [message]})
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A match folded up to ``version``."""
+
+    family: Family
+    state: Any
+    version: int
+
+
+def to_domain(stored: StoredEvent) -> Event:
+    return Event(stored.type, stored.data, stored.schema)
+
+
+class MatchService:
+    """Use cases of the match API, independent of HTTP."""
+
+    def __init__(self, store: RedisEventStore, jobs: JobQueue, admin_token: str | None) -> None:
+        self.store = store
+        self.jobs = jobs
+        self._admin_token = admin_token
+        self._tokens = TokenIndex(store.client, store.prefix)
+        self._cache: OrderedDict[str, Loaded] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # --- creation ----------------------------------------------------------------------
+
+    def create(self, body: Mapping[str, Any], authorization: str | None) -> dict[str, Any]:
+        """Create a match and deal its first hand; returns the seats' tokens once."""
+        family = VARIANTS.get(body["variant"])
+        if family is None:
+            raise bad_request("variant", f"unknown variant; one of {sorted(VARIANTS)}",
+                              "unknown_variant")
+        names = [player["name"] for player in body["players"]]
+        if not family.min_players <= len(names) <= family.max_players:
+            raise bad_request("players", f"{family.name} takes {family.min_players}-"
+                              f"{family.max_players} players", "invalid_players")
+        try:
+            options = family.parse_options(body.get("options"), len(names))
+        except OptionError as exc:
+            raise bad_request(f"options.{exc.field}", exc.message, "invalid_option") from exc
+        organiser_fields = [f for f in ("seed", "deck") if body.get(f) is not None]
+        if organiser_fields and not self.is_admin(authorization):
+            raise ApiError(403 if bearer(authorization) else 401, "organiser_only",
+                           f"{', '.join(organiser_fields)} need the organiser (admin) token")
+        seed = body["seed"].encode() if body.get("seed") is not None else secrets.token_bytes(32)
+        first_dealer = options.first_dealer
+        if first_dealer is None:
+            first_dealer = choose(len(names), seed, "first_dealer")
+        deck = self._first_deck(family, options, seed, body.get("deck"))
+        try:
+            events = family.start_match(names, options, first_dealer, deck)
+        except RuleError as exc:
+            raise bad_request("deck", exc.message, exc.code) from exc
+        return self._store_new_match(family, names, events, seed, body.get("deck") is not None)
+
+    def _first_deck(self, family: Family, options: Any, seed: bytes,
+                    prepared: list[str] | None) -> tuple[str, ...]:
+        if prepared is None:
+            return family.hand_deck(options, seed, 1)
+        try:
+            return parse_cards(prepared)
+        except CardError as exc:
+            raise bad_request("deck", str(exc), "invalid_card") from exc
+
+    def _store_new_match(self, family: Family, names: list[str], events: list[Event],
+                         seed: bytes, prepared: bool) -> dict[str, Any]:
+        match_id = uuid.uuid4().hex
+        tokens = [new_token() for _ in names]
+        meta = {"variant": family.name, "seed": seed.hex(), "created_at": f"{time.time():.3f}",
+                "prepared_deck": "1" if prepared else "0"}
+        meta.update({f"token:{seat}": token_hash(t) for seat, t in enumerate(tokens)})
+        result = self.store.create(match_id, _new_events(events),
+                                   meta, command_id=f"create:{match_id}")
+        self._tokens.register(match_id, {token_hash(t): seat for seat, t in enumerate(tokens)})
+        return {"id": match_id, "version": result.version,
+                "seats": [{"seat": seat, "name": name, "token": tokens[seat]}
+                          for seat, name in enumerate(names)]}
+
+    # --- reading -----------------------------------------------------------------------
+
+    def load(self, match_id: str) -> Loaded:
+        """The match folded to its newest version (404 when unknown)."""
+        with self._lock:
+            cached = self._cache.get(match_id)
+        after = cached.version if cached else 0
+        fresh = self.store.read(match_id, after=after)
+        if cached is None and not fresh:
+            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
+        loaded = cached or self._empty(match_id)
+        state = loaded.state
+        for stored in fresh:
+            state = loaded.family.evolve(state, to_domain(stored))
+        loaded = Loaded(loaded.family, state, fresh[-1].version if fresh else loaded.version)
+        with self._lock:
+            self._cache[match_id] = loaded
+            self._cache.move_to_end(match_id)
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return loaded
+
+    def _empty(self, match_id: str) -> Loaded:
+        meta = self.store.meta(match_id)
+        if meta is None:
+            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
+        family = VARIANTS[meta["variant"]]
+        return Loaded(family, family.initial_state(), 0)
+
+    def load_at(self, match_id: str, version: int) -> Loaded:
+        """The match as it stood at ``version`` (replays from the start)."""
+        loaded = self.load(match_id)
+        events = self.store.read(match_id, until=version)
+        return Loaded(loaded.family, loaded.family.replay([to_domain(e) for e in events]),
+                      events[-1].version if events else 0)
+
+    def viewer(self, match_id: str, authorization: str | None) -> int | str:
+        """Who is asking: ``PUBLIC``, ``FULL`` (admin) or a seat number."""
+        token = bearer(authorization)
+        if token is None:
+            return PUBLIC
+        if self.is_admin(authorization):
+            return FULL
+        seat = self._seat_of(match_id, token)
+        if seat is None:
+            raise ApiError(401, "invalid_token", "the bearer token is not valid for this match")
+        return seat
+
+    def is_admin(self, authorization: str | None) -> bool:
+        token = bearer(authorization)
+        return bool(token) and same_secret(token, self._admin_token)
+
+    def _seat_of(self, match_id: str, token: str) -> int | None:
+        meta = self.store.meta(match_id) or {}
+        digest = token_hash(token)
+        for key, value in meta.items():
+            if key.startswith("token:") and secrets.compare_digest(value, digest):
+                return int(key.split(":", 1)[1])
+        return None
+
+    def view(self, match_id: str, authorization: str | None) -> dict[str, Any]:
+        viewer = self.viewer(match_id, authorization)
+        loaded = self.load(match_id)
+        self.redrive(match_id, loaded)
+        return self._render(match_id, loaded, viewer)
+
+    def _render(self, match_id: str, loaded: Loaded, viewer: int | str) -> dict[str, Any]:
+        out = loaded.family.view(loaded.state, viewer)
+        out.update(id=match_id, version=loaded.version)
+        return out
+
+    def events(self, match_id: str, authorization: str | None,
+               after: int = 0) -> list[dict[str, Any]]:
+        """The log, each event redacted for the caller exactly like the views."""
+        viewer = self.viewer(match_id, authorization)
+        loaded = self.load(match_id)
+        return [self.render_event(loaded.family, e, viewer)
+                for e in self.store.read(match_id, after=after)]
+
+    @staticmethod
+    def render_event(family: Family, stored: StoredEvent, viewer: int | str) -> dict[str, Any]:
+        return {"version": stored.version, "type": stored.type, "schema": stored.schema,
+                "ts": stored.ts, "command_id": stored.command_id,
+                "prev_hash": stored.prev_hash, "hash": stored.hash,
+                "data": family.redact_event(to_domain(stored), viewer)}
+
+    def follow(self, match_id: str, authorization: str | None, after: int,
+               keepalive_ms: int) -> Iterator[dict[str, Any] | None]:
+        """New events for the caller as they are appended; None marks a keep-alive tick.
+
+        Authorises now (so errors come before the stream starts); the stream ends after
+        the match's final event has been sent.
+        """
+        viewer = self.viewer(match_id, authorization)
+        family = self.load(match_id).family
+        return self._follow(match_id, family, viewer, after, keepalive_ms)
+
+    def _follow(self, match_id: str, family: Family, viewer: int | str, after: int,
+                keepalive_ms: int) -> Iterator[dict[str, Any] | None]:
+        while True:
+            batch = self.store.wait(match_id, after, keepalive_ms)
+            if not batch:
+                yield None
+                continue
+            for stored in batch:
+                yield self.render_event(family, stored, viewer)
+                after = stored.version
+                if stored.type == "MatchCompleted":
+                    return
+
+    # --- acting ------------------------------------------------------------------------
+
+    def act(self, match_id: str, authorization: str | None, action: Mapping[str, Any],
+            if_match: int | None = None, idempotency_key: str | None = None) -> dict[str, Any]:
+        """Run one seat action; returns that seat's view as of the action's version."""
+        seat = self._acting_seat(match_id, authorization)
+        fingerprint = hashlib.sha256(
+            json.dumps([seat, action], sort_keys=True).encode()).hexdigest()
+        key = f"{seat}:{idempotency_key}" if idempotency_key else None
+        if key:
+            recorded = self.store.idempotency_record(match_id, key)
+            if recorded is not None:
+                return self._replayed(match_id, seat, recorded, fingerprint)
+        for _ in range(3):
+            loaded = self.load(match_id)
+            if if_match is not None and if_match != loaded.version:
+                raise ApiError(409, "version_conflict",
+                               f"the match is at version {loaded.version}, not {if_match}")
+            events = loaded.family.decide(loaded.state, loaded.family.command(seat, action))
+            try:
+                result = self.store.append(
+                    match_id, loaded.version, _new_events(events),
+                    command_id=f"seat{seat}:{idempotency_key or uuid.uuid4().hex}",
+                    idempotency_key=key, fingerprint=fingerprint)
+            except VersionConflict as exc:
+                if if_match is not None:
+                    raise ApiError(409, "version_conflict", str(exc)) from exc
+                continue
+            if result.replayed:
+                return self._replayed(match_id, seat, (result.version, fingerprint), fingerprint)
+            after = self.load(match_id)
+            state_then = self._fold(loaded, result.events)
+            self.redrive(match_id, after)
+            return self._render(match_id, Loaded(loaded.family, state_then, result.version), seat)
+        raise ApiError(409, "version_conflict", "the match kept changing; re-read and retry")
+
+    def _fold(self, loaded: Loaded, stored: tuple[StoredEvent, ...]) -> Any:
+        state = loaded.state
+        for event in stored:
+            state = loaded.family.evolve(state, to_domain(event))
+        return state
+
+    def _acting_seat(self, match_id: str, authorization: str | None) -> int:
+        token = bearer(authorization)
+        if not token:
+            raise ApiError(401, "missing_token", "acting needs a seat's bearer token")
+        if self.is_admin(authorization):
+            raise ApiError(403, "forbidden", "the organiser token cannot act for a seat")
+        self.load(match_id)
+        seat = self._seat_of(match_id, token)
+        if seat is not None:
+            return seat
+        if self._tokens.owner(token_hash(token)) is not None:
+            raise ApiError(403, "forbidden", "this token belongs to another match")
+        raise ApiError(401, "invalid_token", "the bearer token is not valid")
+
+    def _replayed(self, match_id: str, seat: int, recorded: tuple[int, str],
+                  fingerprint: str) -> dict[str, Any]:
+        version, first_fingerprint = recorded
+        if first_fingerprint != fingerprint:
+            raise ApiError(422, "idempotency_key_reused",
+                           "this Idempotency-Key was used for a different action")
+        return self._render(match_id, self.load_at(match_id, version), seat)
+
+    # --- background work ---------------------------------------------------------------
+
+    def redrive(self, match_id: str, loaded: Loaded) -> None:
+        """Queue the job the match waits for, unless it is already queued or running."""
+        job = loaded.family.awaiting_job(loaded.state)
+        if job in ("scoring", "bonuses"):
+            self.jobs.enqueue(job, match_id, loaded.version)
+
+
+def _new_events(events: list[Event]) -> list[NewEvent]:
+    return [NewEvent(e.type, e.data, e.schema) for e in events]

@@ -1,0 +1,498 @@
+"""Event store adapter: one Redis stream per match, appended atomically and conditionally.
+
+Key layout (DESIGN.md "Events and the store"), hash-tagged by match id so every key of a
+match lives in one Redis Cluster slot and one Lua script can touch them all:
+
+- ``{prefix}:{<match_id>}:events`` stream; entry id ``<version>-0``, so XRANGE by version and
+  SSE ``Last-Event-ID`` map directly onto it. Fields: type, schema, data (JSON), cmd (absent
+  when there is no command id), ts, prev, hash.
+- ``{prefix}:{<match_id>}:meta`` hash: caller metadata plus the head of the chain
+  (``_version``, ``_last_hash``) that the append script checks.
+- ``{prefix}:{<match_id>}:idem`` hash: idempotency key -> ``"<version>|<fingerprint>"``.
+- ``{prefix}:matches`` sorted set (score = creation time): a derived index, written with a
+  plain command outside the per-match script because a cluster-safe script may only touch
+  one slot. If it is lost it can be rebuilt from the meta keys.
+
+Lua has no sha256, so the client hashes: it reads the head, chains the new events from it,
+and the script refuses when the head moved in between. Nothing is ever rewritten or deleted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+GENESIS_HASH = "0" * 64
+
+# Meta fields owned by the store; callers may neither set nor see them through meta().
+_VERSION_FIELD = "_version"
+_LAST_HASH_FIELD = "_last_hash"
+_RESERVED_META = frozenset({_VERSION_FIELD, _LAST_HASH_FIELD})
+
+# redis-py 8 defaults socket_timeout to 5 s and retries a timed-out read, so one XREAD BLOCK
+# longer than the socket timeout hangs and then fails. wait() blocks in slices below both.
+_MAX_BLOCK_SLICE_MS = 1000
+
+# Script status codes (integers, so the reply shape is the same under RESP2, RESP3 and
+# decode_responses).
+_OK, _UNKNOWN, _REPLAYED, _KEY_REUSED, _CONFLICT, _EXISTS = range(6)
+
+# Shared by both scripts: XADD the events encoded from ARGV[start] on.
+# Per event: entry id, field count, then that many field/value pairs.
+_LUA_XADD_EVENTS = """
+local function xadd_events(stream, start, count)
+  local pos = start
+  for _ = 1, count do
+    local nfields = tonumber(ARGV[pos + 1])
+    redis.call('XADD', stream, ARGV[pos], unpack(ARGV, pos + 2, pos + 1 + 2 * nfields))
+    pos = pos + 2 + 2 * nfields
+  end
+end
+"""
+
+# KEYS: events, meta. ARGV: new version, last hash, meta pair count, meta pairs...,
+# event count, events...
+_LUA_CREATE = (
+    _LUA_XADD_EVENTS
+    + """
+if redis.call('EXISTS', KEYS[1], KEYS[2]) > 0 then return {5} end
+local npairs = tonumber(ARGV[3])
+redis.call('HSET', KEYS[2], '_version', ARGV[1], '_last_hash', ARGV[2])
+if npairs > 0 then redis.call('HSET', KEYS[2], unpack(ARGV, 4, 3 + 2 * npairs)) end
+xadd_events(KEYS[1], 5 + 2 * npairs, tonumber(ARGV[4 + 2 * npairs]))
+return {0, tonumber(ARGV[1])}
+"""
+)
+
+# KEYS: events, meta, idem. ARGV: expected version, expected last hash, use idempotency
+# ("1"/"0"), idempotency key, fingerprint, new version, new last hash, event count, events...
+# The idempotency check comes before the version check: a retried command whose first
+# attempt succeeded must get its first result back, not a conflict.
+_LUA_APPEND = (
+    _LUA_XADD_EVENTS
+    + """
+if redis.call('EXISTS', KEYS[2]) == 0 then return {1} end
+if ARGV[3] == '1' then
+  local rec = redis.call('HGET', KEYS[3], ARGV[4])
+  if rec then
+    local sep = string.find(rec, '|', 1, true)
+    local version = tonumber(string.sub(rec, 1, sep - 1))
+    if string.sub(rec, sep + 1) == ARGV[5] then return {2, version} end
+    return {3, version}
+  end
+end
+local head = redis.call('HMGET', KEYS[2], '_version', '_last_hash')
+if head[1] ~= ARGV[1] or head[2] ~= ARGV[2] then return {4, tonumber(head[1]) or 0} end
+xadd_events(KEYS[1], 9, tonumber(ARGV[8]))
+redis.call('HSET', KEYS[2], '_version', ARGV[6], '_last_hash', ARGV[7])
+if ARGV[3] == '1' then redis.call('HSET', KEYS[3], ARGV[4], ARGV[6] .. '|' .. ARGV[5]) end
+return {0, tonumber(ARGV[6])}
+"""
+)
+
+# KEYS: meta. ARGV: field/value pairs. Refuses an unknown match so that update_meta can
+# never make a match half-exist (meta without a head).
+_LUA_UPDATE_META = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
+"""
+
+
+class StoreError(Exception):
+    """Base class of every error the event store raises on purpose."""
+
+
+class UnknownMatch(StoreError):
+    """No match with this id exists."""
+
+
+class MatchExists(StoreError):
+    """create() was called for a match id that is already taken."""
+
+
+class VersionConflict(StoreError):
+    """The stream moved past the version the caller decided on (HTTP 409: re-read, retry)."""
+
+    def __init__(self, expected: int, actual: int) -> None:
+        super().__init__(f"expected version {expected}, stream is at {actual}")
+        self.expected = expected
+        self.actual = actual
+
+
+class IdempotencyKeyReused(StoreError):
+    """The idempotency key was already used by a different request for this match."""
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event the caller wants appended; the store adds version, time and hashes."""
+
+    type: str
+    data: Mapping[str, Any]
+    schema: int = 1
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An event as stored: a fact, with its place in the match and in the hash chain."""
+
+    version: int
+    type: str
+    schema: int
+    data: dict[str, Any]
+    command_id: str | None
+    ts: float
+    prev_hash: str
+    hash: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready form, e.g. for exports and SSE payloads."""
+        return {
+            "version": self.version,
+            "type": self.type,
+            "schema": self.schema,
+            "data": dict(self.data),
+            "command_id": self.command_id,
+            "ts": self.ts,
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
+        }
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """Outcome of create/append; a replayed idempotency key reports the first version."""
+
+    version: int
+    events: tuple[StoredEvent, ...]
+    replayed: bool = False
+
+
+def _canonical_json(value: Any) -> str:
+    """The one JSON form that is hashed and stored; NaN/Infinity are refused, not hashed."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+
+
+def event_hash(
+    version: int,
+    type: str,  # shadows the builtin on purpose: it is the public keyword auditors use
+    schema: int,
+    data: Mapping[str, Any],
+    command_id: str | None,
+    ts: float,
+    prev_hash: str,
+) -> str:
+    """sha256 of the canonical JSON of an event; public so that auditors can recompute it."""
+    body = {
+        "version": version,
+        "type": type,
+        "schema": schema,
+        "data": dict(data),
+        "command_id": command_id,
+        "ts": ts,
+        "prev_hash": prev_hash,
+    }
+    return hashlib.sha256(_canonical_json(body).encode("utf-8")).hexdigest()
+
+
+def _text(value: Any) -> str:
+    """Replies are bytes or str depending on the client's decode_responses."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8")
+    if isinstance(value, str):
+        return value
+    raise StoreError(f"unexpected reply {value!r}")
+
+
+def _check_new_event(event: NewEvent) -> None:
+    """Refuse what could not be read back as the same fact."""
+    if not isinstance(event.type, str) or not event.type:
+        raise ValueError(f"event type must be a non-empty string, got {event.type!r}")
+    if isinstance(event.schema, bool) or not isinstance(event.schema, int) or event.schema < 1:
+        raise ValueError(f"event schema must be a positive int, got {event.schema!r}")
+    if not isinstance(event.data, Mapping):
+        raise TypeError(f"event data must be a mapping, got {type(event.data).__name__}")
+
+
+def _chain(
+    events: Sequence[NewEvent], after: int, prev_hash: str, command_id: str | None, ts: float
+) -> list[StoredEvent]:
+    """Number and hash new events after (after, prev_hash).
+
+    Data goes through JSON first, so the hash covers exactly what read() will return
+    (tuples become lists, int keys become strings) and the returned events equal the read
+    ones. Not sorted on this first pass: sorting mixed int and str keys would fail.
+    """
+    chained = []
+    for offset, event in enumerate(events, start=1):
+        _check_new_event(event)
+        data = json.loads(json.dumps(dict(event.data), allow_nan=False))
+        version = after + offset
+        digest = event_hash(version, event.type, event.schema, data, command_id, ts, prev_hash)
+        chained.append(
+            StoredEvent(version, event.type, event.schema, data, command_id, ts, prev_hash, digest)
+        )
+        prev_hash = digest
+    return chained
+
+
+def _encode(events: Sequence[StoredEvent]) -> list[str]:
+    """Flatten events into the script's ARGV layout: id, field count, field/value pairs."""
+    argv: list[str] = []
+    for event in events:
+        fields = [
+            "type", event.type,
+            "schema", str(event.schema),
+            "data", _canonical_json(event.data),
+            "ts", repr(event.ts),
+            "prev", event.prev_hash,
+            "hash", event.hash,
+        ]  # fmt: skip
+        if event.command_id is not None:
+            fields += ["cmd", event.command_id]
+        argv += [f"{event.version}-0", str(len(fields) // 2), *fields]
+    return argv
+
+
+def _decode(entry_id: Any, raw: Mapping[Any, Any]) -> StoredEvent:
+    """Rebuild a StoredEvent from one XRANGE entry."""
+    fields = {_text(key): _text(value) for key, value in raw.items()}
+    return StoredEvent(
+        version=int(_text(entry_id).split("-", 1)[0]),
+        type=fields["type"],
+        schema=int(fields["schema"]),
+        data=json.loads(fields["data"]),
+        command_id=fields.get("cmd"),
+        ts=float(fields["ts"]),
+        prev_hash=fields["prev"],
+        hash=fields["hash"],
+    )
+
+
+def _check_meta(fields: Mapping[str, str]) -> list[str]:
+    """Validate caller metadata and flatten it into field/value pairs."""
+    pairs: list[str] = []
+    for key, value in fields.items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise TypeError(f"meta fields and values must be str, got {key!r}: {value!r}")
+        if key in _RESERVED_META:
+            raise ValueError(f"meta field {key!r} is reserved by the event store")
+        pairs += [key, value]
+    return pairs
+
+
+class RedisEventStore:
+    """Event store over redis-py; works on Redis, Redis Cluster key layout and fakeredis."""
+
+    def __init__(
+        self, client: redis.Redis, prefix: str = "rummy", clock: Callable[[], float] = time.time
+    ) -> None:
+        if not prefix or "{" in prefix or "}" in prefix:
+            raise ValueError(f"prefix must be non-empty and brace-free, got {prefix!r}")
+        self._client = client
+        self._prefix = prefix
+        self._clock = clock
+        self._create_script = client.register_script(_LUA_CREATE)
+        self._append_script = client.register_script(_LUA_APPEND)
+        self._update_meta_script = client.register_script(_LUA_UPDATE_META)
+        self._block_slice_ms = _block_slice_ms(client)
+
+    # -- keys -------------------------------------------------------------------------------
+
+    def _key(self, match_id: str, suffix: str) -> str:
+        """Per-match key; the {match_id} hash tag keeps a match in one Cluster slot."""
+        if not isinstance(match_id, str) or not match_id or "{" in match_id or "}" in match_id:
+            raise ValueError(f"match id must be a non-empty, brace-free string: {match_id!r}")
+        return f"{self._prefix}:{{{match_id}}}:{suffix}"
+
+    def _index_key(self) -> str:
+        return f"{self._prefix}:matches"
+
+    def _now(self) -> float:
+        """Server time in epoch seconds, millisecond precision, always a float.
+
+        A float (never an int) so that the value hashed equals the value read back.
+        """
+        return round(float(self._clock()), 3)
+
+    # -- writes -----------------------------------------------------------------------------
+
+    def create(
+        self,
+        match_id: str,
+        events: Sequence[NewEvent],
+        meta: Mapping[str, str],
+        *,
+        command_id: str | None = None,
+    ) -> AppendResult:
+        """Atomically write a new match's meta and first events (versions 1..n).
+
+        No events is allowed (the match then starts at version 0); the id joins the index.
+        """
+        keys = [self._key(match_id, "events"), self._key(match_id, "meta")]
+        pairs = _check_meta(meta)
+        now = self._now()
+        stored = _chain(events, 0, GENESIS_HASH, command_id, now)
+        last_hash = stored[-1].hash if stored else GENESIS_HASH
+        args = [str(len(stored)), last_hash, str(len(pairs) // 2), *pairs, str(len(stored))]
+        reply = self._create_script(keys=keys, args=args + _encode(stored))
+        if int(reply[0]) == _EXISTS:
+            raise MatchExists(match_id)
+        # Derived index, outside the per-match script (cluster-safe); rebuildable if lost.
+        self._client.zadd(self._index_key(), {match_id: now})
+        return AppendResult(version=len(stored), events=tuple(stored))
+
+    def append(
+        self,
+        match_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *,
+        command_id: str | None = None,
+        idempotency_key: str | None = None,
+        fingerprint: str = "",
+    ) -> AppendResult:
+        """Append events if the match is still at expected_version (one atomic script).
+
+        A known idempotency key with the same fingerprint replays the first result and appends
+        nothing; with another fingerprint it raises IdempotencyKeyReused.
+        """
+        if not events:
+            raise ValueError("append needs at least one event")
+        keys = [self._key(match_id, suffix) for suffix in ("events", "meta", "idem")]
+        head_hash = self._last_hash(keys[1])
+        stored = _chain(events, expected_version, head_hash, command_id, self._now())
+        reply = self._append_script(
+            keys=keys,
+            args=[
+                str(expected_version), head_hash,
+                "0" if idempotency_key is None else "1", idempotency_key or "", fingerprint,
+                str(stored[-1].version), stored[-1].hash, str(len(stored)), *_encode(stored),
+            ],
+        )  # fmt: skip
+        return self._append_outcome(match_id, expected_version, idempotency_key, reply, stored)
+
+    def _last_hash(self, meta_key: str) -> str:
+        """Hash to chain from; the script refuses if it (or the version) moved since."""
+        last_hash = self._client.hget(meta_key, _LAST_HASH_FIELD)
+        return GENESIS_HASH if last_hash is None else _text(last_hash)
+
+    @staticmethod
+    def _append_outcome(
+        match_id: str,
+        expected_version: int,
+        idempotency_key: str | None,
+        reply: Sequence[Any],
+        stored: list[StoredEvent],
+    ) -> AppendResult:
+        """Turn the script's status code into a result or the matching StoreError."""
+        status = int(reply[0])
+        if status == _OK:
+            return AppendResult(version=int(reply[1]), events=tuple(stored))
+        if status == _REPLAYED:
+            return AppendResult(version=int(reply[1]), events=(), replayed=True)
+        if status == _UNKNOWN:
+            raise UnknownMatch(match_id)
+        if status == _KEY_REUSED:
+            raise IdempotencyKeyReused(
+                f"idempotency key {idempotency_key!r} of match {match_id!r} was used "
+                "by a different request"
+            )
+        if status == _CONFLICT:
+            raise VersionConflict(expected_version, int(reply[1]))
+        raise StoreError(f"unexpected append script reply {reply!r}")
+
+    def update_meta(self, match_id: str, fields: Mapping[str, str]) -> None:
+        """Merge fields into a match's meta: derived or index data only, never facts."""
+        pairs = _check_meta(fields)
+        if not pairs:
+            return
+        if not self._update_meta_script(keys=[self._key(match_id, "meta")], args=pairs):
+            raise UnknownMatch(match_id)
+
+    # -- reads ------------------------------------------------------------------------------
+
+    def read(self, match_id: str, after: int = 0, until: int | None = None) -> list[StoredEvent]:
+        """Events with after < version <= until (to the end when until is None)."""
+        low = max(after, 0) + 1
+        if until is not None and until < low:
+            return []
+        high = "+" if until is None else f"{until}-0"
+        entries = self._client.xrange(self._key(match_id, "events"), f"{low}-0", high) or []
+        return [_decode(entry_id, fields or {}) for entry_id, fields in entries]
+
+    def version(self, match_id: str) -> int:
+        """Current match version; 0 for an unknown match."""
+        value = self._client.hget(self._key(match_id, "meta"), _VERSION_FIELD)
+        return 0 if value is None else int(value)
+
+    def meta(self, match_id: str) -> dict[str, str] | None:
+        """Caller metadata of a match (store-internal fields left out); None when unknown."""
+        raw = self._client.hgetall(self._key(match_id, "meta"))
+        if not raw:
+            return None
+        fields = {_text(key): _text(value) for key, value in raw.items()}
+        return {key: value for key, value in fields.items() if key not in _RESERVED_META}
+
+    def wait(self, match_id: str, after: int, timeout_ms: int) -> list[StoredEvent]:
+        """Events after `after` as soon as any exist; [] once timeout_ms has passed.
+
+        XREAD BLOCK only wakes us up; the events themselves come from read(), so the reply
+        shape of XREAD (RESP2 list, RESP3 dict) never matters. Blocking from an explicit id,
+        not "$", means an event appended between read() and XREAD is not missed.
+        """
+        after = max(after, 0)
+        key = self._key(match_id, "events")
+        deadline = time.monotonic() + max(timeout_ms, 0) / 1000
+        while True:
+            events = self.read(match_id, after)
+            remaining_ms = int((deadline - time.monotonic()) * 1000)
+            if events or remaining_ms <= 0:
+                return events
+            # BLOCK 0 would mean "forever": every slice is at least 1 ms.
+            block_ms = max(1, min(remaining_ms, self._block_slice_ms))
+            self._client.xread({key: f"{after}-0"}, count=1, block=block_ms)
+
+    def match_ids(self, offset: int = 0, limit: int = 100) -> list[str]:
+        """Match ids, newest first, from the derived index."""
+        if limit <= 0:
+            return []
+        start = max(offset, 0)
+        ids = self._client.zrevrange(self._index_key(), start, start + limit - 1)
+        return [_text(match_id) for match_id in ids]
+
+
+    def idempotency_record(self, match_id: str, key: str) -> tuple[int, str] | None:
+        """(version after the first append, fingerprint) for a used idempotency key."""
+        raw = self._client.hget(self._key(match_id, "idem"), key)
+        if raw is None:
+            return None
+        version, _, fingerprint = _text(raw).partition("|")
+        return int(version), fingerprint
+
+    @property
+    def client(self) -> redis.Redis:
+        """The Redis connection (health checks, job queue)."""
+        return self._client
+
+    @property
+    def prefix(self) -> str:
+        return self._prefix
+
+
+def _block_slice_ms(client: redis.Redis) -> int:
+    """Longest single XREAD BLOCK that stays well inside the client's socket timeout."""
+    kwargs = getattr(getattr(client, "connection_pool", None), "connection_kwargs", {})
+    socket_timeout = kwargs.get("socket_timeout")
+    if not socket_timeout:
+        return _MAX_BLOCK_SLICE_MS
+    return max(1, min(_MAX_BLOCK_SLICE_MS, int(socket_timeout * 1000 / 2)))

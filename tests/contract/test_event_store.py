@@ -1,0 +1,452 @@
+"""Contract suite for the event store, run on every backend (fakeredis and real Redis).
+
+STYLE.md 9: one suite that every storage backend passes. Every key lives under the
+fixture's prefix, so the real server is left as found.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from service.store import (
+    GENESIS_HASH,
+    AppendResult,
+    IdempotencyKeyReused,
+    MatchExists,
+    NewEvent,
+    RedisEventStore,
+    StoredEvent,
+    UnknownMatch,
+    VersionConflict,
+    event_hash,
+)
+
+
+class StepClock:
+    """A clock that moves on a fixed step per reading, so creation order is unambiguous."""
+
+    def __init__(self, start: float = 1_700_000_000.0, step: float = 1.25) -> None:
+        self._now = start
+        self._step = step
+
+    def __call__(self) -> float:
+        self._now += self._step
+        return self._now
+
+
+@pytest.fixture
+def store(redis_backend: tuple[redis.Redis, str]) -> RedisEventStore:
+    client, prefix = redis_backend
+    return RedisEventStore(client, prefix=prefix, clock=StepClock())
+
+
+def _sibling_client(client: redis.Redis, **overrides: Any) -> redis.Redis:
+    """A separate client (own pool, own connections) talking to the same server.
+
+    Copying the pool's connection class and kwargs works for both backends: for fakeredis
+    the kwargs carry the FakeServer, so the sibling shares its data.
+    """
+    pool = client.connection_pool
+    kwargs = {**pool.connection_kwargs, **overrides}
+    return redis.Redis(
+        connection_pool=redis.ConnectionPool(connection_class=pool.connection_class, **kwargs)
+    )
+
+
+@pytest.fixture
+def siblings() -> Iterator[list[redis.Redis]]:
+    """Collects sibling clients and closes them, so no socket outlives the test."""
+    clients: list[redis.Redis] = []
+    yield clients
+    for client in clients:
+        client.close()
+
+
+def _events(*types: str) -> list[NewEvent]:
+    return [NewEvent(name, {"n": index, "type": name}) for index, name in enumerate(types)]
+
+
+def _new_match(store: RedisEventStore, count: int = 2) -> str:
+    match_id = uuid.uuid4().hex[:12]
+    store.create(match_id, _events(*(f"E{i}" for i in range(count))), {"variant": "gin"})
+    return match_id
+
+
+# -- create / read / version / meta --------------------------------------------------------
+
+
+def test_create_read_version_meta_round_trip(store: RedisEventStore) -> None:
+    new = [NewEvent("MatchCreated", {"seats": 2, "name": "Zoë"}), NewEvent("HandDealt", {})]
+    result = store.create("m1", new, {"variant": "gin", "owner": "ana"}, command_id="c-1")
+
+    assert result == AppendResult(version=2, events=result.events, replayed=False)
+    assert [e.version for e in result.events] == [1, 2]
+    assert store.read("m1") == list(result.events)
+    assert store.version("m1") == 2
+    assert store.meta("m1") == {"variant": "gin", "owner": "ana"}
+    first = store.read("m1")[0]
+    assert (first.type, first.schema, first.data) == ("MatchCreated", 1, new[0].data)
+    assert first.command_id == "c-1"
+    assert first.ts == 1_700_000_001.25
+
+
+def test_unknown_match_reads_as_empty(store: RedisEventStore) -> None:
+    assert store.read("nope") == []
+    assert store.version("nope") == 0
+    assert store.meta("nope") is None
+    assert store.wait("nope", 0, timeout_ms=10) == []
+
+
+def test_versions_are_contiguous_and_map_to_stream_ids(
+    store: RedisEventStore, redis_backend: tuple[redis.Redis, str]
+) -> None:
+    client, prefix = redis_backend
+    store.create("m1", _events("A", "B"), {})
+    store.append("m1", 2, _events("C"))
+    store.append("m1", 3, _events("D", "E", "F"))
+
+    assert [e.version for e in store.read("m1")] == [1, 2, 3, 4, 5, 6]
+    assert [e.type for e in store.read("m1")] == ["A", "B", "C", "D", "E", "F"]
+    # Entry id <version>-0 is what SSE Last-Event-ID and XRANGE by version rely on.
+    ids = [entry_id for entry_id, _ in client.xrange(f"{prefix}:{{m1}}:events") or []]
+    assert ids == [f"{v}-0".encode() for v in range(1, 7)]
+
+
+def test_command_id_absent_is_none_and_schema_kept(store: RedisEventStore) -> None:
+    store.create("m1", [NewEvent("A", {"x": 1}, schema=3)], {})
+    store.append("m1", 1, [NewEvent("B", {})], command_id="cmd-9")
+
+    first, second = store.read("m1")
+    assert (first.schema, first.command_id) == (3, None)
+    assert (second.schema, second.command_id) == (1, "cmd-9")
+
+
+def test_create_twice_raises_match_exists_and_changes_nothing(store: RedisEventStore) -> None:
+    store.create("m1", _events("A"), {"variant": "gin"})
+    before = store.read("m1")
+
+    with pytest.raises(MatchExists):
+        store.create("m1", _events("X", "Y"), {"variant": "rami"})
+
+    assert store.read("m1") == before
+    assert store.meta("m1") == {"variant": "gin"}
+    assert store.match_ids() == ["m1"]
+
+
+def test_create_without_events_starts_at_version_zero(store: RedisEventStore) -> None:
+    result = store.create("m1", [], {"variant": "gin"})
+
+    assert result == AppendResult(version=0, events=())
+    assert (store.version("m1"), store.read("m1"), store.meta("m1")) == (0, [], {"variant": "gin"})
+    with pytest.raises(MatchExists):
+        store.create("m1", [], {})
+    assert store.append("m1", 0, _events("A")).events[0].prev_hash == GENESIS_HASH
+
+
+def test_append_to_unknown_match_raises(store: RedisEventStore) -> None:
+    with pytest.raises(UnknownMatch):
+        store.append("ghost", 0, _events("A"))
+    assert store.version("ghost") == 0
+    assert store.meta("ghost") is None
+
+
+def test_append_without_events_is_refused(store: RedisEventStore) -> None:
+    match_id = _new_match(store)
+    with pytest.raises(ValueError):
+        store.append(match_id, 2, [])
+
+
+def test_meta_update_merges_and_guards(store: RedisEventStore) -> None:
+    store.create("m1", _events("A"), {"variant": "gin", "status": "open"})
+    store.update_meta("m1", {"status": "done", "winner": "seat-0"})
+
+    assert store.meta("m1") == {"variant": "gin", "status": "done", "winner": "seat-0"}
+    with pytest.raises(UnknownMatch):
+        store.update_meta("ghost", {"status": "done"})
+    assert store.meta("ghost") is None
+    with pytest.raises(ValueError):
+        store.update_meta("m1", {"_version": "99"})
+    assert store.version("m1") == 1
+
+
+# -- concurrency control -------------------------------------------------------------------
+
+
+def test_version_conflict_leaves_stream_unchanged(store: RedisEventStore) -> None:
+    match_id = _new_match(store, count=3)
+    before = store.read(match_id)
+
+    for stale in (0, 2, 4):
+        with pytest.raises(VersionConflict) as caught:
+            store.append(match_id, stale, _events("Late"))
+        assert (caught.value.expected, caught.value.actual) == (stale, 3)
+
+    assert store.read(match_id) == before
+    assert store.version(match_id) == 3
+
+
+def test_concurrent_appends_at_same_version_exactly_one_wins(
+    store: RedisEventStore,
+    redis_backend: tuple[redis.Redis, str],
+    siblings: list[redis.Redis],
+) -> None:
+    client, prefix = redis_backend
+    match_id = _new_match(store)
+    writers = 16
+    for _ in range(writers):
+        siblings.append(_sibling_client(client))
+    stores = [RedisEventStore(sibling, prefix=prefix) for sibling in siblings]
+    assert all(s.version(match_id) == 2 for s in stores)  # they all see the same server
+    barrier = threading.Barrier(writers)
+    outcomes: list[object] = [None] * writers
+
+    def race(index: int) -> None:
+        barrier.wait()
+        try:
+            outcomes[index] = stores[index].append(match_id, 2, [NewEvent("Move", {"by": index})])
+        except VersionConflict as exc:
+            outcomes[index] = exc
+
+    threads = [threading.Thread(target=race, args=(i,)) for i in range(writers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+
+    wins = [o for o in outcomes if isinstance(o, AppendResult)]
+    losses = [o for o in outcomes if isinstance(o, VersionConflict)]
+    assert (len(wins), len(losses)) == (1, writers - 1)
+    assert all(loss.actual == 3 for loss in losses)
+    assert store.version(match_id) == 3
+    assert store.read(match_id, after=2) == list(wins[0].events)
+
+
+# -- hash chain ----------------------------------------------------------------------------
+
+
+def _assert_chain(events: list[StoredEvent]) -> None:
+    previous = GENESIS_HASH
+    for event in events:
+        assert event.prev_hash == previous
+        recomputed = event_hash(
+            event.version, event.type, event.schema, event.data,
+            event.command_id, event.ts, event.prev_hash,
+        )  # fmt: skip
+        assert event.hash == recomputed
+        previous = event.hash
+
+
+def test_hash_chain_links_and_recomputes(store: RedisEventStore) -> None:
+    store.create("m1", _events("A", "B"), {}, command_id="c0")
+    # An int key and a tuple, on purpose: the hash must cover what comes back from JSON.
+    data: dict[Any, Any] = {"cards": ("7H", "8H"), 3: "three"}
+    store.append("m1", 2, [NewEvent("C", data)], command_id="c1")
+    store.append("m1", 3, _events("D"))
+
+    events = store.read("m1")
+    _assert_chain(events)
+    assert len({event.hash for event in events}) == 4
+    assert events[2].data == {"cards": ["7H", "8H"], "3": "three"}  # stored as JSON
+
+
+def test_event_hash_is_canonical_json_sha256() -> None:
+    import hashlib
+    import json
+
+    body = {
+        "version": 1, "type": "A", "schema": 1, "data": {"b": 1, "a": "é"},
+        "command_id": None, "ts": 1.5, "prev_hash": GENESIS_HASH,
+    }  # fmt: skip
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    expected = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    assert event_hash(1, "A", 1, {"a": "é", "b": 1}, None, 1.5, GENESIS_HASH) == expected
+    assert event_hash(1, "A", 1, {"a": "é", "b": 2}, None, 1.5, GENESIS_HASH) != expected
+
+
+def test_to_dict_has_every_field(store: RedisEventStore) -> None:
+    event = store.create("m1", _events("A"), {}).events[0]
+    assert event.to_dict() == {
+        "version": 1, "type": "A", "schema": 1, "data": {"n": 0, "type": "A"},
+        "command_id": None, "ts": event.ts, "prev_hash": GENESIS_HASH, "hash": event.hash,
+    }  # fmt: skip
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.dictionaries(st.text(), json_values, max_size=4))
+def test_any_json_payload_round_trips_with_a_valid_hash(
+    store: RedisEventStore, data: dict[str, Any]
+) -> None:
+    match_id = uuid.uuid4().hex
+    created = store.create(match_id, [NewEvent("Payload", data)], {})
+
+    assert store.read(match_id) == list(created.events)
+    assert store.read(match_id)[0].data == data
+    _assert_chain(store.read(match_id))
+
+
+def test_decode_responses_client_reads_the_same_events(
+    store: RedisEventStore,
+    redis_backend: tuple[redis.Redis, str],
+    siblings: list[redis.Redis],
+) -> None:
+    client, prefix = redis_backend
+    siblings.append(_sibling_client(client, decode_responses=True))
+    text_store = RedisEventStore(siblings[0], prefix=prefix, clock=StepClock(2e9))
+    store.create("m1", _events("A"), {"variant": "gin"}, command_id="c")
+    text_store.append("m1", 1, _events("B"), idempotency_key="k", fingerprint="f")
+
+    assert text_store.read("m1") == store.read("m1")
+    assert text_store.meta("m1") == {"variant": "gin"}
+    assert text_store.version("m1") == 2
+    assert text_store.match_ids() == ["m1"]
+    assert text_store.append("m1", 1, _events("B"), idempotency_key="k", fingerprint="f").replayed
+    _assert_chain(store.read("m1"))
+
+
+# -- idempotency ---------------------------------------------------------------------------
+
+
+def test_same_idempotency_key_appends_once(store: RedisEventStore) -> None:
+    match_id = _new_match(store)
+    first = store.append(match_id, 2, _events("Draw"), idempotency_key="k1", fingerprint="a|b")
+    again = store.append(match_id, 2, _events("Draw"), idempotency_key="k1", fingerprint="a|b")
+
+    assert (first.version, first.replayed, len(first.events)) == (3, False, 1)
+    assert again == AppendResult(version=3, events=(), replayed=True)
+    assert store.version(match_id) == 3
+
+
+def test_replay_reports_first_version_even_after_later_appends(store: RedisEventStore) -> None:
+    match_id = _new_match(store)
+    store.append(match_id, 2, _events("Draw"), idempotency_key="k1", fingerprint="fp")
+    store.append(match_id, 3, _events("Discard"), idempotency_key="k2", fingerprint="fp2")
+
+    replay = store.append(match_id, 2, _events("Draw"), idempotency_key="k1", fingerprint="fp")
+    assert replay == AppendResult(version=3, events=(), replayed=True)
+    assert store.version(match_id) == 4
+
+
+def test_reused_idempotency_key_with_other_fingerprint_raises(store: RedisEventStore) -> None:
+    match_id = _new_match(store)
+    store.append(match_id, 2, _events("Draw"), idempotency_key="k1", fingerprint="draw|stock")
+
+    with pytest.raises(IdempotencyKeyReused):
+        store.append(match_id, 3, _events("Knock"), idempotency_key="k1", fingerprint="knock")
+    assert store.version(match_id) == 3
+
+
+def test_idempotency_keys_are_per_match(store: RedisEventStore) -> None:
+    one, two = _new_match(store), _new_match(store)
+    store.append(one, 2, _events("Draw"), idempotency_key="k", fingerprint="fp")
+    result = store.append(two, 2, _events("Draw"), idempotency_key="k", fingerprint="fp")
+    assert (result.version, result.replayed) == (3, False)
+
+
+def test_failed_append_does_not_record_its_idempotency_key(store: RedisEventStore) -> None:
+    match_id = _new_match(store)
+    with pytest.raises(VersionConflict):
+        store.append(match_id, 1, _events("Draw"), idempotency_key="k", fingerprint="fp")
+    result = store.append(match_id, 2, _events("Draw"), idempotency_key="k", fingerprint="fp")
+    assert (result.version, result.replayed) == (3, False)
+
+
+# -- reading ranges, waiting, listing ------------------------------------------------------
+
+
+def test_read_after_and_until(store: RedisEventStore) -> None:
+    match_id = _new_match(store, count=5)
+
+    def versions(after: int = 0, until: int | None = None) -> list[int]:
+        return [event.version for event in store.read(match_id, after, until)]
+
+    assert versions() == [1, 2, 3, 4, 5]
+    assert versions(after=2) == [3, 4, 5]
+    assert versions(until=2) == [1, 2]
+    assert versions(after=1, until=3) == [2, 3]
+    assert versions(after=3, until=3) == []
+    assert versions(after=4, until=2) == []
+    assert versions(after=5) == []
+    assert versions(until=0) == []
+    assert versions(after=2, until=99) == [3, 4, 5]
+
+
+def test_wait_returns_existing_events_at_once(store: RedisEventStore) -> None:
+    match_id = _new_match(store, count=3)
+    assert [e.version for e in store.wait(match_id, 1, timeout_ms=5000)] == [2, 3]
+
+
+def test_wait_times_out_with_nothing(store: RedisEventStore) -> None:
+    match_id = _new_match(store)
+    started = time.monotonic()
+    assert store.wait(match_id, 2, timeout_ms=150) == []
+    assert time.monotonic() - started >= 0.1
+
+
+def test_wait_wakes_when_another_client_appends(
+    store: RedisEventStore,
+    redis_backend: tuple[redis.Redis, str],
+    siblings: list[redis.Redis],
+) -> None:
+    client, prefix = redis_backend
+    match_id = _new_match(store)
+    siblings.append(_sibling_client(client))
+    writer = RedisEventStore(siblings[0], prefix=prefix)
+    timer = threading.Timer(0.2, writer.append, args=(match_id, 2, _events("Late")))
+
+    started = time.monotonic()
+    timer.start()
+    try:
+        events = store.wait(match_id, 2, timeout_ms=8000)
+    finally:
+        timer.join()
+    # Well before the 8 s timeout: the wait was woken, it did not run out.
+    assert time.monotonic() - started < 4
+    assert [(e.version, e.type) for e in events] == [(3, "Late")]
+
+
+def test_match_ids_newest_first_with_paging(store: RedisEventStore) -> None:
+    for match_id in ("first", "second", "third", "fourth"):
+        store.create(match_id, _events("A"), {})
+
+    assert store.match_ids() == ["fourth", "third", "second", "first"]
+    assert store.match_ids(offset=1, limit=2) == ["third", "second"]
+    assert store.match_ids(offset=4) == []
+    assert store.match_ids(limit=0) == []
+
+
+def test_keys_are_hash_tagged_by_match(
+    store: RedisEventStore, redis_backend: tuple[redis.Redis, str]
+) -> None:
+    client, prefix = redis_backend
+    store.create("m1", _events("A"), {})
+    store.append("m1", 1, _events("B"), idempotency_key="k")
+
+    keys = sorted(key.decode() for key in client.scan_iter(match=f"{prefix}:*"))
+    assert keys == [
+        f"{prefix}:matches",
+        f"{prefix}:{{m1}}:events",
+        f"{prefix}:{{m1}}:idem",
+        f"{prefix}:{{m1}}:meta",
+    ]

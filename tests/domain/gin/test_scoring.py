@@ -1,0 +1,144 @@
+"""Hand scores and match bonuses: RULES.md 1.6, 1.8, 1.10 and worked examples 6-9."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from domain.gin.options import GinOptions
+from domain.gin.rules import CompleteMatch, Draw, Knock, PassUpcard, ScoreHand
+from domain.gin.scoring import match_bonuses, settle
+from domain.gin.state import GinState
+from tests.builders import act, gin_match
+
+DEFAULTS = GinOptions()
+
+
+class TestSettle:
+    def test_example_6_gin_against_30(self):
+        assert settle("gin", 0, 30, DEFAULTS) == ("gin", True, 55)
+        assert settle("gin", 0, 30, replace(DEFAULTS, gin_bonus=20)) == ("gin", True, 50)
+
+    def test_example_7_knock_8_against_5_is_an_undercut(self):
+        assert settle("knock", 8, 5, DEFAULTS) == ("undercut", False, 28)
+
+    def test_example_8_a_tie_is_an_undercut_unless_the_option_says_otherwise(self):
+        assert settle("knock", 7, 7, DEFAULTS) == ("undercut", False, 25)
+        assert settle("knock", 7, 7, replace(DEFAULTS, undercut_on_tie=False)) == ("tie", None, 0)
+
+    def test_a_lower_knock_scores_the_difference(self):
+        assert settle("knock", 3, 70, DEFAULTS) == ("knock", True, 67)
+
+    @pytest.mark.parametrize("bonus, points", [(31, 31 + 12), (50, 50 + 12)])
+    def test_big_gin_scores_its_bonus_plus_the_defender_deadwood(self, bonus, points):
+        options = replace(DEFAULTS, big_gin_bonus=bonus)
+        assert settle("big_gin", 0, 12, options) == ("big_gin", True, points)
+
+    @pytest.mark.parametrize("bonus", [10, 20, 25])
+    def test_the_undercut_bonus_is_an_option(self, bonus):
+        assert settle("knock", 9, 4, replace(DEFAULTS, undercut_bonus=bonus)) == (
+            "undercut", False, 5 + bonus)
+
+
+def finished(scores, hands_won, **options) -> GinState:
+    state = GinState(options=GinOptions(**options), players=("A", "B"))
+    return replace(state, scores=tuple(scores), hands_won=tuple(hands_won), phase="completing")
+
+
+class TestMatchBonuses:
+    def test_example_9(self):
+        result = match_bonuses(finished([105, 60], [4, 3]))
+        assert result["final_scores"] == [305, 135] and result["winner"] == 0
+        assert result["bonuses"][0]["game"] == 100 and result["bonuses"][1]["line"] == 75
+
+    def test_example_9_shutout(self):
+        result = match_bonuses(finished([105, 0], [4, 0]))
+        assert result["final_scores"] == [105 + 200 + 100, 0]
+        assert result["bonuses"][0]["shutout"] is True
+
+    def test_line_bonus_is_an_option(self):
+        result = match_bonuses(finished([105, 60], [4, 3], line_bonus=20, game_bonus=100))
+        assert result["final_scores"] == [105 + 100 + 80, 60 + 60]
+
+    def test_with_more_players_the_highest_total_after_bonuses_wins(self):
+        state = replace(finished([100, 95, 0], [1, 5, 0]), players=("A", "B", "C"))
+        result = match_bonuses(state)
+        assert result["final_scores"] == [100 + 100 + 25, 95 + 125, 0]
+        assert result["winner"] == 0
+
+
+LOOSE = "2C 7C 3D 5D 9D JD 6H QH 8S KS"
+
+
+def knocked(knocker_hand: str, draw: str, discard: str, defender: str = LOOSE,
+            upcard: str = "3C", **options):
+    state = gin_match([defender, knocker_hand], upcard=upcard, stock=draw, **options)
+    state, _ = act(state, PassUpcard(1))
+    state, _ = act(state, PassUpcard(0))
+    state, _ = act(state, Draw(1, "stock"))
+    state, _ = act(state, Knock(1, discard))
+    return state
+
+
+class TestShowdown:
+    def test_the_defender_lays_off_a_chain_onto_the_knockers_run(self):
+        # knocker: 7H 8H 9H, 4s, 2-3-4-5C... defender holds 6H and 5H: both lay off (chained)
+        state = knocked("7H 8H 9H 4D 4S 4H JC QC KC 2S", draw="AS", discard="2S",
+                        defender="6H 5H TD TS 9C 8C 2D 3D 7S 6S")
+        _, events = act(state, ScoreHand())
+        data = events[0].data
+        defender = data["seats"][0]
+        assert [layoff["card"] for layoff in defender["layoffs"]] == ["6H", "5H"]
+        # knocker AS = 1; defender keeps TD TS 9C 8C 2D 3D 7S 6S = 55
+        assert data["points"] == [0, 54] and data["result"] == "knock"
+
+    def test_no_lay_offs_against_gin(self):
+        state = knocked("7H 8H 9H 4D 4S 4H JC QC KC 2S", draw="TH", discard="2S",
+                        defender="6H 5H TD TS 9C 8C 2D 3D 7S 6S")
+        _, events = act(state, ScoreHand())
+        data = events[0].data
+        assert data["result"] == "gin" and data["seats"][0]["layoffs"] == []
+        assert data["points"] == [0, 25 + 66]
+
+    def test_an_undercut_scores_for_the_defender(self):
+        state = knocked("7H 8H 9H 4D 4S 4H JC QC KC 9S", draw="AS", discard="AS",
+                        defender="2C 3C 4C 5D 6D 7D TS JS QS AD", upcard="5C")
+        _, events = act(state, ScoreHand())
+        assert events[0].data["result"] == "undercut"
+        # 9 against 1: laying 4C off onto the 4s would break the defender's 2-3-4C run
+        assert events[0].data["points"] == [8 + 25, 0]
+
+    def test_a_spade_upcard_doubles_the_hand_in_oklahoma(self):
+        state = gin_match([LOOSE, "4D 4S 4H 9C TC JC QC KC 2H 5S"], upcard="9S", stock="AH",
+                          oklahoma=True, oklahoma_spades_double=True)
+        state, _ = act(state, PassUpcard(1))
+        state, _ = act(state, PassUpcard(0))
+        state, _ = act(state, Draw(1, "stock"))
+        state, _ = act(state, Knock(1, "5S"))
+        _, events = act(state, ScoreHand())
+        assert events[0].data["points"] == [0, 2 * 67]
+
+
+class TestNextDealer:
+    @pytest.mark.parametrize("policy, dealer", [("alternate", 1), ("winner", 1), ("loser", 0)])
+    def test_next_dealer_policies(self, policy, dealer):
+        state = knocked("4D 4S 4H 9C TC JC QC KC 2H 5S", draw="AH", discard="5S",
+                        next_dealer=policy)
+        _, events = act(state, ScoreHand())
+        assert events[0].data["next_dealer"] == dealer
+
+
+class TestThreePlayers:
+    def test_each_defender_is_settled_separately_after_lay_offs_in_turn(self):
+        hands = ["2C 3C 4C 8D 8H KS 4S", "5H 6H 7H 8C 3D JS TD", "AS 2S 3S 9D 9H 9C 4D"]
+        state = gin_match(hands, upcard="KH", stock="2H", dealer=1)
+        state, _ = act(state, PassUpcard(2))
+        state, _ = act(state, PassUpcard(1))
+        state, _ = act(state, Draw(2, "stock"))
+        state, _ = act(state, Knock(2, "4D"))  # AS-3S, 9s; deadwood 2H = 2
+        _, events = act(state, ScoreHand())
+        data = events[0].data
+        assert [layoff["card"] for layoff in data["seats"][0]["layoffs"]] == ["4S"]
+        assert [(p["defender"], p["points"]) for p in data["pairings"]] == [(0, 24), (1, 29)]
+        assert data["points"] == [0, 0, 53] and data["hand_winners"] == [2, 2]

@@ -1,0 +1,45 @@
+"""A Flask test client on each Redis backend, jobs run in-process."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import redis
+from flask.testing import FlaskClient
+
+from service.app import create_app
+from service.config import Settings
+
+ADMIN = "admin-secret"
+
+
+@pytest.fixture
+def app(redis_client: redis.Redis, key_prefix: str):
+    settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix=key_prefix,
+                        sse_poll_ms=200)
+    return create_app(settings, client=redis_client, jobs_inline=True)
+
+
+@pytest.fixture
+def client(app) -> FlaskClient:
+    return app.test_client()
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+ADMIN_AUTH = bearer(ADMIN)
+
+
+def create(client: FlaskClient, deck: list[str] | None = None, players: int = 2,
+           **options: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"variant": "gin",
+                            "players": [{"name": n} for n in ["Ann", "Bob", "Cy", "Di"][:players]],
+                            "options": {"first_dealer": 0, **options}}
+    if deck is not None:
+        body["deck"] = deck
+    response = client.post("/v1/matches", json=body, headers=ADMIN_AUTH if deck else {})
+    assert response.status_code == 201, response.json
+    return response.json

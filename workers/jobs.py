@@ -1,0 +1,87 @@
+"""RQ job functions: score an ended hand (and deal the next), apply end-of-match bonuses.
+
+Jobs take ids, load the events, call the pure domain and append with the expected
+version. Running a job twice changes nothing: the second run finds the match no longer
+waiting for it. Exceptions reach RQ, so failures land in RQ's failed-job registry.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis
+from rq import get_current_job
+
+from domain.events import Event
+from domain.family import Family
+from domain.variants import VARIANTS
+from service.jobs import JobQueue
+from service.store import NewEvent, RedisEventStore, StoredEvent, VersionConflict
+
+ATTEMPTS = 5
+
+
+def run_scoring(match_id: str, prefix: str = "rummy", inline: bool = False) -> int:
+    """Record the ended hand's score and deal the next hand; queue bonuses at the target."""
+    return _run("scoring", match_id, prefix, inline)
+
+
+def run_bonuses(match_id: str, prefix: str = "rummy", inline: bool = False) -> int:
+    """Record the end-of-match bonuses and final totals."""
+    return _run("bonuses", match_id, prefix, inline)
+
+
+def _run(job: str, match_id: str, prefix: str, inline: bool) -> int:
+    connection: redis.Redis = get_current_job().connection
+    store = RedisEventStore(connection, prefix)
+    appended = advance(store, match_id, job)
+    _queue_follow_up(store, JobQueue(connection, prefix, run_inline=inline), match_id)
+    return len(appended)
+
+
+def _replay(family: Family, stored: list[StoredEvent]) -> Any:
+    return family.replay([Event(e.type, e.data, e.schema) for e in stored])
+
+
+def job_events(family: Family, state: Any, job: str, seed: bytes) -> list[Event]:
+    """The events ``job`` appends: its own, then the next deal when one falls due."""
+    events = family.decide(state, family.job_command(job, state, seed))
+    for event in events:
+        state = family.evolve(state, event)
+    if family.awaiting_job(state) == "deal":
+        events += family.decide(state, family.job_command("deal", state, seed))
+    return events
+
+
+def advance(store: RedisEventStore, match_id: str, job: str) -> tuple[StoredEvent, ...]:
+    """Do ``job`` for the match if it still waits for it; () when there is nothing to do."""
+    meta = store.meta(match_id)
+    if meta is None:
+        return ()
+    family = VARIANTS[meta["variant"]]
+    seed = bytes.fromhex(meta["seed"])
+    for _ in range(ATTEMPTS):
+        stored = store.read(match_id)
+        state = _replay(family, stored)
+        if family.awaiting_job(state) != job:
+            return ()
+        events = job_events(family, state, job, seed)
+        try:
+            result = store.append(match_id, len(stored),
+                                  [NewEvent(e.type, e.data, e.schema) for e in events],
+                                  command_id=f"job:{job}:{len(stored)}")
+        except VersionConflict:
+            continue
+        return result.events
+    raise RuntimeError(f"{job} for match {match_id} lost {ATTEMPTS} races in a row")
+
+
+def _queue_follow_up(store: RedisEventStore, jobs: JobQueue, match_id: str) -> None:
+    meta = store.meta(match_id)
+    if meta is None:
+        return
+    family = VARIANTS[meta["variant"]]
+    stored = store.read(match_id)
+    job = family.awaiting_job(_replay(family, stored))
+    if job in ("scoring", "bonuses"):
+        jobs.enqueue(job, match_id, len(stored))
