@@ -33,7 +33,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/api.py
 
 openapi: $(STAMP)  ## regenerate openapi.yaml from the schemas
-	$(BIN)/python -m service.openapi_write openapi.yaml
+	$(BIN)/flask --app "service.app:create_app" openapi write --format yaml openapi.yaml
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

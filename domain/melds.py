@@ -330,15 +330,16 @@ class MeldSolver:
             melded, conflict = _meldable(mask)
             loose = mask ^ melded
             top, top_cards = 0, 0
-            for top, top_cards in self._value_classes:
-                if loose & top_cards:
-                    top_cards &= loose
-                    break
+            if loose:
+                for top, top_cards in self._value_classes:
+                    if loose & top_cards:
+                        top_cards &= loose
+                        break
             if not conflict and top:
                 return self._mask_value(loose) - top, _codes(top_cards)
             search = _Search(self._templates)
             return self._discard_split(
-                self._mask_value(loose), top, _codes(top_cards), _spread(melded), search
+                self._mask_value(loose), top, _codes(top_cards), _spread(melded), 0, search
             )
         return self._discard(*self._state(hand))
 
@@ -459,52 +460,43 @@ class MeldSolver:
 
     def _plain_search(self, state: int) -> int:
         """Minimum deadwood of a joker-free state with the built-in templates."""
-        return self._dfs(state, 0, _Search(self._templates))
+        return self._dfs(state, _Search(self._templates))
 
-    def _dfs(self, state: int, flag: int, search: _Search) -> int:
-        """Minimum deadwood without jokers; ``flag`` 1 means one card must be discarded."""
+    def _dfs(self, state: int, search: _Search) -> int:
+        """Minimum deadwood of a joker-free state: the lowest card is deadwood or the
+        lowest card of one of its templates."""
         if not state:
-            return INFINITY if flag else 0
-        key = state << 1 | flag
+            return 0
         memo = search.plain
-        best = memo.get(key)
+        best = memo.get(state)
         if best is not None:
             return best
         i = _lowest(state)
-        rest = state - (1 << (2 * i))
-        best = self._val[i] + self._dfs(rest, flag, search)
-        if flag:
-            best = min(best, self._dfs(rest, 0, search))
+        best = self._val[i] + self._dfs(state - (1 << (2 * i)), search)
         templates = search.local[i]
         if templates and best:
             present = _present(state)
             for template in templates:
                 if present & template == template:
-                    value = self._dfs(state - template, flag, search)
-                    best = min(best, value)
-        memo[key] = best
+                    best = min(best, self._dfs(state - template, search))
+        memo[state] = best
         return best
 
-    def _jdfs(self, state: int, jokers: int, flag: int, search: _Search) -> int:
+    def _jdfs(self, state: int, jokers: int, search: _Search) -> int:
         """Minimum deadwood with ``jokers`` jokers still free (exact, any run length)."""
         if not jokers:
-            return self._dfs(state, flag, search)
-        key = state << 9 | jokers << 1 | flag
+            return self._dfs(state, search)
+        if not state:
+            return jokers * self._joker_value
+        key = state << 9 | jokers
         memo = search.joker
         best = memo.get(key)
         if best is not None:
             return best
-        if not state:
-            best = (jokers - flag) * self._joker_value
-        else:
-            i = _lowest(state)
-            rest = state - (1 << (2 * i))
-            best = self._val[i] + self._jdfs(rest, jokers, flag, search)
-            if flag:
-                best = min(best, self._jdfs(rest, jokers, 0, search))
-            for template, used, _ in self._options(state, i, jokers):
-                value = self._jdfs(state - template, jokers - used, flag, search)
-                best = min(best, value)
+        i = _lowest(state)
+        best = self._val[i] + self._jdfs(state - (1 << (2 * i)), jokers, search)
+        for template, used, _ in self._options(state, i, jokers):
+            best = min(best, self._jdfs(state - template, jokers - used, search))
         memo[key] = best
         return best
 
@@ -564,7 +556,7 @@ class MeldSolver:
 
     def _solve_state(self, state: int, jokers: int) -> int:
         loose, part, search = self._split(state, jokers)
-        return self._state_value(loose) + self._jdfs(part, jokers, 0, search)
+        return self._state_value(loose) + self._jdfs(part, jokers, search)
 
     def _discard_state(self, state: int, jokers: int) -> tuple[int, tuple[str, ...]]:
         loose, part, search = self._split(state, jokers)
@@ -573,81 +565,52 @@ class MeldSolver:
             top = max(self._val[i] for i in _indices(loose))
             top_cards = tuple(card_at(i) for i in _indices(loose) if self._val[i] == top)
         loose_value = self._state_value(loose)
-        if not jokers:
-            return self._discard_split(loose_value, top, top_cards, part, search)
-        best, cards = INFINITY, set()
-        if top_cards:
-            best, cards = loose_value - top + self._jdfs(part, jokers, 0, search), set(top_cards)
-        value = loose_value + self._jdfs(part, jokers, 1, search)
-        if value < best:
-            best, cards = value, set()
-        if value == best:
-            cards |= self._discards(part, jokers, search)
-        return best, sort_cards(cards)
+        return self._discard_split(loose_value, top, top_cards, part, jokers, search)
 
     def _discard_split(
-        self, loose_value: int, top: int, top_cards: tuple[str, ...], part: int, search: _Search
+        self,
+        loose_value: int,
+        top: int,
+        top_cards: tuple[str, ...],
+        part: int,
+        jokers: int,
+        search: _Search,
     ) -> tuple[int, tuple[str, ...]]:
-        """Best discard of a joker-free hand split as in ``_split``.
+        """Best discard of a hand split as in ``_split``.
 
-        A loose card is best discarded if it is the dearest one (``top``); a card of
-        ``part`` can only beat that when its own value exceeds what dropping it costs the
-        melds, so most of them are ruled out by ``base - value`` without a search.
+        Of the loose cards only the dearest (worth ``top``) can be best. Discarding a
+        card worth v from the rest leaves at least ``base - v`` (put it back as deadwood
+        and you have an arrangement of the whole hand), so most of those cards are ruled
+        out without a search; the others share one memo, which is cheaper than a search
+        with a "discard still to make" flag and a second pass to collect the cards.
         """
-        base = self._dfs(part, 0, search)
+        base = self._jdfs(part, jokers, search)
         best, cards = INFINITY, []
         if top_cards:
             best, cards = loose_value - top + base, list(top_cards)
+        if jokers and loose_value + base - self._joker_value <= best:
+            value = loose_value + self._jdfs(part, jokers - 1, search)
+            if value < best:
+                best, cards = value, []
+            if value == best:
+                cards.append(JOKER)
         left = part
         while left:
             i = _lowest(left)
             left &= ~(3 << (2 * i))
             if loose_value + base - self._val[i] <= best:
-                value = loose_value + self._dfs(part - (1 << (2 * i)), 0, search)
+                value = loose_value + self._jdfs(part - (1 << (2 * i)), jokers, search)
                 if value < best:
                     best, cards = value, []
                 if value == best:
                     cards.append(card_at(i))
-        return best, sort_cards(set(cards))
-
-    def _discards(self, state: int, jokers: int, search: _Search) -> set[str]:
-        """Cards discarded on some optimal path of the flagged search: the best discards."""
-        out: set[str] = set()
-        seen: set[tuple[int, int]] = set()
-        stack = [(state, jokers)]
-        while stack:
-            node = stack.pop()
-            if node in seen:
-                continue
-            seen.add(node)
-            state, jokers = node
-            target = self._jdfs(state, jokers, 1, search)
-            if not state:
-                if jokers:
-                    out.add(JOKER)
-                continue
-            i = _lowest(state)
-            rest = state - (1 << (2 * i))
-            if self._jdfs(rest, jokers, 0, search) == target:
-                out.add(card_at(i))
-            if self._val[i] + self._jdfs(rest, jokers, 1, search) == target:
-                stack.append((rest, jokers))
-            for child in self._children(state, i, jokers, search):
-                if self._jdfs(child[0], child[1], 1, search) == target:
-                    stack.append(child)
-        return out
-
-    def _children(self, state: int, i: int, jokers: int, search: _Search) -> list[tuple[int, int]]:
-        if jokers:
-            return [(state - t, jokers - used) for t, used, _ in self._options(state, i, jokers)]
-        present = _present(state)
-        return [(state - t, 0) for t in search.local[i] if present & t == t]
+        return best, sort_cards(cards)
 
     # -- arrangements -------------------------------------------------------------------
 
     def _all_best_state(self, state: int, jokers: int) -> tuple[Arrangement, ...]:
         loose, part, search = self._split(state, jokers)
-        best = self._jdfs(part, jokers, 0, search)
+        best = self._jdfs(part, jokers, search)
         loose_cards = [card_at(i) for i in _indices(loose)]
         deadwood = best + self._state_value(loose)
         found: dict[tuple[tuple[Meld, ...], tuple[str, ...]], None] = {}
@@ -672,14 +635,14 @@ class MeldSolver:
         key = (state, jokers)
         if key in memo:
             return memo[key]
-        target = self._jdfs(state, jokers, 0, search)
+        target = self._jdfs(state, jokers, search)
         i = _lowest(state)
         rest = state - (1 << (2 * i))
         out: list[tuple] = []
-        if self._val[i] + self._jdfs(rest, jokers, 0, search) == target:
+        if self._val[i] + self._jdfs(rest, jokers, search) == target:
             out.extend((("dead", i),) + tail for tail in self._paths(rest, jokers, search, memo))
         for template, used, kind in self._options(state, i, jokers):
-            after = self._jdfs(state - template, jokers - used, 0, search)
+            after = self._jdfs(state - template, jokers - used, search)
             if after == target:
                 tails = self._paths(state - template, jokers - used, search, memo)
                 out.extend(((kind, template, used),) + tail for tail in tails)
