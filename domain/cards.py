@@ -76,15 +76,16 @@ def build_deck(decks: int = 1, jokers: int = 0) -> tuple[str, ...]:
     return standard_deck() * decks + (JOKER,) * jokers
 
 
-def sort_key(card: str) -> tuple[int, int]:
+_DISPLAY_ORDER = {card: i for i, card in enumerate(standard_deck() + (JOKER,))}
+
+
+def sort_key(card: str) -> int:
     """Display order in a hand: by suit, then rank; jokers last."""
-    if card == JOKER:
-        return (len(SUITS), 0)
-    return (suit_of(card), rank_of(card))
+    return _DISPLAY_ORDER[card]
 
 
 def sort_cards(cards: Iterable[str]) -> tuple[str, ...]:
-    return tuple(sorted(cards, key=sort_key))
+    return tuple(sorted(cards, key=_DISPLAY_ORDER.__getitem__))
 
 
 def deal(

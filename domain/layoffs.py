@@ -11,6 +11,7 @@ melds. Greedy choices go wrong: a card can fit two melds, or a joker two ends.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -124,10 +125,21 @@ def extensions(
     suit. ``registry`` overrides the module's ``EXTENDERS`` (tests, other variants).
     """
     rules = EXTENDERS if registry is None else registry
-    extender = rules.get(meld.kind)
+    return _extender(rules, meld.kind)(meld, parse_card(card))
+
+
+def _shape(meld: Meld) -> tuple:
+    """What a table meld offers to later lay-offs: the cards it stands for and how many
+    jokers it holds, not where they sit (7H JK 9H TH and 7H 8H JK TH take the same
+    cards). Tables of the same shape are searched once."""
+    return (meld.kind, meld.tag, meld.represents, meld.cards.count(JOKER))
+
+
+def _extender(rules: Mapping[str, Extender], kind: str) -> Extender:
+    extender = rules.get(kind)
     if extender is None:
-        raise ValueError(f"no lay-off rule for meld kind {meld.kind!r}")
-    return extender(meld, parse_card(card))
+        raise ValueError(f"no lay-off rule for meld kind {kind!r}")
+    return extender
 
 
 def best_layoffs(
@@ -138,38 +150,50 @@ def best_layoffs(
 ) -> LayoffResult:
     """The defender's lay-offs and arrangement that leave the least deadwood (exact).
 
-    Every table reachable by legal lay-offs is visited once (a table plus the cards left
-    in hand is a state; orders that reach the same state are the same choice), and the
-    cards left are scored by the solver. Ties go to fewer lay-offs, then to the laid
-    cards and the table in display order, so the result is deterministic.
+    Every table reachable by legal lay-offs is visited once, breadth first (the cards
+    left in hand plus the table's shape is a state; orders that reach the same state
+    are the same choice), and the cards left are scored by the solver, which breaks up
+    the defender's melds whenever that pays. Ties go to fewer lay-offs, then to the
+    laid cards and the table in display order, so the result is deterministic.
     """
-    start = (sort_cards(parse_cards(hand)), tuple(table))
-    seen = {start}
-    stack: list[tuple[tuple[str, ...], tuple[Meld, ...], tuple[tuple[str, int], ...]]] = [
-        (*start, ())
-    ]
-    best_key: tuple | None = None
-    best: tuple[tuple[str, ...], tuple[Meld, ...], tuple[tuple[str, int], ...]] = (*start, ())
-    while stack:
-        left, melds, laid = stack.pop()
-        key = (
-            solver.deadwood(left),
-            len(laid),
-            sort_cards(card for card, _ in laid),
-            tuple(map(meld_key, melds)),
-        )
-        if best_key is None or key < best_key:
-            best_key, best = key, (left, melds, laid)
+    rules = EXTENDERS if registry is None else registry
+    extenders = [_extender(rules, meld.kind) for meld in table]
+    start = sort_cards(parse_cards(hand))
+    melds = tuple(table)
+    shapes = tuple(map(_shape, melds))
+    seen = {(start, shapes)}
+    queue = deque([(start, melds, shapes, ())])
+    deadwood: dict[tuple[str, ...], int] = {}
+    best = (start, melds, ())
+    best_head: tuple[int, int] | None = None
+    while queue:
+        left, melds, shapes, laid = queue.popleft()
+        if left not in deadwood:
+            deadwood[left] = solver.deadwood(left)
+        head = (deadwood[left], len(laid))
+        if (
+            best_head is None
+            or head < best_head
+            or (head == best_head and _tie_key(melds, laid) < _tie_key(best[1], best[2]))
+        ):
+            best_head, best = head, (left, melds, laid)
+        if best_head == (0, len(laid)):
+            continue  # breadth first: nothing later can beat no deadwood in fewer lay-offs
         for position, card in enumerate(left):
             if position and left[position - 1] == card:
                 continue
-            rest = left[:position] + left[position + 1 :]
             for index, meld in enumerate(melds):
-                for grown in extensions(meld, card, registry):
-                    after = melds[:index] + (grown,) + melds[index + 1 :]
+                for grown in extenders[index](meld, card):
+                    after = (*shapes[:index], _shape(grown), *shapes[index + 1 :])
+                    rest = left[:position] + left[position + 1 :]
                     if (rest, after) not in seen:
                         seen.add((rest, after))
-                        stack.append((rest, after, (*laid, (card, index))))
+                        grown_melds = (*melds[:index], grown, *melds[index + 1 :])
+                        queue.append((rest, grown_melds, after, (*laid, (card, index))))
     left, melds, laid = best
     shown = solver.best(left)
     return LayoffResult(shown.deadwood, shown.melds, laid, melds, shown.unmatched)
+
+
+def _tie_key(melds: tuple[Meld, ...], laid: tuple[tuple[str, int], ...]) -> tuple:
+    return sort_cards(card for card, _ in laid), tuple(map(meld_key, melds))

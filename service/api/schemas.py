@@ -22,6 +22,17 @@ class CardField(fields.String):
             raise ValidationError(str(exc)) from exc
 
 
+class Verbatim(fields.Nested):
+    """Documented as its nested schema, dumped as given.
+
+    Views are built by the domain from JSON values already; re-serialising the growing
+    hand history field by field on every response was the API's largest cost.
+    """
+
+    def _serialize(self, value: Any, attr: Any, obj: Any, **kwargs: Any) -> Any:
+        return value
+
+
 # --- errors ------------------------------------------------------------------------------
 
 
@@ -206,17 +217,17 @@ class MatchViewSchema(Schema):
     discard_pile = fields.List(fields.String(), required=True, metadata={
         "description": "Top card last"})
     seats = fields.List(fields.Nested(SeatSummarySchema), required=True)
-    hands = fields.List(fields.Nested(HandResultSchema), required=True, metadata={
+    hands = Verbatim(HandResultSchema, many=True, required=True, metadata={
         "description": "Every finished hand"})
     ending = fields.Dict(metadata={"description": "How the current hand ended, while scoring"})
     winner = fields.Integer(allow_none=True)
     winners = fields.List(fields.Integer())
-    bonuses = fields.List(fields.Nested(BonusSchema))
+    bonuses = Verbatim(BonusSchema, many=True)
     final_scores = fields.List(fields.Integer())
     seat = fields.Integer(metadata={"description": "Seat views: whose view this is"})
     hand = fields.List(fields.String(), metadata={"description": "Seat views: the seat's cards"})
     deadwood = fields.Integer(metadata={"description": "Seat views: deadwood of the hand as held"})
-    melds = fields.List(fields.Nested(MeldSchema), metadata={
+    melds = Verbatim(MeldSchema, many=True, metadata={
         "description": "Seat views: a best arrangement of the hand"})
     unmatched = fields.List(fields.String())
     best_discard = fields.Nested(BestDiscardSchema, metadata={
@@ -241,7 +252,7 @@ class EventSchema(Schema):
 
 
 class EventListSchema(Schema):
-    events = fields.List(fields.Nested(EventSchema), required=True)
+    events = Verbatim(EventSchema, many=True, required=True)
 
 
 class EventQuerySchema(Schema):

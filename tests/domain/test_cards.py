@@ -50,7 +50,7 @@ def test_ranks_suits_and_the_dense_index_round_trip():
 
 
 def test_gin_values_ace_one_pips_then_ten():
-    assert [pip_value(r + "H") for r in "A23456789TJQK"] == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10]
+    assert [pip_value(r + "H") for r in "A23456789TJQK"] == [*range(1, 10), 10, 10, 10, 10]
 
 
 @pytest.mark.parametrize(

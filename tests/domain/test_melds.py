@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domain.cards import JOKER, RANKS, SUITS, build_deck, pip_value, rank_of, sort_cards, suit_of
-from domain.melds import Arrangement, Meld, MeldSolver, gin_solver
+from domain.melds import Arrangement, Meld, MeldSolver, gin_solver, pool_templates
 
 SOLVER = gin_solver(jokers=True)
 PROPERTY = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -94,8 +94,10 @@ def brute_deadwood(cards: list[str], extra: tuple[tuple[str, ...], ...] = ()) ->
     return brute_solver(cards, extra)((1 << len(cards)) - 1)
 
 
-def brute_discard(cards: list[str]) -> tuple[int, tuple[str, ...]]:
-    best = brute_solver(cards)
+def brute_discard(
+    cards: list[str], extra: tuple[tuple[str, ...], ...] = ()
+) -> tuple[int, tuple[str, ...]]:
+    best = brute_solver(cards, extra)
     full = (1 << len(cards)) - 1
     after = {}
     for p, card in enumerate(cards):
@@ -253,8 +255,8 @@ def test_best_discard_lists_every_card_that_reaches_the_minimum():
 
 
 def test_the_gin_solver_is_shared():
-    assert gin_solver() is gin_solver(jokers=False)
-    assert gin_solver(True, 15) is gin_solver(True, 15)
+    assert gin_solver() is gin_solver(jokers=False, joker_value=30) is gin_solver(True, 15)
+    assert gin_solver(jokers=True, joker_value=20) is gin_solver(True, 20)
 
 
 # -- arrangements ------------------------------------------------------------------------
@@ -335,6 +337,19 @@ def test_extra_templates_are_melds_too():
     # The template competes with ordinary melds for its cards.
     assert solver.deadwood(hand("KS 9H 5D AC 2C 3C")) == 5  # the stash beats AC-2C-3C
     assert solver.deadwood(hand("KS 9H 5D AC 3C")) == 3
+
+
+def test_pool_templates_give_every_group_of_a_stash():
+    gold = ("AC", "4D", "5H", "8S", "TC", "JD", "KS")
+    templates = pool_templates("stash", gold, "Gold", 4)
+    assert len(templates) == 35 + 21 + 7 + 1
+    solver = MeldSolver(extra_templates=templates)
+    (best,) = solver.all_best(hand("AC 5H TC KS 9C"))
+    assert best.melds == (
+        Meld("stash", ("AC", "5H", "TC", "KS"), ("AC", "5H", "TC", "KS"), "Gold"),
+    )
+    assert solver.deadwood(hand("AC 5H TC KS 4D 8S JD 2C")) == 2
+    assert solver.deadwood(hand("AC 5H TC 2C")) == 18
 
 
 def test_two_card_templates_work_like_queens_diamonds():
@@ -464,12 +479,23 @@ def test_all_best_lists_every_canonical_arrangement(cards):
     assert set(got) == expected
 
 
-@settings(max_examples=40, deadline=None)
-@given(hands_from(DENSE, 9))
+# A made-up gem: five cards, any four or more of which meld (like a stash), and two
+# two-card melds sharing a card (like Queen's Diamonds).
+POOL = ("AC", "4D", "5H", "8S", "9C")
+TEMPLATES = tuple(combo for size in (4, 5) for combo in combinations(POOL, size)) + (
+    ("QC", "7D"),
+    ("QH", "7D"),
+    ("2C", "2D", "3H", "9S"),
+)
+RICH = [*POOL, "QC", "QH", "7D", "2C", "2D", "3H", "9S", "2H", "3C", "4C", "5C", "6D", "6H"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(hands_from(DENSE, 9), hands_from(RICH, 10), hands_from(RICH, 11)))
 def test_extra_templates_match_brute_force(cards):
-    templates = (("AC", "4D", "5H", "8S"), ("2C", "2D", "3H", "9S"), ("5C", "6D"))
-    solver = MeldSolver(extra_templates=[("made_up", t, "x") for t in templates])
-    assert solver.deadwood(cards) == brute_deadwood(cards, templates)
+    solver = MeldSolver(extra_templates=[("made_up", t, "x") for t in TEMPLATES])
+    assert solver.deadwood(cards) == brute_deadwood(cards, TEMPLATES)
+    assert solver.best_discard(cards) == brute_discard(cards, TEMPLATES)
     for arrangement in solver.all_best(cards):
         used = Counter(arrangement.unmatched)
         for meld in arrangement.melds:
@@ -477,4 +503,4 @@ def test_extra_templates_match_brute_force(cards):
             assert meld.kind == "made_up" or reads_correctly(meld)
             used.update(meld.cards)
         assert used == Counter(cards)
-        assert arrangement.deadwood == brute_deadwood(cards, templates)
+        assert arrangement.deadwood == brute_deadwood(cards, TEMPLATES)

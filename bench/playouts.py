@@ -1,0 +1,50 @@
+"""Random complete gin hands per second, in the pure domain (no Redis, no HTTP).
+
+    python bench/playouts.py [--hands 300] [--seed 1]
+
+Each hand is dealt from a fresh seed and played with random legal actions (knocking
+whenever allowed) until the scoring command has recorded it; legal actions, decide,
+evolve and scoring are all included. Prints JSON with hands_per_second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.playouts import new_match, steps  # noqa: E402
+
+
+def one_hand(rng: random.Random) -> int:
+    """Play one hand to its score; returns the number of events it took."""
+    state, log, seed = new_match(rng, 2)
+    for state, events in steps(rng, state, seed):
+        log.extend(events)
+        if any(event.type == "HandScored" for event in events):
+            return len(log)
+    return len(log)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    started = time.perf_counter()
+    events = sum(one_hand(rng) for _ in range(args.hands))
+    elapsed = time.perf_counter() - started
+    json.dump({"hands": args.hands, "seconds": round(elapsed, 3),
+               "hands_per_second": round(args.hands / elapsed, 1),
+               "events_per_hand": round(events / args.hands, 1)}, sys.stdout, indent=2)
+    print()
+
+
+if __name__ == "__main__":
+    main()
