@@ -21,7 +21,8 @@ install: $(STAMP)
 serve: $(STAMP)  ## API on http://$(HOST):$(PORT); embedded fakeredis unless REDIS_URL is set
 	$(BIN)/python -m service.serve --host $(HOST) --port $(PORT)
 
-test: $(STAMP)  ## the whole suite, on fakeredis and on real Redis
+test: $(STAMP)  ## lint, then the whole suite, on fakeredis and on real Redis
+	$(BIN)/ruff check domain service workers tests bench
 	$(BIN)/python -m pytest
 
 worker: $(STAMP)  ## an RQ worker for real mode (needs REDIS_URL)

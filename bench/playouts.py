@@ -24,7 +24,7 @@ from tests.playouts import new_match, steps  # noqa: E402
 def one_hand(rng: random.Random) -> int:
     """Play one hand to its score; returns the number of events it took."""
     state, log, seed = new_match(rng, 2)
-    for state, events in steps(rng, state, seed):
+    for _, events in steps(rng, state, seed):
         log.extend(events)
         if any(event.type == "HandScored" for event in events):
             return len(log)

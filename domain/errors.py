@@ -4,7 +4,10 @@ from __future__ import annotations
 
 
 class RuleError(Exception):
-    """A command the rules do not allow (HTTP 422). ``code`` is stable; ``message`` is for people."""
+    """A command the rules do not allow (HTTP 422).
+
+    ``code`` is stable and machine-readable; ``message`` is for people.
+    """
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)

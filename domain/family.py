@@ -6,8 +6,9 @@ behind it in that game's own package.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from domain.events import Event
 from domain.options import OptionSpec

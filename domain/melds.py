@@ -361,7 +361,7 @@ class MeldSolver:
             loose = mask ^ melded
             top, top_cards = 0, 0
             if loose:
-                for top, top_cards in self._value_classes:
+                for top, top_cards in self._value_classes:  # noqa: B007 - kept after break
                     if loose & top_cards:
                         top_cards &= loose
                         break
@@ -746,9 +746,8 @@ class MeldSolver:
             for wild in combinations(missing, jokers):
                 suits = sorted(held | set(wild))
                 represents = tuple(card_at(suit * _RANKS + rank) for suit in suits)
-                cards = tuple(
-                    JOKER if suit in wild else rep for suit, rep in zip(suits, represents)
-                )
+                cards = tuple(JOKER if suit in wild else rep
+                              for suit, rep in zip(suits, represents, strict=True))
                 out.append(Meld("set", cards, represents))
             return out
         suit = naturals[0] // _RANKS

@@ -20,7 +20,7 @@ class Settings:
         return self.redis_url is None
 
     @classmethod
-    def from_env(cls) -> "Settings":
+    def from_env(cls) -> Settings:
         return cls(
             redis_url=os.environ.get("REDIS_URL") or None,
             admin_token=os.environ.get("RUMMY_ADMIN_TOKEN") or None,

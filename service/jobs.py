@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import time
 
-from rq import Queue, Retry
-from rq.job import Job
-from rq.exceptions import NoSuchJobError
 import redis
+from rq import Queue, Retry
+from rq.exceptions import NoSuchJobError
+from rq.job import Job
 
 QUEUES = ("scoring", "bonuses")
 STARTED_GRACE_S = 60.0

@@ -14,8 +14,9 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from domain.cards import CardError, parse_cards
 from domain.errors import OptionError, RuleError
@@ -234,8 +235,10 @@ class MatchService:
         the match's final event has been sent.
         """
         viewer = self.viewer(match_id, authorization)
-        family = self.load(match_id).family
-        return self._follow(match_id, family, viewer, after, keepalive_ms)
+        loaded = self.load(match_id)
+        if loaded.state.phase == "complete" and after >= loaded.version:
+            return iter(())
+        return self._follow(match_id, loaded.family, viewer, after, keepalive_ms)
 
     def _follow(self, match_id: str, family: Family, viewer: int | str, after: int,
                 keepalive_ms: int) -> Iterator[dict[str, Any] | None]:

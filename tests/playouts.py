@@ -8,7 +8,8 @@ from the log at any step.
 from __future__ import annotations
 
 import random
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from domain.events import Event
 from domain.family import Family
@@ -53,6 +54,6 @@ def steps(rng: random.Random, state: Any, seed: bytes, family: Family = GIN,
 def play_match(rng: random.Random, players: int = 2, **options: Any) -> tuple[Any, list[Event]]:
     """A whole random match: (final state, all events)."""
     state, log, seed = new_match(rng, players, **options)
-    for state, events in steps(rng, state, seed):
+    for state, events in steps(rng, state, seed):  # noqa: B007, B020 - keeps the final state
         log.extend(events)
     return state, log

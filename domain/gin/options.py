@@ -2,55 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from domain.errors import OptionError
 from domain.options import OptionSpec, parse_options
 
-SPECS: tuple[OptionSpec, ...] = (
-    OptionSpec("target", int, 100, "Hand points that end the match (100, 250, 500 usual).",
-               minimum=1),
-    OptionSpec("decks", int, 1, "Packs of 52 in the deck.", choices=(1, 2)),
-    OptionSpec("jokers", int, 0, "Wild jokers added to the deck (RULES.md 1.7).",
-               choices=(0, 1, 2)),
-    OptionSpec("joker_deadwood", int, 15, "Deadwood value of an unmelded joker.",
-               minimum=0, maximum=100),
-    OptionSpec("knock_limit", int, 10, "Highest deadwood a knock may leave.",
-               minimum=0, maximum=100),
-    OptionSpec("gin_bonus", int, 25, "Bonus for gin (seed gin-rummy-a: 20).",
-               minimum=0, maximum=1000),
-    OptionSpec("big_gin_bonus", int, 31, "Bonus for big gin (50 also usual); null disables it.",
-               minimum=0, maximum=1000, nullable=True),
-    OptionSpec("undercut_bonus", int, 25, "Bonus to a defender who undercuts (10, 20 also).",
-               minimum=0, maximum=1000),
-    OptionSpec("undercut_on_tie", bool, True,
-               "A tie in deadwood is an undercut; false: nobody scores (seed gin-rummy-b)."),
-    OptionSpec("may_discard_taken_discard", bool, False,
-               "Whether the card just taken from the discard pile may be discarded."),
-    OptionSpec("next_dealer", str, "alternate", "Who deals the next hand.",
-               choices=("alternate", "loser", "winner")),
-    OptionSpec("first_dealer", int, None, "Seat of the first dealer; null draws it at random.",
-               minimum=0, maximum=3, nullable=True),
-    OptionSpec("oklahoma", bool, False, "The first upcard sets the hand's knock limit (1.9)."),
-    OptionSpec("oklahoma_ace", str, "gin_only", "Oklahoma with an ace upcard.",
-               choices=("gin_only", "one")),
-    OptionSpec("oklahoma_spades_double", bool, False,
-               "Oklahoma: a spade upcard doubles every score of the hand."),
-    OptionSpec("game_bonus", int, 100, "End-of-match bonus to the winner.",
-               minimum=0, maximum=10000),
-    OptionSpec("shutout_bonus", int, 200, "Replaces game_bonus when the loser scored nothing.",
-               minimum=0, maximum=10000),
-    OptionSpec("line_bonus", int, 25, "End-of-match bonus per hand won (seed gin-rummy-a: 20).",
-               minimum=0, maximum=1000),
-    OptionSpec("max_turns", int, 300, "Turns after which a hand ends drawn (RULES.md 0).",
-               minimum=2, maximum=10000),
-)
-
 
 @dataclass(frozen=True)
 class GinOptions:
-    """The parsed, immutable options of one gin match."""
+    """The parsed, immutable options of one gin match; the defaults live here only."""
 
     target: int = 100
     decks: int = 1
@@ -73,7 +35,7 @@ class GinOptions:
     max_turns: int = 300
 
     @classmethod
-    def parse(cls, raw: Mapping[str, Any] | None, players: int) -> "GinOptions":
+    def parse(cls, raw: Mapping[str, Any] | None, players: int) -> GinOptions:
         """Validate client options for a match of ``players`` seats."""
         options = cls(**parse_options(SPECS, raw))
         if options.first_dealer is not None and options.first_dealer >= players:
@@ -82,3 +44,40 @@ class GinOptions:
 
     def to_dict(self) -> dict[str, Any]:
         return {spec.name: getattr(self, spec.name) for spec in SPECS}
+
+
+def _spec(name: str, description: str, type_: type | None = None, **limits: Any) -> OptionSpec:
+    """An option described for clients, its default taken from ``GinOptions``."""
+    default = getattr(GinOptions, name)
+    return OptionSpec(name, type_ or type(default), default, description, **limits)
+
+
+SPECS: tuple[OptionSpec, ...] = (
+    _spec("target", "Hand points that end the match (100, 250, 500 usual).", minimum=1),
+    _spec("decks", "Packs of 52 in the deck.", choices=(1, 2)),
+    _spec("jokers", "Wild jokers added to the deck (RULES.md 1.7).", choices=(0, 1, 2)),
+    _spec("joker_deadwood", "Deadwood value of an unmelded joker.", minimum=0, maximum=100),
+    _spec("knock_limit", "Highest deadwood a knock may leave.", minimum=0, maximum=100),
+    _spec("gin_bonus", "Bonus for gin (seed gin-rummy-a: 20).", minimum=0, maximum=1000),
+    _spec("big_gin_bonus", "Bonus for big gin (50 also usual); null disables it.",
+          minimum=0, maximum=1000, nullable=True),
+    _spec("undercut_bonus", "Bonus to a defender who undercuts (10, 20 also).",
+          minimum=0, maximum=1000),
+    _spec("undercut_on_tie",
+          "A tie in deadwood is an undercut; false: nobody scores (seed gin-rummy-b)."),
+    _spec("may_discard_taken_discard",
+          "Whether the card just taken from the discard pile may be discarded."),
+    _spec("next_dealer", "Who deals the next hand.", choices=("alternate", "loser", "winner")),
+    _spec("first_dealer", "Seat of the first dealer; null draws it at random.", type_=int,
+          minimum=0, maximum=3, nullable=True),
+    _spec("oklahoma", "The first upcard sets the hand's knock limit (RULES.md 1.9)."),
+    _spec("oklahoma_ace", "Oklahoma with an ace upcard.", choices=("gin_only", "one")),
+    _spec("oklahoma_spades_double", "Oklahoma: a spade upcard doubles every score of the hand."),
+    _spec("game_bonus", "End-of-match bonus to the winner.", minimum=0, maximum=10000),
+    _spec("shutout_bonus", "Replaces game_bonus when the loser scored nothing.",
+          minimum=0, maximum=10000),
+    _spec("line_bonus", "End-of-match bonus per hand won (seed gin-rummy-a: 20).",
+          minimum=0, maximum=1000),
+    _spec("max_turns", "Turns after which a hand ends drawn (RULES.md 0).",
+          minimum=2, maximum=10000),
+)

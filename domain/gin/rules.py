@@ -7,8 +7,9 @@ action objects, in a stable order.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from domain.cards import build_deck, sort_cards
 from domain.errors import RuleError
@@ -16,7 +17,15 @@ from domain.events import Event
 from domain.gin import scoring
 from domain.gin.options import GinOptions
 from domain.gin.state import (
-    COMPLETING, DEALING, DISCARD, DRAW, SCORING, UPCARD, GinState, hand_size, without,
+    COMPLETING,
+    DEALING,
+    DISCARD,
+    DRAW,
+    SCORING,
+    UPCARD,
+    GinState,
+    hand_size,
+    without,
 )
 from domain.layoffs import best_layoffs
 from domain.melds import Arrangement, MeldSolver, gin_solver

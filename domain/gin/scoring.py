@@ -6,7 +6,8 @@ the target is reached. Both are pure functions of the state.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from domain.cards import sort_cards
 from domain.gin.options import GinOptions

@@ -6,8 +6,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from domain.cards import deal, pip_value, rank_of, suit_of
 from domain.events import Event
@@ -169,7 +170,7 @@ def _hand_ended(state: GinState, data: Mapping[str, Any]) -> GinState:
 
 def _hand_scored(state: GinState, data: Mapping[str, Any]) -> GinState:
     points = data["points"]
-    scores = tuple(s + p for s, p in zip(state.scores, points))
+    scores = tuple(s + p for s, p in zip(state.scores, points, strict=True))
     won = tuple(w + data["hand_winners"].count(seat) for seat, w in enumerate(state.hands_won))
     over = max(scores) >= state.options.target and data["result"] != "draw"
     return replace(

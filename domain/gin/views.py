@@ -6,7 +6,8 @@ a card drawn from the stock, the stock order) leaves only through ``can_see``.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from domain.cards import deal, sort_cards
 from domain.events import Event
@@ -81,7 +82,8 @@ def redact_event(event: Event, viewer: Viewer) -> dict[str, Any]:
         return dict(data)
     if event.type == "HandDealt":
         return _redact_deal(data, viewer)
-    if event.type == "CardDrawn" and data["source"] == "stock" and not can_see(viewer, data["seat"]):
+    hidden_draw = event.type == "CardDrawn" and data["source"] == "stock"
+    if hidden_draw and not can_see(viewer, data["seat"]):
         return {key: value for key, value in data.items() if key != "card"}
     return dict(data)
 

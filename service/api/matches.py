@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 
 from service.api.base import ApiBlueprint
 from service.api.schemas import (
-    ActionHeadersSchema, ActionSchema, ErrorSchema, EventListSchema, EventQuerySchema,
-    MatchCreatedSchema, MatchCreateSchema, MatchViewSchema,
+    ActionHeadersSchema,
+    ActionSchema,
+    ErrorSchema,
+    EventListSchema,
+    EventQuerySchema,
+    MatchCreatedSchema,
+    MatchCreateSchema,
+    MatchViewSchema,
 )
 from service.matches import ApiError, MatchService
 

@@ -20,12 +20,19 @@ def act(client, match, seat, action, **headers):
                        headers={**bearer(token), **headers})
 
 
-def to_knock(client):
+def to_knock(client, **options):
     """Seat 1 passes, seat 0 passes, seat 1 draws AH: a knock discarding 5S leaves 3."""
-    match = create(client, DECK)
+    match = create(client, DECK, **options)
     assert act(client, match, 1, {"type": "pass"}).status_code == 200
     assert act(client, match, 0, {"type": "pass"}).status_code == 200
     assert act(client, match, 1, {"type": "draw", "source": "stock"}).status_code == 200
+    return match
+
+
+def knocked(client, **options):
+    """Seat 1 has knocked with 3 against 70: the hand waits for its scoring job."""
+    match = to_knock(client, **options)
+    assert act(client, match, 1, {"type": "knock", "discard": "5S"}).status_code == 200
     return match
 
 
@@ -87,7 +94,8 @@ class TestCreate:
 
     def test_a_prepared_deck_is_dealt_as_the_rules_say(self, client):
         match = create(client, DECK)
-        view = client.get(f"/v1/matches/{match['id']}", headers=bearer(match["seats"][1]["token"])).json
+        seat_1 = bearer(match["seats"][1]["token"])
+        view = client.get(f"/v1/matches/{match['id']}", headers=seat_1).json
         assert sorted(view["hand"]) == sorted(EXAMPLE_1.split())
         assert view["discard_pile"] == ["3C"] and view["deadwood"] == 7
 
@@ -202,7 +210,7 @@ class TestLog:
         assert seat1[4]["data"]["card"] == "AH"
         full = client.get(url, headers=ADMIN_AUTH).json["events"]
         assert full[1]["data"]["deck"] == DECK
-        assert all(e["prev_hash"] == p["hash"] for p, e in zip(full, full[1:]))
+        assert all(e["prev_hash"] == p["hash"] for p, e in zip(full, full[1:], strict=False))
         assert client.get(url + "?after=4").json["events"][0]["version"] == 5
         assert client.get(url + "?after=-1").status_code == 400
 
@@ -227,3 +235,11 @@ class TestLog:
         assert data["type"] == "CardDrawn" and "card" not in data["data"]
         bad = client.get(url, headers={"Last-Event-ID": "x"})
         assert bad.status_code == 400
+
+    def test_the_stream_of_a_finished_match_ends_after_its_last_event(self, client):
+        match = knocked(client, target=50)
+        url = f"/v1/matches/{match['id']}/stream"
+        body = client.get(url, headers={"Last-Event-ID": "5"}).get_data(as_text=True)
+        assert [line for line in body.split("\n") if line.startswith("event:")] == [
+            "event: HandKnocked", "event: HandScored", "event: MatchCompleted"]
+        assert client.get(url + "?after=8").get_data(as_text=True) == "retry: 2000\n\n"

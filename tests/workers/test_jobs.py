@@ -6,7 +6,7 @@ runs, or its worker dies mid-job.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from rq import Queue, SimpleWorker
@@ -15,8 +15,8 @@ from rq.job import Job
 from service.app import create_app
 from service.config import Settings
 from service.store import RedisEventStore
-from tests.service.conftest import ADMIN, create
-from tests.service.test_matches_api import DECK, act, to_knock
+from tests.service.conftest import ADMIN
+from tests.service.test_matches_api import knocked
 from workers.jobs import advance
 
 
@@ -38,12 +38,6 @@ def work(redis_client) -> None:
 
 def types(client, match) -> list[str]:
     return [e["type"] for e in client.get(f"/v1/matches/{match['id']}/events").json["events"]]
-
-
-def knocked(client):
-    match = to_knock(client)
-    assert act(client, match, 1, {"type": "knock", "discard": "5S"}).status_code == 200
-    return match
 
 
 def test_the_view_says_scoring_until_a_worker_has_run(client, redis_client):
@@ -85,7 +79,7 @@ def test_a_worker_killed_mid_job_leaves_exactly_one_result(client, redis_client,
     queue.remove(job_id)  # a worker took it ...
     job = Job.fetch(job_id, connection=redis_client)
     job.set_status("started")
-    job.started_at = datetime.now(timezone.utc) - timedelta(minutes=5)
+    job.started_at = datetime.now(UTC) - timedelta(minutes=5)
     job.save()  # ... and died before appending anything
     client.get(f"/v1/matches/{match['id']}")
     work(redis_client)
@@ -102,11 +96,7 @@ def test_a_worker_killed_after_appending_changes_nothing_on_rerun(client, redis_
 
 
 def test_reaching_the_target_queues_the_bonuses_job(client, redis_client):
-    match = create(client, DECK, target=50)
-    for seat, action in [(1, {"type": "pass"}), (0, {"type": "pass"}),
-                         (1, {"type": "draw", "source": "stock"}),
-                         (1, {"type": "knock", "discard": "5S"})]:
-        assert act(client, match, seat, action).status_code == 200
+    match = knocked(client, target=50)
     work(redis_client)
     view = client.get(f"/v1/matches/{match['id']}").json
     assert view["phase"] == "complete" and view["winner"] == 1

@@ -38,9 +38,9 @@ def candidate_actions(state, seat):
 def test_decide_accepts_exactly_the_legal_actions(settings):
     rng = random.Random(7)
     options = {k: v for k, v in settings.items() if k != "players"}
-    state, _, seed = new_match(rng, settings["players"], target=60, **options)
+    start, _, seed = new_match(rng, settings["players"], target=60, **options)
     checked = 0
-    for state, _ in steps(rng, state, seed):
+    for state, _ in steps(rng, start, seed):
         if state.turn is None or checked > 60:
             continue
         checked += 1
@@ -87,8 +87,8 @@ def _public_knowledge(state) -> set[str]:
 def test_no_projection_shows_another_seats_hidden_cards(players):
     rng = random.Random(players)
     for _ in range(4):
-        state, log, seed = new_match(rng, players, target=30)
-        for state, events in steps(rng, state, seed):
+        start, _, seed = new_match(rng, players, target=30)
+        for state, events in steps(rng, start, seed):
             if state.phase in ("dealing", "complete", "completing"):
                 continue
             public = _public_knowledge(state)

@@ -8,7 +8,14 @@ import pytest
 
 from domain.errors import RuleError
 from domain.gin.rules import (
-    CompleteMatch, DealHand, DeclareBigGin, Discard, Draw, Knock, PassUpcard, ScoreHand,
+    CompleteMatch,
+    DealHand,
+    DeclareBigGin,
+    Discard,
+    Draw,
+    Knock,
+    PassUpcard,
+    ScoreHand,
     legal_actions,
 )
 from domain.gin.state import COMPLETING, DEALING, DISCARD, DRAW, SCORING, UPCARD

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from domain.gin.options import GinOptions
-from domain.gin.rules import CompleteMatch, Draw, Knock, PassUpcard, ScoreHand
+from domain.gin.rules import Draw, Knock, PassUpcard, ScoreHand
 from domain.gin.scoring import match_bonuses, settle
 from domain.gin.state import GinState
 from tests.builders import act, gin_match
