@@ -23,6 +23,7 @@ serve: $(STAMP)  ## API on http://$(HOST):$(PORT); embedded fakeredis unless RED
 
 test: $(STAMP)  ## lint, then the whole suite, on fakeredis and on real Redis
 	$(BIN)/ruff check domain service workers tests bench
+	$(BIN)/mypy domain service workers
 	$(BIN)/python -m pytest
 
 worker: $(STAMP)  ## an RQ worker for real mode (needs REDIS_URL)

@@ -162,9 +162,10 @@ def best_layoffs(
     melds = tuple(table)
     shapes = tuple(map(_shape, melds))
     seen = {(start, shapes)}
-    queue = deque([(start, melds, shapes, ())])
+    no_layoffs: tuple[tuple[str, int], ...] = ()
+    queue = deque([(start, melds, shapes, no_layoffs)])
     deadwood: dict[tuple[str, ...], int] = {}
-    best = (start, melds, ())
+    best = (start, melds, no_layoffs)
     best_head: tuple[int, int] | None = None
     while queue:
         left, melds, shapes, laid = queue.popleft()

@@ -179,7 +179,7 @@ class MatchService:
 
     def is_admin(self, authorization: str | None) -> bool:
         token = bearer(authorization)
-        return bool(token) and same_secret(token, self._admin_token)
+        return token is not None and token != "" and same_secret(token, self._admin_token)
 
     def _seat_of(self, match_id: str, token: str) -> int | None:
         digest = token_hash(token)

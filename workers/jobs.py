@@ -32,7 +32,10 @@ def run_bonuses(match_id: str, prefix: str = "rummy", inline: bool = False) -> i
 
 
 def _run(job: str, match_id: str, prefix: str, inline: bool) -> int:
-    connection: redis.Redis = get_current_job().connection
+    current = get_current_job()
+    if current is None:
+        raise RuntimeError("workers.jobs functions run inside an RQ job")
+    connection: redis.Redis = current.connection
     store = RedisEventStore(connection, prefix)
     outcome = _advance(store, match_id, job)
     if outcome is None:

@@ -25,7 +25,7 @@ from service.matches import ApiError, MatchService
 blp = ApiBlueprint("matches", __name__, url_prefix="/v1/matches",
                    description="Create matches, play them move by move, follow them live")
 
-AUTH = [{"bearerAuth": []}]
+AUTH: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 
 
 def service() -> MatchService:

@@ -29,8 +29,10 @@ class Verbatim(fields.Nested):
     hand history field by field on every response was the API's largest cost.
     """
 
-    def _serialize(self, value: Any, attr: Any, obj: Any, **kwargs: Any) -> Any:
-        return value
+    def _serialize(  # type: ignore[override]  # marshmallow's own Field/Nested names differ
+        self, nested_obj: Any, attr: Any, obj: Any, **kwargs: Any
+    ) -> Any:
+        return nested_obj
 
 
 # --- errors ------------------------------------------------------------------------------
