@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from domain.gin.options import GinOptions
-from domain.gin.rules import Draw, Knock, PassUpcard, ScoreHand
+from domain.gin.rules import Draw, Knock, PassUpcard, ScoreHand, solver_for
 from domain.gin.scoring import match_bonuses, settle
 from domain.gin.state import GinState
 from tests.builders import act, gin_match
@@ -142,3 +142,55 @@ class TestThreePlayers:
         assert [layoff["card"] for layoff in data["seats"][0]["layoffs"]] == ["4S"]
         assert [(p["defender"], p["points"]) for p in data["pairings"]] == [(0, 24), (1, 29)]
         assert data["points"] == [0, 0, 53] and data["hand_winners"] == [2, 2]
+
+
+class TestKnockersArrangement:
+    """RULES.md 1.5 (ours): among equal arrangements, the one best for the knocker."""
+
+    KNOCKER = "7C 7D 7S 7H 8H 9H TH AC 2C 3D"  # 7s + 7H-TH, or all four 7s + 8H-TH
+    DEFENDER = "6H QS KS JD 9D QD KC 5C 4S 2S"  # 6H fits only the run 7H-TH
+
+    def knocked(self, melds=None):
+        state = gin_match([self.DEFENDER, self.KNOCKER], upcard="3H", stock="KH")
+        state, _ = act(state, PassUpcard(1))
+        state, _ = act(state, PassUpcard(0))
+        state, _ = act(state, Draw(1, "stock"))
+        return act(state, Knock(1, "KH", melds))
+
+    def test_the_engine_shows_the_four_sevens_so_6h_cannot_be_laid_off(self):
+        state, events = self.knocked()
+        shown = sorted(tuple(m["cards"]) for m in events[0].data["melds"])
+        assert ("7C", "7D", "7H", "7S") in [tuple(sorted(cards)) for cards in shown]
+        _, scored = act(state, ScoreHand())
+        assert scored[0].data["seats"][0]["layoffs"] == []
+
+    def test_a_submitted_equal_arrangement_is_shown_as_given(self):
+        melds = (("7C", "7D", "7S"), ("7H", "8H", "9H", "TH"))
+        state, events = self.knocked(melds)
+        _, scored = act(state, ScoreHand())
+        assert [lay["card"] for lay in scored[0].data["seats"][0]["layoffs"]] == ["6H"]
+
+
+class TestJokers:
+    DEFENDER = "JK 8C 2D 7D QD 5H 9H KS 3S 6S"  # no meld, not even with the joker
+
+    def test_an_unmelded_joker_counts_its_option_value(self):
+        state = gin_match([self.DEFENDER, "4D 4S 4H 9C TC JC QC KC 2H 5S"], upcard="3C",
+                          jokers=1)
+        assert solver_for(state.options).deadwood(state.hands[0]) == 15 + 60
+        cheap = replace(state.options, joker_deadwood=5)
+        assert solver_for(cheap).deadwood(state.hands[0]) == 5 + 60
+
+    def test_a_joker_completes_a_meld_and_can_be_laid_off(self):
+        # knocker: 4s, 9C-KC run, 2H AH; the defender lays off 8C and the joker
+        state = gin_match([self.DEFENDER, "4D 4S 4H 9C TC JC QC KC 2H 5S"],
+                          upcard="3C", stock="AH", jokers=1)
+        state, _ = act(state, PassUpcard(1))
+        state, _ = act(state, PassUpcard(0))
+        state, _ = act(state, Draw(1, "stock"))
+        state, _ = act(state, Knock(1, "5S"))
+        _, events = act(state, ScoreHand())
+        defender = events[0].data["seats"][0]
+        assert sorted(lay["card"] for lay in defender["layoffs"]) == ["8C", "JK"]
+        assert defender["deadwood"] == 60 - 8
+        assert events[0].data["points"] == [0, 52 - 3]
