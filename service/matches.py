@@ -54,6 +54,15 @@ class Loaded:
     version: int
 
 
+def storable(match_id: str) -> bool:
+    """Whether ``match_id`` can name a match at all.
+
+    The store refuses ids with braces (they delimit its Redis Cluster hash tag) with a
+    ValueError, which was a 500; such an id is simply unknown.
+    """
+    return bool(match_id) and "{" not in match_id and "}" not in match_id
+
+
 def to_domain(stored: StoredEvent) -> Event:
     return Event(stored.type, stored.data, stored.schema)
 
@@ -128,6 +137,8 @@ class MatchService:
 
     def load(self, match_id: str) -> Loaded:
         """The match folded to its newest version (404 when unknown)."""
+        if not storable(match_id):
+            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
         with self._lock:
             cached = self._cache.get(match_id)
         after = cached.version if cached else 0
@@ -190,6 +201,8 @@ class MatchService:
 
     def _seat_hashes(self, match_id: str) -> list[str]:
         """Token hashes by seat; they never change once a match exists, so cache them."""
+        if not storable(match_id):
+            return []
         hashes = self._token_cache.get(match_id)
         if hashes is None:
             meta = self.store.meta(match_id) or {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from flask_smorest import Api, Blueprint
@@ -18,6 +19,20 @@ HTTP_CODES = {400: "invalid_request", 401: "unauthorized", 403: "forbidden",
 
 class Parser(FlaskParser):
     DEFAULT_VALIDATION_STATUS = 400
+
+    def _raw_load_json(self, req: Any) -> Any:
+        """A body ``json.loads`` cannot read is invalid JSON (400), however it fails.
+
+        Besides ``JSONDecodeError`` (which webargs handles) it raises ``RecursionError`` for
+        deep nesting and ``ValueError`` for integers past Python's 4300-digit limit; webargs
+        lets both through, and they became 500s.
+        """
+        try:
+            return super()._raw_load_json(req)
+        except json.JSONDecodeError:
+            raise
+        except (RecursionError, ValueError) as exc:
+            self._handle_invalid_json_error(exc, req)  # type: ignore[arg-type]
 
 
 class ApiBlueprint(Blueprint):

@@ -11,6 +11,7 @@ from flask.views import MethodView
 
 from service.api.base import ApiBlueprint
 from service.api.schemas import (
+    MAX_VERSION,
     ActionHeadersSchema,
     ActionSchema,
     ErrorSchema,
@@ -70,15 +71,25 @@ class Match(MethodView):
         return service().view(match_id, _authorization())
 
 
+def _version_header(header: str, text: str, what: str) -> int:
+    """A version sent in a header: ASCII digits, at most ``MAX_VERSION``, else a 400.
+
+    ``str.isdigit`` alone also passes ``"²"`` and 5000-digit numbers, which ``int`` refuses,
+    and a version past ``MAX_VERSION`` is no Redis stream id: each of those was a 500.
+    """
+    if (not (text.isascii() and text.isdigit()) or len(text) > len(str(MAX_VERSION))
+            or int(text) > MAX_VERSION):
+        raise ApiError(400, "invalid_request", f"{header} must be {what} (an integer)",
+                       {header: ["must be an integer version"]})
+    return int(text)
+
+
 def _if_match(headers: dict[str, Any]) -> int | None:
     raw = headers.get("if_match")
     if raw is None:
         return None
     text = raw.strip().removeprefix("W/").strip('"')
-    if not text.isdigit():
-        raise ApiError(400, "invalid_request", "If-Match must be a match version (an integer)",
-                       {"If-Match": ["must be an integer version"]})
-    return int(text)
+    return _version_header("If-Match", text, "a match version")
 
 
 @blp.route("/<match_id>/actions")
@@ -128,10 +139,7 @@ class Stream(MethodView):
         after = query["after"]
         last = request.headers.get("Last-Event-ID", "").strip()
         if last:
-            if not last.isdigit():
-                raise ApiError(400, "invalid_request", "Last-Event-ID must be an event version",
-                               {"Last-Event-ID": ["must be an integer version"]})
-            after = int(last)
+            after = _version_header("Last-Event-ID", last, "an event version")
         keepalive = current_app.config["SETTINGS"].sse_poll_ms
         items = service().follow(match_id, _authorization(), after, keepalive)
         return Response(stream_with_context(_sse(items)),

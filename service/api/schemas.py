@@ -10,6 +10,19 @@ from domain.cards import CardError, parse_card
 
 ACTION_TYPES = ("pass", "draw", "discard", "knock", "big_gin")
 
+# The highest version a client may name: past any match, and the largest integer every JSON
+# client reads exactly. Past 2**64 - 1 it is not even a Redis stream id, which was a 500.
+MAX_VERSION = 2**53 - 1
+
+
+def unicode_text(text: str) -> None:
+    """Refuse lone surrogates: JSON's ``\\ud800`` escapes carry them, but they have no UTF-8
+    form, so the event store could neither hash nor keep the text (a 500)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValidationError("must be Unicode text (no lone surrogates)") from exc
+
 
 class CardField(fields.String):
     """A card code: rank then suit (``7H``, ``TD``, ``JK``); ``10D`` and lower case accepted."""
@@ -74,7 +87,8 @@ class VariantListSchema(Schema):
 
 
 class PlayerSchema(Schema):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    name = fields.String(required=True,
+                         validate=[validate.Length(min=1, max=64), unicode_text])
 
 
 class MatchCreateSchema(Schema):
@@ -83,7 +97,8 @@ class MatchCreateSchema(Schema):
                           validate=validate.Length(min=1, max=8))
     options = fields.Dict(keys=fields.String(), load_default=dict,
                           metadata={"description": "Variant options; see GET /v1/variants"})
-    seed = fields.String(allow_none=True, validate=validate.Length(min=1, max=256), metadata={
+    seed = fields.String(allow_none=True, validate=[validate.Length(min=1, max=256),
+                                                    unicode_text], metadata={
         "description": "Organiser only: makes the whole match reproducible"})
     deck = fields.List(CardField(), allow_none=True, metadata={
         "description": "Organiser only: the first hand's deck order, top first "
@@ -258,8 +273,8 @@ class EventListSchema(Schema):
 
 
 class EventQuerySchema(Schema):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0), metadata={
-        "description": "Only events with a higher version"})
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_VERSION),
+                           metadata={"description": "Only events with a higher version"})
 
 
 class ActionHeadersSchema(Schema):
