@@ -314,7 +314,8 @@ class MatchService:
             raise ApiError(401, "missing_token", "acting needs a seat's bearer token")
         if self.is_admin(authorization):
             raise ApiError(403, "forbidden", "the organiser token cannot act for a seat")
-        self.load(match_id)
+        if not self._seat_hashes(match_id):
+            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
         seat = self._seat_of(match_id, token)
         if seat is not None:
             return seat
