@@ -29,10 +29,9 @@ test: $(STAMP)  ## lint, then the whole suite, on fakeredis and on real Redis
 worker: $(STAMP)  ## an RQ worker for real mode (needs REDIS_URL)
 	$(BIN)/rq worker --url "$${REDIS_URL:?set REDIS_URL}" --with-scheduler scoring bonuses
 
-bench: $(STAMP)
+bench: $(STAMP)  ## solver and domain playouts; bench/api.py needs a running server (README)
 	$(BIN)/python bench/solver.py --random 2000
 	$(BIN)/python bench/playouts.py
-	$(BIN)/python bench/api.py
 
 openapi: $(STAMP)  ## regenerate openapi.yaml from the schemas
 	$(BIN)/flask --app "service.app:create_app" openapi write --format yaml openapi.yaml
