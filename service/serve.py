@@ -2,6 +2,7 @@
 
 Embedded mode (no REDIS_URL) keeps fakeredis inside the process, so it runs one worker
 process with threads; with REDIS_URL set, ``WEB_CONCURRENCY`` processes share the Redis.
+Every open live stream holds one thread, hence the generous ``THREADS`` default.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def main(argv: list[str] | None = None) -> None:
     command = [
         sys.executable, "-m", "gunicorn", "service.app:wsgi()",
         "--bind", f"{args.host}:{args.port}", "--workers", workers,
-        "--worker-class", "gthread", "--threads", os.environ.get("THREADS", "16"),
+        "--worker-class", "gthread", "--threads", os.environ.get("THREADS", "64"),
         "--timeout", "60", "--access-logfile", "-",
     ]
     os.execv(sys.executable, command)

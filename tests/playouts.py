@@ -14,6 +14,7 @@ from typing import Any
 from domain.events import Event
 from domain.family import Family
 from domain.gin import GIN
+from domain.gin.rules import solver_for
 from workers.jobs import job_events
 
 
@@ -33,8 +34,18 @@ def pick(rng: random.Random, actions: list[dict[str, Any]]) -> dict[str, Any]:
     return rng.choice(enders) if enders and rng.random() < 0.8 else rng.choice(actions)
 
 
+def pick_sensibly(rng: random.Random, actions: list[dict[str, Any]],
+                  best: tuple[str, ...]) -> dict[str, Any]:
+    """Still random, but like a beginner: knock when allowed, else a random best discard."""
+    enders = [a for a in actions if a["type"] in ("knock", "big_gin")]
+    if enders:
+        return rng.choice(enders)
+    good = [a for a in actions if a["type"] == "discard" and a["card"] in best]
+    return rng.choice(good or actions)
+
+
 def steps(rng: random.Random, state: Any, seed: bytes, family: Family = GIN,
-          max_events: int = 5000) -> Iterator[tuple[Any, list[Event]]]:
+          max_events: int = 5000, sensible: bool = False) -> Iterator[tuple[Any, list[Event]]]:
     """Yield (state, events) after every command until the match completes."""
     produced = 0
     while state.phase != "complete" and produced < max_events:
@@ -43,7 +54,12 @@ def steps(rng: random.Random, state: Any, seed: bytes, family: Family = GIN,
             events = job_events(family, state, job, seed)
         else:
             seat = state.turn
-            action = pick(rng, family.legal_actions(state, seat))
+            actions = family.legal_actions(state, seat)
+            if sensible and state.phase == "discard":
+                best = solver_for(state.options).best_discard(state.hands[seat])[1]
+                action = pick_sensibly(rng, actions, best)
+            else:
+                action = pick(rng, actions)
             events = family.decide(state, family.command(seat, action))
         for event in events:
             state = family.evolve(state, event)
