@@ -14,6 +14,11 @@ from domain.events import Event
 from domain.options import OptionSpec
 from domain.shuffle import shuffled
 
+PUBLIC = "public"
+FULL = "full"
+Viewer = int | str
+"""Who looks at a match: a seat number, ``PUBLIC`` (no token) or ``FULL`` (organiser)."""
+
 
 @dataclass(frozen=True)
 class Family:

@@ -21,8 +21,7 @@ from typing import Any
 from domain.cards import CardError, parse_cards
 from domain.errors import OptionError, RuleError
 from domain.events import Event
-from domain.family import Family
-from domain.gin.views import FULL, PUBLIC
+from domain.family import FULL, PUBLIC, Family
 from domain.shuffle import choose
 from domain.variants import VARIANTS
 from service.auth import TokenIndex, bearer, new_token, same_secret, token_hash

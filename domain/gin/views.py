@@ -11,12 +11,9 @@ from typing import Any
 
 from domain.cards import deal, sort_cards
 from domain.events import Event
+from domain.family import FULL, Viewer
 from domain.gin.rules import awaiting_job, legal_actions, solver_for
 from domain.gin.state import COMPLETE, GinState
-
-PUBLIC = "public"
-FULL = "full"
-Viewer = int | str  # a seat number, PUBLIC or FULL
 
 
 def can_see(viewer: Viewer, seat: int) -> bool:

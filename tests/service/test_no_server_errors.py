@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 from domain.cards import standard_deck
 from domain.events import Event
+from domain.family import FULL
 from domain.gin import GIN
 from domain.gin.options import SPECS
-from domain.gin.views import FULL
 from service.api.schemas import ACTION_TYPES
 from service.store import GENESIS_HASH, event_hash
 from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer, create

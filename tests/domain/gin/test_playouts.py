@@ -11,8 +11,8 @@ import pytest
 
 from domain.cards import standard_deck
 from domain.errors import RuleError
+from domain.family import FULL, PUBLIC
 from domain.gin import GIN
-from domain.gin.views import FULL, PUBLIC
 from tests.playouts import new_match, play_match, steps
 
 CARD = re.compile(r"\b(?:[A2-9TJQK][CDHS]|JK)\b")
