@@ -182,6 +182,8 @@ class MatchService:
             return PUBLIC
         if self.is_admin(authorization):
             return FULL
+        if not self._seat_hashes(match_id):
+            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
         seat = self._seat_of(match_id, token)
         if seat is None:
             raise ApiError(401, "invalid_token", "the bearer token is not valid for this match")

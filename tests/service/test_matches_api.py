@@ -128,6 +128,7 @@ class TestViews:
 
     def test_unknown_match_and_bad_tokens(self, client):
         assert client.get("/v1/matches/nope").status_code == 404
+        assert client.get("/v1/matches/nope", headers=bearer("x")).status_code == 404
         acting = client.post("/v1/matches/nope/actions", json={"type": "pass"},
                              headers=bearer("anything"))
         assert acting.status_code == 404 and acting.json["code"] == "match_not_found"
