@@ -28,6 +28,9 @@ from typing import Any
 
 import redis
 
+from service import store_scripts as scripts
+from service.store_scripts import CONFLICT, EXISTS, KEY_REUSED, OK, REPLAYED, UNKNOWN
+
 GENESIS_HASH = "0" * 64
 
 # Meta fields owned by the store; callers may neither set nor see them through meta().
@@ -39,70 +42,6 @@ _RESERVED_META = frozenset({_VERSION_FIELD, _LAST_HASH_FIELD})
 # longer than the socket timeout hangs and then fails. wait() blocks in slices below both.
 _MAX_BLOCK_SLICE_MS = 1000
 
-# Script status codes (integers, so the reply shape is the same under RESP2, RESP3 and
-# decode_responses).
-_OK, _UNKNOWN, _REPLAYED, _KEY_REUSED, _CONFLICT, _EXISTS = range(6)
-
-# Shared by both scripts: XADD the events encoded from ARGV[start] on.
-# Per event: entry id, field count, then that many field/value pairs.
-_LUA_XADD_EVENTS = """
-local function xadd_events(stream, start, count)
-  local pos = start
-  for _ = 1, count do
-    local nfields = tonumber(ARGV[pos + 1])
-    redis.call('XADD', stream, ARGV[pos], unpack(ARGV, pos + 2, pos + 1 + 2 * nfields))
-    pos = pos + 2 + 2 * nfields
-  end
-end
-"""
-
-# KEYS: events, meta. ARGV: new version, last hash, meta pair count, meta pairs...,
-# event count, events...
-_LUA_CREATE = (
-    _LUA_XADD_EVENTS
-    + """
-if redis.call('EXISTS', KEYS[1], KEYS[2]) > 0 then return {5} end
-local npairs = tonumber(ARGV[3])
-redis.call('HSET', KEYS[2], '_version', ARGV[1], '_last_hash', ARGV[2])
-if npairs > 0 then redis.call('HSET', KEYS[2], unpack(ARGV, 4, 3 + 2 * npairs)) end
-xadd_events(KEYS[1], 5 + 2 * npairs, tonumber(ARGV[4 + 2 * npairs]))
-return {0, tonumber(ARGV[1])}
-"""
-)
-
-# KEYS: events, meta, idem. ARGV: expected version, expected last hash, use idempotency
-# ("1"/"0"), idempotency key, fingerprint, new version, new last hash, event count, events...
-# The idempotency check comes before the version check: a retried command whose first
-# attempt succeeded must get its first result back, not a conflict.
-_LUA_APPEND = (
-    _LUA_XADD_EVENTS
-    + """
-if redis.call('EXISTS', KEYS[2]) == 0 then return {1} end
-if ARGV[3] == '1' then
-  local rec = redis.call('HGET', KEYS[3], ARGV[4])
-  if rec then
-    local sep = string.find(rec, '|', 1, true)
-    local version = tonumber(string.sub(rec, 1, sep - 1))
-    if string.sub(rec, sep + 1) == ARGV[5] then return {2, version} end
-    return {3, version}
-  end
-end
-local head = redis.call('HMGET', KEYS[2], '_version', '_last_hash')
-if head[1] ~= ARGV[1] or head[2] ~= ARGV[2] then return {4, tonumber(head[1]) or 0} end
-xadd_events(KEYS[1], 9, tonumber(ARGV[8]))
-redis.call('HSET', KEYS[2], '_version', ARGV[6], '_last_hash', ARGV[7])
-if ARGV[3] == '1' then redis.call('HSET', KEYS[3], ARGV[4], ARGV[6] .. '|' .. ARGV[5]) end
-return {0, tonumber(ARGV[6])}
-"""
-)
-
-# KEYS: meta. ARGV: field/value pairs. Refuses an unknown match so that update_meta can
-# never make a match half-exist (meta without a head).
-_LUA_UPDATE_META = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV))
-return 1
-"""
 
 
 class StoreError(Exception):
@@ -301,9 +240,9 @@ class RedisEventStore:
         self._client = client
         self._prefix = prefix
         self._clock = clock
-        self._create_script = client.register_script(_LUA_CREATE)
-        self._append_script = client.register_script(_LUA_APPEND)
-        self._update_meta_script = client.register_script(_LUA_UPDATE_META)
+        self._create_script = client.register_script(scripts.CREATE)
+        self._append_script = client.register_script(scripts.APPEND)
+        self._update_meta_script = client.register_script(scripts.UPDATE_META)
         self._block_slice_ms = _block_slice_ms(client)
 
     # -- keys -------------------------------------------------------------------------------
@@ -345,7 +284,7 @@ class RedisEventStore:
         last_hash = stored[-1].hash if stored else GENESIS_HASH
         args = [str(len(stored)), last_hash, str(len(pairs) // 2), *pairs, str(len(stored))]
         reply = self._create_script(keys=keys, args=args + _encode(stored))
-        if int(reply[0]) == _EXISTS:
+        if int(reply[0]) == EXISTS:
             raise MatchExists(match_id)
         # Derived index, outside the per-match script (cluster-safe); rebuildable if lost.
         self._client.zadd(self._index_key(), {match_id: now})
@@ -396,18 +335,18 @@ class RedisEventStore:
     ) -> AppendResult:
         """Turn the script's status code into a result or the matching StoreError."""
         status = int(reply[0])
-        if status == _OK:
+        if status == OK:
             return AppendResult(version=int(reply[1]), events=tuple(stored))
-        if status == _REPLAYED:
+        if status == REPLAYED:
             return AppendResult(version=int(reply[1]), events=(), replayed=True)
-        if status == _UNKNOWN:
+        if status == UNKNOWN:
             raise UnknownMatch(match_id)
-        if status == _KEY_REUSED:
+        if status == KEY_REUSED:
             raise IdempotencyKeyReused(
                 f"idempotency key {idempotency_key!r} of match {match_id!r} was used "
                 "by a different request"
             )
-        if status == _CONFLICT:
+        if status == CONFLICT:
             raise VersionConflict(expected_version, int(reply[1]))
         raise StoreError(f"unexpected append script reply {reply!r}")
 
