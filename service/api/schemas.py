@@ -250,7 +250,7 @@ class MatchViewSchema(Schema):
     best_discard = fields.Nested(BestDiscardSchema, metadata={
         "description": "Seat views, holding one card too many: the lowest deadwood after a "
                        "discard, and which discards reach it"})
-    legal_actions = fields.List(fields.Dict(), metadata={
+    legal_actions = Verbatim(ActionSchema, many=True, metadata={
         "description": "Seat views: every action the seat may send now, ready to send"})
     all_hands = fields.List(fields.List(fields.String()), metadata={
         "description": "Full (organiser) views only"})
