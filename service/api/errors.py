@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import redis
 from flask import Flask, jsonify
 
 from domain.errors import RuleError
@@ -34,6 +35,12 @@ def register(app: Flask) -> None:
     @app.errorhandler(VersionConflict)
     def version_conflict(exc: VersionConflict) -> Any:
         return _error(409, "version_conflict", str(exc))
+
+    @app.errorhandler(redis.RedisError)
+    def redis_down(exc: redis.RedisError) -> Any:
+        app.logger.error("redis unavailable: %s", exc)
+        return _error(503, "store_unavailable",
+                      "the event store does not answer; nothing was changed, retry later")
 
     @app.errorhandler(IdempotencyKeyReused)
     def key_reused(exc: IdempotencyKeyReused) -> Any:
