@@ -26,7 +26,13 @@ from domain.shuffle import choose
 from domain.variants import VARIANTS
 from service.auth import TokenIndex, bearer, new_token, same_secret, token_hash
 from service.jobs import JobQueue
-from service.store import NewEvent, RedisEventStore, StoredEvent, VersionConflict
+from service.store import (
+    GENESIS_HASH,
+    NewEvent,
+    RedisEventStore,
+    StoredEvent,
+    VersionConflict,
+)
 
 CACHE_SIZE = 512
 
@@ -51,6 +57,7 @@ class Loaded:
     family: Family
     state: Any
     version: int
+    last_hash: str
 
 
 def storable(match_id: str) -> bool:
@@ -148,7 +155,8 @@ class MatchService:
         state = loaded.state
         for stored in fresh:
             state = loaded.family.evolve(state, to_domain(stored))
-        loaded = Loaded(loaded.family, state, fresh[-1].version if fresh else loaded.version)
+        if fresh:
+            loaded = Loaded(loaded.family, state, fresh[-1].version, fresh[-1].hash)
         self._remember(match_id, loaded)
         return loaded
 
@@ -166,14 +174,15 @@ class MatchService:
         if meta is None:
             raise ApiError(404, "match_not_found", f"no match {match_id!r}")
         family = VARIANTS[meta["variant"]]
-        return Loaded(family, family.initial_state(), 0)
+        return Loaded(family, family.initial_state(), 0, GENESIS_HASH)
 
     def load_at(self, match_id: str, version: int) -> Loaded:
         """The match as it stood at ``version`` (replays from the start)."""
         loaded = self.load(match_id)
         events = self.store.read(match_id, until=version)
         return Loaded(loaded.family, loaded.family.replay([to_domain(e) for e in events]),
-                      events[-1].version if events else 0)
+                      events[-1].version if events else 0,
+                      events[-1].hash if events else GENESIS_HASH)
 
     def viewer(self, match_id: str, authorization: str | None) -> int | str:
         """Who is asking: ``PUBLIC``, ``FULL`` (admin) or a seat number."""
@@ -290,14 +299,15 @@ class MatchService:
                 result = self.store.append(
                     match_id, loaded.version, _new_events(events),
                     command_id=f"seat{seat}:{idempotency_key or uuid.uuid4().hex}",
-                    idempotency_key=key, fingerprint=fingerprint)
+                    idempotency_key=key, fingerprint=fingerprint, prev_hash=loaded.last_hash)
             except VersionConflict as exc:
                 if if_match is not None:
                     raise ApiError(409, "version_conflict", str(exc)) from exc
                 continue
             if result.replayed:
                 return self._replayed(match_id, seat, (result.version, fingerprint), fingerprint)
-            now = Loaded(loaded.family, self._fold(loaded, result.events), result.version)
+            now = Loaded(loaded.family, self._fold(loaded, result.events), result.version,
+                         result.events[-1].hash)
             self._remember(match_id, now)
             self.redrive(match_id, now)
             return self._render(match_id, now, seat)

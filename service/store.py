@@ -299,16 +299,19 @@ class RedisEventStore:
         command_id: str | None = None,
         idempotency_key: str | None = None,
         fingerprint: str = "",
+        prev_hash: str | None = None,
     ) -> AppendResult:
         """Append events if the match is still at expected_version (one atomic script).
 
         A known idempotency key with the same fingerprint replays the first result and appends
-        nothing; with another fingerprint it raises IdempotencyKeyReused.
+        nothing; with another fingerprint it raises IdempotencyKeyReused. ``prev_hash``, the
+        hash of the event at expected_version when the caller has read it, saves a round
+        trip; the script refuses a wrong one like a moved version.
         """
         if not events:
             raise ValueError("append needs at least one event")
         keys = [self._key(match_id, suffix) for suffix in ("events", "meta", "idem")]
-        head_hash = self._last_hash(keys[1])
+        head_hash = prev_hash if prev_hash is not None else self._last_hash(keys[1])
         stored = _chain(events, expected_version, head_hash, command_id, self._now())
         reply = self._append_script(
             keys=keys,

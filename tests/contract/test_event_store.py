@@ -450,3 +450,16 @@ def test_keys_are_hash_tagged_by_match(
         f"{prefix}:{{m1}}:idem",
         f"{prefix}:{{m1}}:meta",
     ]
+
+
+def test_a_known_prev_hash_skips_the_head_read_and_a_wrong_one_is_refused(
+    store: RedisEventStore,
+) -> None:
+    match_id = _new_match(store)
+    head = store.read(match_id)[-1]
+    with pytest.raises(VersionConflict):
+        store.append(match_id, head.version, _events("Forged"), prev_hash="f" * 64)
+    assert store.version(match_id) == head.version
+    result = store.append(match_id, head.version, _events("Next"), prev_hash=head.hash)
+    assert result.events[0].prev_hash == head.hash
+    assert store.read(match_id)[-1] == result.events[0]
