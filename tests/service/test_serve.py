@@ -1,0 +1,111 @@
+"""The real processes, as the README runs them: gunicorn via ``python -m service.serve``
+(what ``make serve`` runs), in embedded mode and on the real Redis with RQ's own worker."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import REAL_REDIS_URL, _delete_prefix, _real_redis
+from tests.service.test_matches_api import DECK
+
+ROOT = Path(__file__).resolve().parents[2]
+ADMIN = "serve-test-admin"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def call(port: int, method: str, path: str, body: Any = None,
+         token: str | None = None) -> tuple[int, Any]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    conn.request(method, path, json.dumps(body) if body is not None else None, headers)
+    response = conn.getresponse()
+    status, data = response.status, json.loads(response.read() or b"null")
+    conn.close()
+    return status, data
+
+
+@contextmanager
+def server(**env: str) -> Iterator[int]:
+    """``python -m service.serve`` on a free port until the block ends."""
+    port = _free_port()
+    environment = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    environment.update(env, RUMMY_ADMIN_TOKEN=ADMIN, THREADS="4")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service.serve", "--port", str(port)], cwd=ROOT,
+        env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if call(port, "GET", "/healthz")[0] == 200:
+                    break
+            except OSError:
+                time.sleep(0.2)
+        else:
+            raise AssertionError("the server did not start")
+        yield port
+    finally:
+        process.terminate()
+        _, errors = process.communicate(timeout=30)
+        assert b"Traceback" not in errors, errors.decode()
+
+
+def play_to_knock(port: int) -> tuple[str, list[str]]:
+    status, match = call(port, "POST", "/v1/matches", {
+        "variant": "gin", "players": [{"name": "Ann"}, {"name": "Bob"}],
+        "options": {"first_dealer": 0}, "deck": DECK}, token=ADMIN)
+    assert status == 201, match
+    tokens = [seat["token"] for seat in match["seats"]]
+    path = f"/v1/matches/{match['id']}/actions"
+    for seat, action in [(1, {"type": "pass"}), (0, {"type": "pass"}),
+                         (1, {"type": "draw", "source": "stock"}),
+                         (1, {"type": "knock", "discard": "5S"})]:
+        status, body = call(port, "POST", path, action, token=tokens[seat])
+        assert status == 200, body
+    return match["id"], tokens
+
+
+def test_make_serve_embedded_mode_scores_in_process():
+    with server() as port:
+        status, health = call(port, "GET", "/healthz")
+        assert (status, health["mode"]) == (200, "embedded")
+        match_id, _ = play_to_knock(port)
+        _, view = call(port, "GET", f"/v1/matches/{match_id}")
+        assert (view["hand_number"], view["scores"]) == (2, [0, 67])
+
+
+def test_real_redis_with_rqs_own_worker():
+    client = _real_redis()
+    prefix = f"t{uuid.uuid4().hex[:10]}"
+    try:
+        with server(REDIS_URL=REAL_REDIS_URL, RUMMY_KEY_PREFIX=prefix) as port:
+            match_id, _ = play_to_knock(port)
+            _, view = call(port, "GET", f"/v1/matches/{match_id}")
+            assert (view["phase"], view["awaiting"]) == ("scoring", "scoring")
+            subprocess.run(
+                [sys.executable, "-m", "rq.cli", "worker", "--burst", "--url", REAL_REDIS_URL,
+                 "scoring", "bonuses"], cwd=ROOT, check=True, timeout=120,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            _, view = call(port, "GET", f"/v1/matches/{match_id}")
+            assert (view["hand_number"], view["scores"]) == (2, [0, 67])
+    finally:
+        _delete_prefix(client, prefix)
+        client.close()
