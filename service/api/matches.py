@@ -100,7 +100,16 @@ class Actions(MethodView):
     @blp.doc(security=AUTH)
     @_errors(400, 401, 403, 404, 409, 422)
     def post(self, headers: dict[str, Any], action: dict[str, Any], match_id: str) -> Any:
-        """Play one action for the seat whose token is sent; returns that seat's new view."""
+        """Play one action for the seat whose token is sent; returns that seat's new view.
+
+        The view is as of the version the action created (background jobs may add more).
+        An illegal move is a 422 whose ``code`` is one of: ``not_your_turn``,
+        ``wrong_phase``, ``must_take_or_pass_upcard``, ``must_draw_from_stock``,
+        ``discard_pile_empty``, ``card_not_in_hand``, ``must_not_discard_taken_card``,
+        ``deadwood_over_limit``, ``invalid_melds``, ``melds_not_minimal``, ``not_big_gin``,
+        ``big_gin_disabled``, ``idempotency_key_reused``. A stale ``If-Match`` is a 409
+        ``version_conflict``.
+        """
         return service().act(match_id, _authorization(), action, _if_match(headers),
                              headers.get("idempotency_key"))
 
