@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import fakeredis
@@ -31,3 +32,12 @@ def test_every_route_is_documented():
                  "/v1/matches/{match_id}/actions", "/v1/matches/{match_id}/events",
                  "/v1/matches/{match_id}/stream", "/healthz"):
         assert path in paths
+
+
+def test_the_actions_reference_lists_every_move_error_the_rules_raise():
+    source = (Path(__file__).resolve().parents[2] / "domain" / "gin" / "rules.py").read_text()
+    raised = set(re.findall(r'RuleError\(\s*"([a-z_]+)"', source))
+    internal = {"invalid_deck", "nothing_to_score", "nothing_to_deal", "match_not_finished",
+                "unknown_command"}
+    described = generated_spec()["paths"]["/v1/matches/{match_id}/actions"]["post"]
+    assert raised - internal <= set(re.findall(r"``([a-z_]+)``", described["description"]))
