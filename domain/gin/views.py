@@ -13,7 +13,7 @@ from domain.cards import deal, sort_cards
 from domain.events import Event
 from domain.family import FULL, Viewer
 from domain.gin.rules import awaiting_job, legal_actions, solver_for
-from domain.gin.state import COMPLETE, GinState
+from domain.gin.state import COMPLETE, DEALING, DISCARD, GinState
 
 
 def can_see(viewer: Viewer, seat: int) -> bool:
@@ -40,7 +40,7 @@ def view(state: GinState, viewer: Viewer) -> dict[str, Any]:
                   for s, name in enumerate(state.players)],
         "hands": [dict(result) for result in state.results],
     }
-    if state.ending is not None and state.phase != "dealing":
+    if state.ending is not None and state.phase != DEALING:
         out["ending"] = dict(state.ending)
     if state.phase == COMPLETE and state.completion is not None:
         out.update({key: state.completion[key]
@@ -66,7 +66,7 @@ def seat_section(state: GinState, seat: int) -> dict[str, Any]:
         "unmatched": list(best.unmatched),
         "legal_actions": legal_actions(state, seat),
     }
-    if state.turn == seat and state.phase == "discard":
+    if state.turn == seat and state.phase == DISCARD:
         after, cards = solver.best_discard(hand)
         out["best_discard"] = {"deadwood": after, "cards": list(cards)}
     return out
