@@ -87,7 +87,9 @@ def _hand_limits(options: GinOptions, upcard: str | None) -> tuple[int, int]:
 
 
 def _replace_hand(state: GinState, seat: int, hand: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-    return tuple(hand if i == seat else h for i, h in enumerate(state.hands))
+    hands = list(state.hands)
+    hands[seat] = hand
+    return tuple(hands)
 
 
 def without(cards: tuple[str, ...], card: str) -> tuple[str, ...]:
