@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import fakeredis
 import pytest
@@ -31,6 +32,21 @@ def _real_redis() -> redis.Redis:
     return client
 
 
+@contextmanager
+def rq_left_as_found(client: redis.Redis, prefix: str) -> Iterator[None]:
+    """RQ keeps shared keys (``rq:queues``, ``rq:finished:scoring``, worker records): drop
+    the ones the block created and take this test's jobs out of the ones it found."""
+    before = set(client.scan_iter(match="rq:*"))
+    yield
+    for key in set(client.scan_iter(match="rq:*")) - before:
+        client.delete(key)
+    for key in before:
+        if client.type(key) == b"zset":
+            stale = [m for m in client.zrange(key, 0, -1) if prefix.encode() in m]
+            if stale:
+                client.zrem(key, *stale)
+
+
 def _delete_prefix(client: redis.Redis, prefix: str) -> None:
     keys = list(client.scan_iter(match=f"*{prefix}*", count=1000))
     if keys:
@@ -47,7 +63,8 @@ def redis_backend(request: pytest.FixtureRequest) -> Iterator[tuple[redis.Redis,
         return
     client = _real_redis()
     try:
-        yield client, prefix
+        with rq_left_as_found(client, prefix):
+            yield client, prefix
     finally:
         _delete_prefix(client, prefix)
         client.close()

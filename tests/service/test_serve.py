@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import REAL_REDIS_URL, _delete_prefix, _real_redis
+from tests.conftest import REAL_REDIS_URL, _delete_prefix, _real_redis, rq_left_as_found
 from tests.service.test_matches_api import DECK
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -96,7 +96,8 @@ def test_real_redis_with_rqs_own_worker():
     client = _real_redis()
     prefix = f"t{uuid.uuid4().hex[:10]}"
     try:
-        with server(REDIS_URL=REAL_REDIS_URL, RUMMY_KEY_PREFIX=prefix) as port:
+        with rq_left_as_found(client, prefix), \
+                server(REDIS_URL=REAL_REDIS_URL, RUMMY_KEY_PREFIX=prefix) as port:
             match_id, _ = play_to_knock(port)
             _, view = call(port, "GET", f"/v1/matches/{match_id}")
             assert (view["phase"], view["awaiting"]) == ("scoring", "scoring")

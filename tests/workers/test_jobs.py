@@ -56,7 +56,7 @@ def test_a_job_run_twice_records_one_result(client, redis_client, key_prefix):
     store = RedisEventStore(redis_client, key_prefix)
     assert advance(store, match["id"], "scoring") == ()
     job = Queue("scoring", connection=redis_client).enqueue(
-        "workers.jobs.run_scoring", match["id"], key_prefix, False)
+        "workers.jobs.run_scoring", match["id"], key_prefix, False, job_id=f"{key_prefix}-again")
     work(redis_client)
     assert job.get_status() == "finished" and job.return_value() == 0
     assert types(client, match).count("HandScored") == 1
