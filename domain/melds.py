@@ -287,6 +287,13 @@ class MeldSolver:
         self._discard.cache_clear()
         self._all_best.cache_clear()
 
+    def _claims(self, mask: int) -> tuple[int, int]:
+        """(cards some meld could use, cards more than one meld wants) of a one-deck hand."""
+        melded, conflict = _meldable(mask)
+        if self._mask_groups:
+            melded, conflict = self._meldable_extra(mask, melded, conflict)
+        return melded, conflict
+
     def deadwood(self, hand: Sequence[str]) -> int:
         """Minimum deadwood of ``hand`` over every set of disjoint melds."""
         try:
@@ -294,9 +301,7 @@ class MeldSolver:
         except KeyError:
             return self.deadwood(parse_cards(hand))
         if mask < _JOKER_BIT and mask.bit_count() == len(hand):
-            melded, conflict = _meldable(mask)
-            if self._mask_groups:
-                melded, conflict = self._meldable_extra(mask, melded, conflict)
+            melded, conflict = self._claims(mask)
             if not conflict:
                 return self._mask_value(mask ^ melded)
             return self._mask_value(mask ^ melded) + self._mask_search(melded, {})
@@ -355,9 +360,7 @@ class MeldSolver:
         except KeyError:
             return self.best_discard(parse_cards(hand))
         if mask < _JOKER_BIT and mask.bit_count() == len(hand):
-            melded, conflict = _meldable(mask)
-            if self._mask_groups:
-                melded, conflict = self._meldable_extra(mask, melded, conflict)
+            melded, conflict = self._claims(mask)
             loose = mask ^ melded
             top, top_cards = 0, 0
             if loose:

@@ -143,14 +143,24 @@ def _draw(state: GinState, command: Draw) -> list[Event]:
                                 "card": state.discard_pile[-1]})]
 
 
+def _blocked_discard(state: GinState, hand: tuple[str, ...]) -> str | None:
+    """The card RULES.md 1.4 keeps in hand this turn: the one just taken from the pile.
+
+    With two decks a second copy of it may still go.
+    """
+    taken = state.taken_discard
+    if taken is None or state.options.may_discard_taken_discard or hand.count(taken) != 1:
+        return None
+    return taken
+
+
 def _check_discard(state: GinState, seat: int, card: str) -> tuple[str, ...]:
     """The hand left after discarding ``card``, if the rules allow that discard."""
     _require_turn(state, seat, (DISCARD,))
     hand = state.hands[seat]
     if card not in hand:
         raise RuleError("card_not_in_hand", f"{card} is not in your hand")
-    if (card == state.taken_discard and not state.options.may_discard_taken_discard
-            and hand.count(card) == 1):
+    if card == _blocked_discard(state, hand):
         raise RuleError("must_not_discard_taken_card",
                         f"{card} was just taken from the discard pile (RULES.md 1.4)")
     return without(hand, card)
@@ -300,9 +310,7 @@ def _discard_actions(state: GinState, seat: int) -> list[dict[str, Any]]:
     hand = state.hands[seat]
     options = state.options
     solver = solver_for(options)
-    taken = state.taken_discard
-    blocked = (taken if taken is not None and not options.may_discard_taken_discard
-               and hand.count(taken) == 1 else None)
+    blocked = _blocked_discard(state, hand)
     cards = [card for card in sort_cards(set(hand)) if card != blocked]
     actions: list[dict[str, Any]] = [{"type": "discard", "card": card} for card in cards]
     # one search says whether any knock exists; only then is each discard checked
