@@ -13,7 +13,7 @@ class Settings:
     redis_url: str | None = None
     admin_token: str | None = None
     key_prefix: str = "rummy"
-    sse_poll_ms: int = 15000
+    sse_keepalive_ms: int = 15000
 
     @property
     def embedded(self) -> bool:
@@ -25,5 +25,5 @@ class Settings:
             redis_url=os.environ.get("REDIS_URL") or None,
             admin_token=os.environ.get("RUMMY_ADMIN_TOKEN") or None,
             key_prefix=os.environ.get("RUMMY_KEY_PREFIX", "rummy"),
-            sse_poll_ms=int(os.environ.get("RUMMY_SSE_KEEPALIVE_MS", "15000")),
+            sse_keepalive_ms=int(os.environ.get("RUMMY_SSE_KEEPALIVE_MS", "15000")),
         )

@@ -25,10 +25,10 @@ from domain.family import FULL, PUBLIC, Family
 from domain.shuffle import choose
 from domain.variants import VARIANTS
 from service.auth import TokenIndex, bearer, new_token, same_secret, token_hash
-from service.jobs import JobQueue
+from service.codec import fold, to_domain, to_store
+from service.jobs import QUEUES, JobQueue
 from service.store import (
     GENESIS_HASH,
-    NewEvent,
     RedisEventStore,
     StoredEvent,
     VersionConflict,
@@ -67,10 +67,6 @@ def storable(match_id: str) -> bool:
     ValueError, which was a 500; such an id is simply unknown.
     """
     return bool(match_id) and "{" not in match_id and "}" not in match_id
-
-
-def to_domain(stored: StoredEvent) -> Event:
-    return Event(stored.type, stored.data, stored.schema)
 
 
 class MatchService:
@@ -132,7 +128,7 @@ class MatchService:
         meta = {"variant": family.name, "seed": seed.hex(), "created_at": f"{time.time():.3f}",
                 "prepared_deck": "1" if prepared else "0"}
         meta.update({f"token:{seat}": token_hash(t) for seat, t in enumerate(tokens)})
-        result = self.store.create(match_id, _new_events(events),
+        result = self.store.create(match_id, to_store(events),
                                    meta, command_id=f"create:{match_id}")
         self._tokens.register(match_id, {token_hash(t): seat for seat, t in enumerate(tokens)})
         return {"id": match_id, "version": result.version,
@@ -152,10 +148,8 @@ class MatchService:
         if cached is None and not fresh:
             raise ApiError(404, "match_not_found", f"no match {match_id!r}")
         loaded = cached or self._empty(match_id)
-        state = loaded.state
-        for stored in fresh:
-            state = loaded.family.evolve(state, to_domain(stored))
         if fresh:
+            state = fold(loaded.family, loaded.state, fresh)
             loaded = Loaded(loaded.family, state, fresh[-1].version, fresh[-1].hash)
         self._remember(match_id, loaded)
         return loaded
@@ -180,7 +174,7 @@ class MatchService:
         """The match as it stood at ``version`` (replays from the start)."""
         loaded = self.load(match_id)
         events = self.store.read(match_id, until=version)
-        return Loaded(loaded.family, loaded.family.replay([to_domain(e) for e in events]),
+        return Loaded(loaded.family, fold(loaded.family, loaded.family.initial_state(), events),
                       events[-1].version if events else 0,
                       events[-1].hash if events else GENESIS_HASH)
 
@@ -297,7 +291,7 @@ class MatchService:
             events = loaded.family.decide(loaded.state, loaded.family.command(seat, action))
             try:
                 result = self.store.append(
-                    match_id, loaded.version, _new_events(events),
+                    match_id, loaded.version, to_store(events),
                     command_id=f"seat{seat}:{idempotency_key or uuid.uuid4().hex}",
                     idempotency_key=key, fingerprint=fingerprint, prev_hash=loaded.last_hash)
             except VersionConflict as exc:
@@ -306,18 +300,12 @@ class MatchService:
                 continue
             if result.replayed:
                 return self._replayed(match_id, seat, (result.version, fingerprint), fingerprint)
-            now = Loaded(loaded.family, self._fold(loaded, result.events), result.version,
-                         result.events[-1].hash)
+            now = Loaded(loaded.family, fold(loaded.family, loaded.state, result.events),
+                         result.version, result.events[-1].hash)
             self._remember(match_id, now)
             self.redrive(match_id, now)
             return self._render(match_id, now, seat)
         raise ApiError(409, "version_conflict", "the match kept changing; re-read and retry")
-
-    def _fold(self, loaded: Loaded, stored: tuple[StoredEvent, ...]) -> Any:
-        state = loaded.state
-        for event in stored:
-            state = loaded.family.evolve(state, to_domain(event))
-        return state
 
     def _acting_seat(self, match_id: str, authorization: str | None) -> int:
         token = bearer(authorization)
@@ -347,9 +335,5 @@ class MatchService:
     def redrive(self, match_id: str, loaded: Loaded) -> None:
         """Queue the job the match waits for, unless it is already queued or running."""
         job = loaded.family.awaiting_job(loaded.state)
-        if job in ("scoring", "bonuses"):
+        if job in QUEUES:
             self.jobs.enqueue(job, match_id, loaded.version)
-
-
-def _new_events(events: list[Event]) -> list[NewEvent]:
-    return [NewEvent(e.type, e.data, e.schema) for e in events]

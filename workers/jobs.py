@@ -15,8 +15,9 @@ from rq import get_current_job
 from domain.events import Event
 from domain.family import Family
 from domain.variants import VARIANTS
-from service.jobs import JobQueue
-from service.store import NewEvent, RedisEventStore, StoredEvent, VersionConflict
+from service.codec import fold, to_store
+from service.jobs import QUEUES, JobQueue
+from service.store import RedisEventStore, StoredEvent, VersionConflict
 
 ATTEMPTS = 5
 
@@ -42,13 +43,9 @@ def _run(job: str, match_id: str, prefix: str, inline: bool) -> int:
         return 0
     family, state, version, appended = outcome
     follow_up = family.awaiting_job(state)
-    if follow_up in ("scoring", "bonuses"):
+    if follow_up in QUEUES:
         JobQueue(connection, prefix, run_inline=inline).enqueue(follow_up, match_id, version)
     return len(appended)
-
-
-def _replay(family: Family, stored: list[StoredEvent]) -> Any:
-    return family.replay([Event(e.type, e.data, e.schema) for e in stored])
 
 
 def job_events(family: Family, state: Any, job: str, seed: bytes) -> list[Event]:
@@ -77,13 +74,13 @@ def _advance(store: RedisEventStore, match_id: str,
     seed = bytes.fromhex(meta["seed"])
     for _ in range(ATTEMPTS):
         stored = store.read(match_id)
-        state = _replay(family, stored)
+        state = fold(family, family.initial_state(), stored)
         if family.awaiting_job(state) != job:
             return family, state, len(stored), ()
         events = job_events(family, state, job, seed)
         try:
             result = store.append(match_id, len(stored),
-                                  [NewEvent(e.type, e.data, e.schema) for e in events],
+                                  to_store(events),
                                   command_id=f"job:{job}:{len(stored)}")
         except VersionConflict:
             continue

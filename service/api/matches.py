@@ -149,7 +149,7 @@ class Stream(MethodView):
         last = request.headers.get("Last-Event-ID", "").strip()
         if last:
             after = _version_header("Last-Event-ID", last, "an event version")
-        keepalive = current_app.config["SETTINGS"].sse_poll_ms
+        keepalive = current_app.config["SETTINGS"].sse_keepalive_ms
         items = service().follow(match_id, _authorization(), after, keepalive)
         return Response(stream_with_context(_sse(items)),
                         mimetype="text/event-stream",

@@ -17,7 +17,7 @@ ADMIN = "admin-secret"
 @pytest.fixture
 def app(redis_client: redis.Redis, key_prefix: str):
     settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix=key_prefix,
-                        sse_poll_ms=200)
+                        sse_keepalive_ms=200)
     return create_app(settings, client=redis_client, jobs_inline=True)
 
 

@@ -133,7 +133,7 @@ def live(app, client) -> dict[str, Any]:
     that has nothing to send yet stays fast.
     """
     settings_ = app.config["SETTINGS"]
-    app.config["SETTINGS"] = dataclasses.replace(settings_, sse_poll_ms=5)
+    app.config["SETTINGS"] = dataclasses.replace(settings_, sse_keepalive_ms=5)
     match = create(client)
     other = create(client)
     return {"id": match["id"], "tokens": [s["token"] for s in match["seats"]],
