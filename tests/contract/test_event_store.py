@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -62,13 +62,25 @@ def _sibling_client(client: redis.Redis, **overrides: Any) -> redis.Redis:
     )
 
 
+OtherStore = Callable[..., RedisEventStore]
+
+
 @pytest.fixture
-def siblings() -> Iterator[list[redis.Redis]]:
-    """Collects sibling clients and closes them, so no socket outlives the test."""
+def other_store(redis_backend: tuple[redis.Redis, str]) -> Iterator[OtherStore]:
+    """Makes stores on separate clients of the same server (the same key prefix); closes
+    their clients afterwards, so no socket outlives the test."""
+    client, prefix = redis_backend
     clients: list[redis.Redis] = []
-    yield clients
-    for client in clients:
-        client.close()
+
+    def make(clock: Callable[[], float] | None = None, **overrides: Any) -> RedisEventStore:
+        clients.append(_sibling_client(client, **overrides))
+        if clock is None:
+            return RedisEventStore(clients[-1], prefix=prefix)
+        return RedisEventStore(clients[-1], prefix=prefix, clock=clock)
+
+    yield make
+    for sibling in clients:
+        sibling.close()
 
 
 def _events(*types: str) -> list[NewEvent]:
@@ -196,15 +208,11 @@ def test_version_conflict_leaves_stream_unchanged(store: RedisEventStore) -> Non
 
 def test_concurrent_appends_at_same_version_exactly_one_wins(
     store: RedisEventStore,
-    redis_backend: tuple[redis.Redis, str],
-    siblings: list[redis.Redis],
+    other_store: OtherStore,
 ) -> None:
-    client, prefix = redis_backend
     match_id = _new_match(store)
     writers = 16
-    for _ in range(writers):
-        siblings.append(_sibling_client(client))
-    stores = [RedisEventStore(sibling, prefix=prefix) for sibling in siblings]
+    stores = [other_store() for _ in range(writers)]
     assert all(s.version(match_id) == 2 for s in stores)  # they all see the same server
     barrier = threading.Barrier(writers)
     outcomes: list[object] = [None] * writers
@@ -308,12 +316,9 @@ def test_any_json_payload_round_trips_with_a_valid_hash(
 
 def test_decode_responses_client_reads_the_same_events(
     store: RedisEventStore,
-    redis_backend: tuple[redis.Redis, str],
-    siblings: list[redis.Redis],
+    other_store: OtherStore,
 ) -> None:
-    client, prefix = redis_backend
-    siblings.append(_sibling_client(client, decode_responses=True))
-    text_store = RedisEventStore(siblings[0], prefix=prefix, clock=StepClock(2e9))
+    text_store = other_store(clock=StepClock(2e9), decode_responses=True)
     store.create("m1", _events("A"), {"variant": "gin"}, command_id="c")
     text_store.append("m1", 1, _events("B"), idempotency_key="k", fingerprint="f")
 
@@ -406,13 +411,10 @@ def test_wait_times_out_with_nothing(store: RedisEventStore) -> None:
 
 def test_wait_wakes_when_another_client_appends(
     store: RedisEventStore,
-    redis_backend: tuple[redis.Redis, str],
-    siblings: list[redis.Redis],
+    other_store: OtherStore,
 ) -> None:
-    client, prefix = redis_backend
     match_id = _new_match(store)
-    siblings.append(_sibling_client(client))
-    writer = RedisEventStore(siblings[0], prefix=prefix)
+    writer = other_store()
     timer = threading.Timer(0.2, writer.append, args=(match_id, 2, _events("Late")))
 
     started = time.monotonic()
