@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.events import Event
+from domain.fairness import AUDIT_EVENTS, Deal, MatchSecrets, shuffled_deck
 from domain.options import OptionSpec
-from domain.shuffle import shuffled
 
 PUBLIC = "public"
 FULL = "full"
@@ -31,7 +31,7 @@ class Family:
     option_specs: tuple[OptionSpec, ...]
     parse_options: Callable[[Mapping[str, Any] | None, int], Any]
     deck: Callable[[Any], tuple[str, ...]]
-    start_match: Callable[[Sequence[str], Any, int, Sequence[str]], list[Event]]
+    start_match: Callable[[Sequence[str], Any, int, Deal], list[Event]]
     initial_state: Callable[[], Any]
     evolve: Callable[[Any, Event], Any]
     decide: Callable[[Any, object], list[Event]]
@@ -40,20 +40,26 @@ class Family:
     view: Callable[[Any, Any], dict[str, Any]]
     redact_event: Callable[[Event, Any], dict[str, Any]]
     awaiting_job: Callable[[Any], str | None]
-    job_command: Callable[[str, Any, bytes], object]
+    job_command: Callable[[str, Any, Deal | None], object]
+    """The command a background job issues; the ``deal`` job gets the next hand's Deal."""
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description,
                 "min_players": self.min_players, "max_players": self.max_players,
                 "options": [spec.to_dict() for spec in self.option_specs]}
 
-    def hand_deck(self, options: Any, seed: bytes, hand_number: int) -> tuple[str, ...]:
-        """The shuffled deck of hand ``hand_number``, derived from the match seed."""
-        return shuffled(self.deck(options), seed, f"deck:{hand_number}")
+    def new_deal(self, options: Any, seed: bytes, fixed: dict[str, Any] | None = None) -> Deal:
+        """A hand's Deal: the match deck shuffled from the hand's seed (domain.fairness)."""
+        return Deal(shuffled_deck(self.deck(options), seed), seed, fixed=dict(fixed or {}))
+
+    def deal_for(self, options: Any, secrets: MatchSecrets, hand_number: int,
+                 fixed: dict[str, Any] | None = None) -> Deal:
+        return self.new_deal(options, secrets.hand_seed(hand_number), fixed)
 
     def replay(self, events: Sequence[Event]) -> Any:
         """State after ``events``: the fold of ``evolve``."""
         state = self.initial_state()
         for event in events:
-            state = self.evolve(state, event)
+            if event.type not in AUDIT_EVENTS:
+                state = self.evolve(state, event)
         return state

@@ -6,12 +6,15 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from domain.events import Event
+from domain.fairness import AUDIT_EVENTS
 from domain.family import Family
+from domain.upcasting import upcast
 from service.store import NewEvent, StoredEvent
 
 
 def to_domain(stored: StoredEvent) -> Event:
-    return Event(stored.type, stored.data, stored.schema)
+    """The stored event as the domain knows it today (old schemas upcast on read)."""
+    return upcast(Event(stored.type, stored.data, stored.schema))
 
 
 def to_store(events: Sequence[Event]) -> list[NewEvent]:
@@ -21,5 +24,6 @@ def to_store(events: Sequence[Event]) -> list[NewEvent]:
 def fold(family: Family, state: Any, stored: Iterable[StoredEvent]) -> Any:
     """``state`` after the stored events (the fold of the family's ``evolve``)."""
     for event in stored:
-        state = family.evolve(state, to_domain(event))
+        if event.type not in AUDIT_EVENTS:
+            state = family.evolve(state, to_domain(event))
     return state

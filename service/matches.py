@@ -21,6 +21,7 @@ from typing import Any
 from domain.cards import CardError, parse_cards
 from domain.errors import OptionError, RuleError
 from domain.events import Event
+from domain.fairness import Deal, MatchSecrets
 from domain.family import FULL, PUBLIC, Family
 from domain.shuffle import choose
 from domain.variants import VARIANTS
@@ -35,6 +36,7 @@ from service.store import (
 )
 
 CACHE_SIZE = 512
+ORGANISER_FIELDS = ("seed", "deck", "dice")
 
 
 class ApiError(Exception):
@@ -97,36 +99,44 @@ class MatchService:
             options = family.parse_options(body.get("options"), len(names))
         except OptionError as exc:
             raise bad_request(f"options.{exc.field}", exc.message, "invalid_option") from exc
-        organiser_fields = [f for f in ("seed", "deck") if body.get(f) is not None]
+        organiser_fields = [f for f in ORGANISER_FIELDS if body.get(f) is not None]
         if organiser_fields and not self.is_admin(authorization):
             raise ApiError(403 if bearer(authorization) else 401, "organiser_only",
                            f"{', '.join(organiser_fields)} need the organiser (admin) token")
         seed = body["seed"].encode() if body.get("seed") is not None else secrets.token_bytes(32)
+        match_secrets = MatchSecrets(seed, tuple(p.get("entropy") or "" for p in body["players"]))
         first_dealer = options.first_dealer
         if first_dealer is None:
             first_dealer = choose(len(names), seed, "first_dealer")
-        deck = self._first_deck(family, options, seed, body.get("deck"))
+        deal = self._first_deal(family, options, match_secrets, body)
         try:
-            events = family.start_match(names, options, first_dealer, deck)
+            events = family.start_match(names, options, first_dealer, deal)
         except RuleError as exc:
-            raise bad_request("deck", exc.message, exc.code) from exc
-        return self._store_new_match(family, names, events, seed, body.get("deck") is not None)
+            field = "dice" if body.get("dice") is not None and "dice" in exc.code else "deck"
+            raise bad_request(field, exc.message, exc.code) from exc
+        events.insert(1, match_secrets.committed())
+        return self._store_new_match(family, names, events, match_secrets)
 
-    def _first_deck(self, family: Family, options: Any, seed: bytes,
-                    prepared: list[str] | None) -> tuple[str, ...]:
-        if prepared is None:
-            return family.hand_deck(options, seed, 1)
+    def _first_deal(self, family: Family, options: Any, match_secrets: MatchSecrets,
+                    body: Mapping[str, Any]) -> Deal:
+        """Hand 1's Deal: shuffled from its seed, or the organiser's prepared deck."""
+        fixed = {"dice": list(body["dice"])} if body.get("dice") is not None else None
+        deal = family.deal_for(options, match_secrets, 1, fixed)
+        if body.get("deck") is None:
+            return deal
         try:
-            return parse_cards(prepared)
+            deck = parse_cards(body["deck"])
         except CardError as exc:
             raise bad_request("deck", str(exc), "invalid_card") from exc
+        return Deal(deck, deal.seed, prepared=True, fixed=deal.fixed)
 
     def _store_new_match(self, family: Family, names: list[str], events: list[Event],
-                         seed: bytes, prepared: bool) -> dict[str, Any]:
+                         match_secrets: MatchSecrets) -> dict[str, Any]:
         match_id = uuid.uuid4().hex
         tokens = [new_token() for _ in names]
-        meta = {"variant": family.name, "seed": seed.hex(), "created_at": f"{time.time():.3f}",
-                "prepared_deck": "1" if prepared else "0"}
+        meta = {"variant": family.name, "seed": match_secrets.seed.hex(),
+                "entropy": json.dumps(list(match_secrets.entropy)),
+                "created_at": f"{time.time():.3f}"}
         meta.update({f"token:{seat}": token_hash(t) for seat, t in enumerate(tokens)})
         result = self.store.create(match_id, to_store(events),
                                    meta, command_id=f"create:{match_id}")

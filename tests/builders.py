@@ -8,6 +8,7 @@ from typing import Any
 
 from domain.cards import build_deck
 from domain.events import Event
+from domain.fairness import Deal
 from domain.gin import GIN
 from domain.gin.options import GinOptions
 from domain.gin.state import GinState
@@ -38,7 +39,8 @@ def gin_match(hands: Sequence[str], upcard: str, stock: str = "", dealer: int = 
     parsed = GinOptions.parse(options, len(hands))
     deck = prepared_deck(hands, upcard, stock, dealer, parsed.decks, parsed.jokers)
     names = [f"P{seat}" for seat in range(len(hands))]
-    return play(GIN.initial_state(), GIN.start_match(names, parsed, dealer, deck))
+    deal = Deal(deck, b"prepared", prepared=True)
+    return play(GIN.initial_state(), GIN.start_match(names, parsed, dealer, deal))
 
 
 def play(state: GinState, events: Sequence[Event]) -> GinState:

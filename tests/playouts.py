@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from domain.events import Event
+from domain.fairness import MatchSecrets
 from domain.family import Family
 from domain.gin import GIN
 from domain.gin.rules import solver_for
@@ -19,13 +20,14 @@ from workers.jobs import job_events
 
 
 def new_match(rng: random.Random, players: int = 2, family: Family = GIN,
-              **options: Any) -> tuple[Any, list[Event], bytes]:
+              **options: Any) -> tuple[Any, list[Event], MatchSecrets]:
     seed = rng.randbytes(16)
     parsed = family.parse_options(options, players)
     dealer = rng.randrange(players)
+    secrets = MatchSecrets(seed)
     events = family.start_match([f"P{s}" for s in range(players)], parsed, dealer,
-                                family.hand_deck(parsed, seed, 1))
-    return family.replay(events), events, seed
+                                family.deal_for(parsed, secrets, 1))
+    return family.replay(events), events, secrets
 
 
 def pick(rng: random.Random, actions: list[dict[str, Any]]) -> dict[str, Any]:
@@ -44,7 +46,7 @@ def pick_sensibly(rng: random.Random, actions: list[dict[str, Any]],
     return rng.choice(good or actions)
 
 
-def steps(rng: random.Random, state: Any, seed: bytes, family: Family = GIN,
+def steps(rng: random.Random, state: Any, seed: MatchSecrets, family: Family = GIN,
           max_events: int = 5000, sensible: bool = False) -> Iterator[tuple[Any, list[Event]]]:
     """Yield (state, events) after every command until the match completes."""
     produced = 0

@@ -7,12 +7,14 @@ waiting for it. Exceptions reach RQ, so failures land in RQ's failed-job registr
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import redis
 from rq import get_current_job
 
 from domain.events import Event
+from domain.fairness import MatchSecrets
 from domain.family import Family
 from domain.variants import VARIANTS
 from service.codec import fold, to_store
@@ -48,14 +50,26 @@ def _run(job: str, match_id: str, prefix: str, inline: bool) -> int:
     return len(appended)
 
 
-def job_events(family: Family, state: Any, job: str, seed: bytes) -> list[Event]:
-    """The events ``job`` appends: its own, then the next deal when one falls due."""
-    events = family.decide(state, family.job_command(job, state, seed))
+def job_events(family: Family, state: Any, job: str, secrets: MatchSecrets) -> list[Event]:
+    """The events ``job`` appends: its own, the seed reveal that ends a hand or a match,
+    then the next deal when one falls due."""
+    ended = state.hand_number
+    events = list(family.decide(state, family.job_command(job, state, None)))
     for event in events:
         state = family.evolve(state, event)
+    if job == "scoring":
+        events.append(secrets.revealed(ended))
+    if job == "bonuses":
+        events.insert(0, secrets.match_revealed())
     if family.awaiting_job(state) == "deal":
-        events += family.decide(state, family.job_command("deal", state, seed))
+        deal = family.deal_for(state.options, secrets, state.hand_number + 1)
+        events += family.decide(state, family.job_command("deal", state, deal))
     return events
+
+
+def match_secrets(meta: dict[str, str]) -> MatchSecrets:
+    """The secrets kept in a match's meta: its seed and the players' entropy."""
+    return MatchSecrets(bytes.fromhex(meta["seed"]), tuple(json.loads(meta.get("entropy", "[]"))))
 
 
 def advance(store: RedisEventStore, match_id: str, job: str) -> tuple[StoredEvent, ...]:
@@ -71,20 +85,18 @@ def _advance(store: RedisEventStore, match_id: str,
     if meta is None:
         return None
     family = VARIANTS[meta["variant"]]
-    seed = bytes.fromhex(meta["seed"])
+    secrets = match_secrets(meta)
     for _ in range(ATTEMPTS):
         stored = store.read(match_id)
         state = fold(family, family.initial_state(), stored)
         if family.awaiting_job(state) != job:
             return family, state, len(stored), ()
-        events = job_events(family, state, job, seed)
+        events = job_events(family, state, job, secrets)
         try:
             result = store.append(match_id, len(stored),
                                   to_store(events),
                                   command_id=f"job:{job}:{len(stored)}")
         except VersionConflict:
             continue
-        for event in events:
-            state = family.evolve(state, event)
-        return family, state, result.version, result.events
+        return family, fold(family, state, result.events), result.version, result.events
     raise RuntimeError(f"{job} for match {match_id} lost {ATTEMPTS} races in a row")

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.errors import RuleError
+from domain.fairness import Deal
 from domain.family import Family
 from domain.gin import rules, views
 from domain.gin.options import SPECS, GinOptions
@@ -30,16 +31,13 @@ def command(seat: int, action: Mapping[str, Any]) -> object:
     raise RuleError("unknown_action", f"gin has no action {kind!r}")
 
 
-def job_command(job: str, state: GinState, seed: bytes) -> object:
-    """The command a background job issues: ``scoring``, ``deal`` or ``bonuses``.
-
-    A deal's deck comes from the match seed, so the deal event records randomness that
-    was decided outside the rules.
-    """
+def job_command(job: str, state: GinState, deal: Deal | None) -> object:
+    """The command a background job issues: ``scoring``, ``deal`` (with the Deal the
+    service drew outside the rules) or ``bonuses``."""
     if job == "scoring":
         return rules.ScoreHand()
-    if job == "deal":
-        return rules.DealHand(GIN.hand_deck(state.options, seed, state.hand_number + 1))
+    if job == "deal" and deal is not None:
+        return rules.DealHand(deal)
     if job == "bonuses":
         return rules.CompleteMatch()
     raise ValueError(job)

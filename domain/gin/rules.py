@@ -14,6 +14,7 @@ from typing import Any
 from domain.cards import build_deck, sort_cards
 from domain.errors import RuleError
 from domain.events import Event
+from domain.fairness import Deal
 from domain.gin import scoring
 from domain.gin.options import GinOptions
 from domain.gin.state import (
@@ -67,9 +68,9 @@ class ScoreHand:
 
 @dataclass(frozen=True)
 class DealHand:
-    """Issued with the next hand's shuffled deck (randomness arrives from outside)."""
+    """Issued with the next hand's Deal (randomness arrives from outside)."""
 
-    deck: tuple[str, ...]
+    deal: Deal
 
 
 @dataclass(frozen=True)
@@ -86,21 +87,22 @@ def match_deck(options: GinOptions) -> tuple[str, ...]:
 
 
 def start_match(
-    players: Sequence[str], options: GinOptions, first_dealer: int, deck: Sequence[str]
+    players: Sequence[str], options: GinOptions, first_dealer: int, deal: Deal
 ) -> list[Event]:
     """The events that open a match: its creation and the first deal."""
-    check_deck(options, deck)
+    check_deck(options, deal.deck)
     created = Event("MatchCreated", {
         "variant": "gin", "players": list(players), "options": options.to_dict(),
         "first_dealer": first_dealer,
     })
-    return [created, deal_event(1, first_dealer, len(players), deck)]
+    return [created, deal_event(1, first_dealer, len(players), deal)]
 
 
-def deal_event(hand_number: int, dealer: int, players: int, deck: Sequence[str]) -> Event:
-    """A deal records the whole deck order: replay then never needs a random number."""
+def deal_event(hand_number: int, dealer: int, players: int, deal: Deal) -> Event:
+    """A deal records the whole deck order (replay never needs a random number) and the
+    commitment to the seed it was shuffled from (schema 2; schema 1 had no commitment)."""
     return Event("HandDealt", {"hand_number": hand_number, "dealer": dealer, "players": players,
-                               "hand_size": hand_size(players), "deck": list(deck)})
+                               "hand_size": hand_size(players), **deal.record()}, schema=2)
 
 
 def check_deck(options: GinOptions, deck: Sequence[str]) -> None:
@@ -256,9 +258,9 @@ def _score_hand(state: GinState, command: ScoreHand) -> list[Event]:
 def _deal_hand(state: GinState, command: DealHand) -> list[Event]:
     if state.phase != DEALING:
         raise RuleError("nothing_to_deal", "no hand is due to be dealt")
-    check_deck(state.options, command.deck)
+    check_deck(state.options, command.deal.deck)
     dealer = state.results[-1]["next_dealer"] if state.results else state.dealer
-    return [deal_event(state.hand_number + 1, dealer, state.seats, command.deck)]
+    return [deal_event(state.hand_number + 1, dealer, state.seats, command.deal)]
 
 
 def _complete_match(state: GinState, command: CompleteMatch) -> list[Event]:

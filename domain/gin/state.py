@@ -49,6 +49,7 @@ class GinState:
     knock_limit: int = 10
     multiplier: int = 1                  # Oklahoma spade upcard doubles the hand's scores
     ending: Mapping[str, Any] | None = None    # how the hand ended, awaiting the scoring job
+    commitment: str | None = None        # SHA-256 of this hand's seed (None in schema-1 logs)
     scores: tuple[int, ...] = ()
     hands_won: tuple[int, ...] = ()
     results: tuple[Mapping[str, Any], ...] = ()
@@ -120,7 +121,7 @@ def _hand_dealt(state: GinState, data: Mapping[str, Any]) -> GinState:
         phase=UPCARD, dealer=dealer, turn=first, hand_number=data["hand_number"],
         hands=hands, stock=stock, discard_pile=pile, upcard_offer=(first, dealer),
         stock_only=False, taken_discard=None, turns=0, knock_limit=limit,
-        multiplier=multiplier, ending=None,
+        multiplier=multiplier, ending=None, commitment=data.get("commitment"),
     )
 
 

@@ -32,6 +32,7 @@ def view(state: GinState, viewer: Viewer) -> dict[str, Any]:
         "turn": state.turn,
         "hand_number": state.hand_number,
         "knock_limit": state.knock_limit,
+        "commitment": state.commitment,
         "scores": list(state.scores),
         "hands_won": list(state.hands_won),
         "stock_count": len(state.stock),
@@ -89,7 +90,8 @@ def _redact_deal(data: Mapping[str, Any], viewer: Viewer) -> dict[str, Any]:
     """A deal shows the upcard to all and a seat its own cards; never the stock order."""
     deck, players = data["deck"], data["players"]
     out = {"hand_number": data["hand_number"], "dealer": data["dealer"], "players": players,
-           "hand_size": data["hand_size"]}
+           "hand_size": data["hand_size"], "commitment": data.get("commitment"),
+           "prepared": data.get("prepared"), "fixed": data.get("fixed", {})}
     hands, pile, stock = deal(deck, players, data["dealer"], data["hand_size"])
     out.update({"upcard": pile[0] if pile else None, "stock_count": len(stock)})
     if isinstance(viewer, int) and viewer < players:

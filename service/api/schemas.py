@@ -89,6 +89,9 @@ class VariantListSchema(Schema):
 class PlayerSchema(Schema):
     name = fields.String(required=True,
                          validate=[validate.Length(min=1, max=64), unicode_text])
+    entropy = fields.String(allow_none=True, validate=[validate.Length(max=256), unicode_text],
+                            metadata={"description": "Optional client entropy, public, mixed "
+                                      "into every hand seed (see docs/fairness.md)"})
 
 
 class MatchCreateSchema(Schema):
@@ -102,7 +105,10 @@ class MatchCreateSchema(Schema):
         "description": "Organiser only: makes the whole match reproducible"})
     deck = fields.List(CardField(), allow_none=True, metadata={
         "description": "Organiser only: the first hand's deck order, top first "
-                       "(exactly the match's cards)"})
+                       "(exactly the match's cards); the deal is marked prepared"})
+    dice = fields.List(fields.Integer(validate=validate.Range(min=1, max=6)), allow_none=True,
+                       validate=validate.Length(equal=2), metadata={
+        "description": "Organiser only (gem): the first hand's two dice", "example": [3, 4]})
 
 
 class SeatTokenSchema(Schema):

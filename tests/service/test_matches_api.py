@@ -52,7 +52,7 @@ class TestVariantsAndHealth:
 class TestCreate:
     def test_a_match_is_created_with_one_token_per_seat(self, client):
         match = create(client)
-        assert match["version"] == 2 and [s["seat"] for s in match["seats"]] == [0, 1]
+        assert match["version"] == 3 and [s["seat"] for s in match["seats"]] == [0, 1]
         assert len({s["token"] for s in match["seats"]}) == 2
 
     @pytest.mark.parametrize("body, field", [
@@ -73,7 +73,7 @@ class TestCreate:
         assert field in response.json["errors"], response.json
 
     def test_any_positive_target_is_accepted(self, client):
-        assert create(client, target=37)["version"] == 2
+        assert create(client, target=37)["version"] == 3
 
     def test_seed_and_deck_are_for_the_organiser_only(self, client):
         body = {"variant": "gin", "players": [{"name": "A"}, {"name": "B"}], "seed": "x"}
@@ -167,10 +167,10 @@ class TestActions:
 
     def test_if_match_guards_against_stale_decisions(self, client):
         match = create(client, DECK)
-        response = act(client, match, 1, {"type": "pass"}, **{"If-Match": "1"})
+        response = act(client, match, 1, {"type": "pass"}, **{"If-Match": "2"})
         assert response.status_code == 409 and response.json["code"] == "version_conflict"
-        response = act(client, match, 1, {"type": "pass"}, **{"If-Match": '"2"'})
-        assert response.status_code == 200 and response.json["version"] == 3
+        response = act(client, match, 1, {"type": "pass"}, **{"If-Match": '"3"'})
+        assert response.status_code == 200 and response.json["version"] == 4
         response = act(client, match, 0, {"type": "pass"}, **{"If-Match": "abc"})
         assert response.status_code == 400
 
@@ -203,26 +203,29 @@ class TestLog:
         match = to_knock(client)
         url = f"/v1/matches/{match['id']}/events"
         public = client.get(url).json["events"]
-        assert [e["version"] for e in public] == list(range(1, 6))
-        dealt = public[1]["data"]
-        assert "deck" not in dealt and "hand" not in dealt and dealt["upcard"] == "3C"
-        assert "card" not in public[4]["data"]  # seat 1 drew from the stock
+        assert [e["version"] for e in public] == list(range(1, 7))
+        assert public[1]["type"] == "SeedCommitted"
+        dealt = public[2]["data"]
+        assert "deck" not in dealt and "seed" not in dealt and "hand" not in dealt
+        assert dealt["upcard"] == "3C" and dealt["prepared"] is True
+        assert len(dealt["commitment"]) == 64
+        assert "card" not in public[5]["data"]  # seat 1 drew from the stock
         seat0 = client.get(url, headers=bearer(match["seats"][0]["token"])).json["events"]
-        assert sorted(seat0[1]["data"]["hand"]) == sorted(LOOSE.split())
-        assert "card" not in seat0[4]["data"]
+        assert sorted(seat0[2]["data"]["hand"]) == sorted(LOOSE.split())
+        assert "card" not in seat0[5]["data"]
         seat1 = client.get(url, headers=bearer(match["seats"][1]["token"])).json["events"]
-        assert seat1[4]["data"]["card"] == "AH"
+        assert seat1[5]["data"]["card"] == "AH"
         full = client.get(url, headers=ADMIN_AUTH).json["events"]
-        assert full[1]["data"]["deck"] == DECK
+        assert full[2]["data"]["deck"] == DECK
         assert all(e["prev_hash"] == p["hash"] for p, e in zip(full, full[1:], strict=False))
-        assert client.get(url + "?after=4").json["events"][0]["version"] == 5
+        assert client.get(url + "?after=5").json["events"][0]["version"] == 6
         assert client.get(url + "?after=-1").status_code == 400
 
     def test_the_stream_sends_redacted_events_and_resumes(self, client):
         match = to_knock(client)
         url = f"/v1/matches/{match['id']}/stream"
         response = client.get(url, headers={**bearer(match["seats"][0]["token"]),
-                                            "Last-Event-ID": "3"})
+                                            "Last-Event-ID": "4"})
         assert response.status_code == 200 and response.mimetype == "text/event-stream"
         chunks = response.response
         received = []
@@ -234,7 +237,7 @@ class TestLog:
                 break
         response.close()
         ids = [int(block.split("\n")[0].split(": ")[1]) for block in received]
-        assert ids == [4, 5]
+        assert ids == [5, 6]
         data = json.loads(received[1].split("data: ", 1)[1])
         assert data["type"] == "CardDrawn" and "card" not in data["data"]
         bad = client.get(url, headers={"Last-Event-ID": "x"})
@@ -243,7 +246,8 @@ class TestLog:
     def test_the_stream_of_a_finished_match_ends_after_its_last_event(self, client):
         match = knocked(client, target=50)
         url = f"/v1/matches/{match['id']}/stream"
-        body = client.get(url, headers={"Last-Event-ID": "5"}).get_data(as_text=True)
+        body = client.get(url, headers={"Last-Event-ID": "6"}).get_data(as_text=True)
         assert [line for line in body.split("\n") if line.startswith("event:")] == [
-            "event: HandKnocked", "event: HandScored", "event: MatchCompleted"]
-        assert client.get(url + "?after=8").get_data(as_text=True) == "retry: 2000\n\n"
+            "event: HandKnocked", "event: HandScored", "event: SeedRevealed",
+            "event: MatchSeedRevealed", "event: MatchCompleted"]
+        assert client.get(url + "?after=11").get_data(as_text=True) == "retry: 2000\n\n"

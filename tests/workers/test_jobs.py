@@ -47,7 +47,7 @@ def test_the_view_says_scoring_until_a_worker_has_run(client, redis_client):
     work(redis_client)
     view = client.get(f"/v1/matches/{match['id']}").json
     assert (view["phase"], view["hand_number"], view["scores"]) == ("upcard", 2, [0, 67])
-    assert types(client, match)[-2:] == ["HandScored", "HandDealt"]
+    assert types(client, match)[-3:] == ["HandScored", "SeedRevealed", "HandDealt"]
 
 
 def test_a_job_run_twice_records_one_result(client, redis_client, key_prefix):
@@ -90,7 +90,7 @@ def test_a_worker_killed_after_appending_changes_nothing_on_rerun(client, redis_
                                                                   key_prefix):
     match = knocked(client)
     store = RedisEventStore(redis_client, key_prefix)
-    assert len(advance(store, match["id"], "scoring")) == 2  # appended, then the worker died
+    assert len(advance(store, match["id"], "scoring")) == 3  # appended, then the worker died
     work(redis_client)  # the queued copy of the job runs anyway
     assert types(client, match).count("HandScored") == 1
 
@@ -101,4 +101,5 @@ def test_reaching_the_target_queues_the_bonuses_job(client, redis_client):
     view = client.get(f"/v1/matches/{match['id']}").json
     assert view["phase"] == "complete" and view["winner"] == 1
     assert view["final_scores"] == [0, 67 + 200 + 25]
-    assert types(client, match)[-2:] == ["HandScored", "MatchCompleted"]
+    assert types(client, match)[-4:] == ["HandScored", "SeedRevealed", "MatchSeedRevealed",
+                                          "MatchCompleted"]

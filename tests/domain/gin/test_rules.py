@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 
 from domain.errors import RuleError
+from domain.fairness import Deal
 from domain.gin.rules import (
     CompleteMatch,
     DealHand,
@@ -190,13 +191,13 @@ class TestJobs:
         state, events = act(state, ScoreHand())
         assert events[0].data["points"] == [0, 67] and state.phase == DEALING
         deck = tuple(sorted(state.stock + state.discard_pile + sum(state.hands, ())))
-        state, events = act(state, DealHand(deck))
+        state, events = act(state, DealHand(Deal(deck, b"hand 2")))
         assert state.hand_number == 2 and state.dealer == 1 and state.phase == UPCARD
         assert state.turn == 0
 
     def test_score_and_deal_refuse_when_nothing_is_due(self):
         assert rule_error(dealt(), ScoreHand()) == "nothing_to_score"
-        assert rule_error(dealt(), DealHand(())) == "nothing_to_deal"
+        assert rule_error(dealt(), DealHand(Deal((), b""))) == "nothing_to_deal"
         assert rule_error(dealt(), CompleteMatch()) == "match_not_finished"
 
     def test_reaching_the_target_waits_for_the_bonuses(self):

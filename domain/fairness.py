@@ -1,0 +1,106 @@
+"""Provably fair deals: per-hand seeds, their commitments, and the randomness drawn from them.
+
+Every hand has its own secret 32-byte seed, derived from the match's secret seed and the
+players' public entropy strings:
+
+    hand_seed(n) = HMAC-SHA256(key=match_seed, msg="hand:" || n || (0x1f || entropy_i)...)
+
+Its deal event publishes ``commitment = SHA-256(hand_seed)`` before any card is seen;
+the hand seed is revealed (``SeedRevealed``) when the hand ends and the match seed
+(``MatchSeedRevealed``) when the match ends. From the revealed hand seed alone anyone
+recomputes the hand's randomness with ``domain.shuffle``:
+
+    deck order      = shuffled(match deck, hand_seed, "deck")
+    gem dice        = 1 + choose(6, hand_seed, "die:1"), 1 + choose(6, hand_seed, "die:2")
+    stock rebuild k = shuffled(cards, hand_seed, "rebuild:<k>")
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from domain.events import Event
+from domain.shuffle import choose, shuffled
+
+SEPARATOR = b"\x1f"
+
+SEED_COMMITTED = "SeedCommitted"
+SEED_REVEALED = "SeedRevealed"
+MATCH_SEED_REVEALED = "MatchSeedRevealed"
+AUDIT_EVENTS = frozenset({SEED_COMMITTED, SEED_REVEALED, MATCH_SEED_REVEALED})
+"""Events about the deal's fairness, not the game: no family's ``evolve`` ever sees them."""
+
+
+def hand_seed(match_seed: bytes, hand_number: int, entropy: Sequence[str] = ()) -> bytes:
+    """The secret seed of hand ``hand_number``; one-way, so revealing it hides later hands."""
+    message = f"hand:{hand_number}".encode()
+    for contribution in entropy:
+        message += SEPARATOR + contribution.encode("utf-8", "surrogatepass")
+    return hmac.new(match_seed, message, hashlib.sha256).digest()
+
+
+def commitment(seed: bytes) -> str:
+    """What a deal event publishes about its seed: SHA-256, hex."""
+    return hashlib.sha256(seed).hexdigest()
+
+
+def shuffled_deck(cards: Sequence[str], seed: bytes) -> tuple[str, ...]:
+    return shuffled(cards, seed, "deck")
+
+
+def roll_dice(seed: bytes, count: int = 2) -> tuple[int, ...]:
+    return tuple(1 + choose(6, seed, f"die:{die}") for die in range(1, count + 1))
+
+
+def rebuilt_stock(cards: Sequence[str], seed: bytes, rebuild: int) -> tuple[str, ...]:
+    """The ``rebuild``-th (1-based) new stock of a hand, shuffled from the old discards."""
+    return shuffled(cards, seed, f"rebuild:{rebuild}")
+
+
+@dataclass(frozen=True)
+class Deal:
+    """The randomness of one hand, decided outside the rules and recorded by its deal event.
+
+    ``fixed`` carries organiser-fixed values for the hand (e.g. ``{"dice": [3, 4]}``);
+    ``prepared`` says the organiser fixed the deck, so it was not shuffled from ``seed``.
+    """
+
+    deck: tuple[str, ...]
+    seed: bytes
+    prepared: bool = False
+    fixed: dict[str, Any] = field(default_factory=dict)
+
+    def record(self) -> dict[str, Any]:
+        """The fields every family's deal event carries (``deck`` and ``seed`` are secret)."""
+        return {"deck": list(self.deck), "seed": self.seed.hex(),
+                "commitment": commitment(self.seed), "prepared": self.prepared,
+                "fixed": dict(self.fixed)}
+
+
+@dataclass(frozen=True)
+class MatchSecrets:
+    """The match's secret seed and the players' public entropy: every hand seed's source."""
+
+    seed: bytes
+    entropy: tuple[str, ...] = ()
+
+    def hand_seed(self, hand_number: int) -> bytes:
+        return hand_seed(self.seed, hand_number, self.entropy)
+
+    def committed(self) -> Event:
+        """Published at creation: the match seed's commitment and the entropy mixed in."""
+        return Event(SEED_COMMITTED, {"seed_commitment": commitment(self.seed),
+                                      "entropy": list(self.entropy)})
+
+    def revealed(self, hand_number: int) -> Event:
+        """Published when hand ``hand_number`` ends: its seed, checkable against the deal."""
+        return Event(SEED_REVEALED, {"hand_number": hand_number,
+                                     "seed": self.hand_seed(hand_number).hex()})
+
+    def match_revealed(self) -> Event:
+        """Published when the match ends: proves every hand seed came from it and the entropy."""
+        return Event(MATCH_SEED_REVEALED, {"seed": self.seed.hex()})

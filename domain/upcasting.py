@@ -1,0 +1,36 @@
+"""Upcasting: old event shapes are lifted to the current one on read, never rewritten.
+
+Stored events are immutable and hashed, so a shape change cannot touch the log. Each
+upcaster takes one (type, schema) to the next schema; ``upcast`` chains them, so a log
+written years ago replays through today's ``evolve``.
+
+History:
+- ``HandDealt`` 1 -> 2: schema 2 adds the fairness fields of ``Deal.record()``
+  (``seed``, ``commitment``, ``prepared``, ``fixed``). Schema-1 deals had none: their
+  seed was never published, so they carry ``None`` and verifiers report them unchecked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from domain.events import Event
+
+Upcaster = Callable[[Mapping[str, Any]], dict[str, Any]]
+
+
+def _deal_without_commitment(data: Mapping[str, Any]) -> dict[str, Any]:
+    return {"seed": None, "commitment": None, "prepared": None, "fixed": {}, **data}
+
+
+UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    ("HandDealt", 1): _deal_without_commitment,
+}
+
+
+def upcast(event: Event) -> Event:
+    """``event`` in its current shape (the same object when it already is)."""
+    while (step := UPCASTERS.get((event.type, event.schema))) is not None:
+        event = Event(event.type, step(event.data), event.schema + 1)
+    return event
