@@ -2,11 +2,13 @@
 
     python bench/solver.py --hands FILE          # one hand per line; prints every result
     python bench/solver.py --random N [--size 10|11] [--seed S] [--jokers J] [--decks D]
+    python bench/solver.py --variant gem --random N [--size 11|12] [--diamond 7D]
 
-An 11-card hand is scored as the deadwood after its best discard (``best_discard``),
-any other hand by ``deadwood``. Each repetition first clears the solver's result caches
-and every timed hand is distinct, so no time is saved by a cache hit; the reported
-figure is the median over the repetitions.
+A hand holding one card more than the variant deals (gin 11, gem 12) is scored as the
+deadwood after its best discard (``best_discard``), any other hand by ``deadwood``. Gem
+hands use the gem solver of one designated diamond (stashes and Queen's Diamonds). Each
+repetition first clears the solver's result caches and every timed hand is distinct, so
+no time is saved by a cache hit; the reported figure is the median over the repetitions.
 """
 
 from __future__ import annotations
@@ -25,12 +27,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from domain.cards import build_deck, parse_cards
+from domain.gem.solver import gem_solver
 from domain.melds import MeldSolver, gin_solver
 
+DRAWN_SIZE = {"gin": 11, "gem": 12}
+"""The hand size of a player who has drawn and not yet discarded."""
+SIZES = {"gin": (10, 11), "gem": (11, 12)}
 
-def score(solver: MeldSolver, hand: Sequence[str]) -> int:
-    """What a player of this hand cares about: deadwood, after the discard for 11 cards."""
-    if len(hand) == 11:
+
+def score(solver: MeldSolver, hand: Sequence[str], drawn: int = DRAWN_SIZE["gin"]) -> int:
+    """What a player of this hand cares about: deadwood, after the discard for a drawn hand."""
+    if len(hand) == drawn:
         return solver.best_discard(hand)[0]
     return solver.deadwood(hand)
 
@@ -61,7 +68,8 @@ def random_hands(
     return hands
 
 
-def time_per_hand(solver: MeldSolver, hands: Sequence[Sequence[str]], repeat: int) -> float:
+def time_per_hand(solver: MeldSolver, hands: Sequence[Sequence[str]], repeat: int,
+                  drawn: int = DRAWN_SIZE["gin"]) -> float:
     """Median microseconds per hand over ``repeat`` cold passes over distinct hands."""
     distinct = list({tuple(sorted(hand)): hand for hand in hands}.values())
     if not distinct:
@@ -74,7 +82,7 @@ def time_per_hand(solver: MeldSolver, hands: Sequence[Sequence[str]], repeat: in
             solver.cache_clear()
             start = time.perf_counter()
             for hand in distinct:
-                score(solver, hand)
+                score(solver, hand, drawn)
             passes.append((time.perf_counter() - start) / len(distinct) * 1e6)
     finally:
         if gc_was_enabled:
@@ -87,31 +95,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--hands", metavar="FILE", help="one hand per line")
     source.add_argument("--random", type=int, metavar="N", help="N random hands per size")
-    parser.add_argument("--size", type=int, choices=(10, 11), help="random hand size (both)")
+    parser.add_argument("--variant", choices=("gin", "gem"), default="gin")
+    parser.add_argument("--diamond", default="7D", help="gem: the designated diamond")
+    parser.add_argument("--size", type=int, choices=(10, 11, 12),
+                        help="random hand size (default: both of the variant's)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--decks", type=int, default=1, choices=(1, 2))
     parser.add_argument("--jokers", type=int, default=0, help="jokers in the random deck")
     parser.add_argument("--repeat", type=int, default=5, help="timed passes (median)")
     args = parser.parse_args(argv)
 
-    solver = gin_solver()
+    drawn = DRAWN_SIZE[args.variant]
+    solver = gem_solver(args.diamond) if args.variant == "gem" else gin_solver()
     if args.hands:
         hands = read_hands(args.hands)
-        results = [{"hand": list(hand), "deadwood": score(solver, hand)} for hand in hands]
+        results = [{"hand": list(hand), "deadwood": score(solver, hand, drawn)} for hand in hands]
         report = {
             "hands": len(hands),
-            "us_per_hand": time_per_hand(solver, hands, args.repeat),
+            "us_per_hand": time_per_hand(solver, hands, args.repeat, drawn),
             "results": results,
         }
     else:
-        sizes = [args.size] if args.size else [10, 11]
+        sizes = [args.size] if args.size else list(SIZES[args.variant])
         by_size = {}
         everything = []
         for size in sizes:
             hands = random_hands(args.random, size, args.seed + size, args.decks, args.jokers)
-            by_size[str(size)] = time_per_hand(solver, hands, args.repeat)
+            by_size[str(size)] = time_per_hand(solver, hands, args.repeat, drawn)
             everything.extend(hands)
         report = {
+            "variant": args.variant,
             "hands": len(everything),
             "decks": args.decks,
             "jokers": args.jokers,

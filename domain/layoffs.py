@@ -198,3 +198,38 @@ def best_layoffs(
 
 def _tie_key(melds: tuple[Meld, ...], laid: tuple[tuple[str, int], ...]) -> tuple:
     return sort_cards(card for card, _ in laid), tuple(map(meld_key, melds))
+
+
+def lay_off_in_turns(
+    solver: MeldSolver,
+    hands: Sequence[tuple[int, Sequence[str]]],
+    table: Sequence[Meld],
+    registry: Mapping[str, Extender] | None = None,
+) -> tuple[tuple[Meld, ...], dict[int, tuple[tuple[str, int], ...]]]:
+    """Lay-offs of several defenders, one card per go, round and round until all pass.
+
+    RULES.md 1.8 and 2.6: ``hands`` are (seat, cards) in playing order, clockwise from
+    the knocker; each seat's go may use what earlier goes laid. A go lays the first card
+    of the seat's best remaining plan *(ours: the rules leave the order open; this keeps
+    each seat's own optimum)*. Returns the grown table and each seat's (card, meld) list.
+    """
+    rules = EXTENDERS if registry is None else registry
+    grown = list(table)
+    left = {seat: tuple(cards) for seat, cards in hands}
+    laid: dict[int, list[tuple[str, int]]] = {seat: [] for seat, _ in hands}
+    moved = True
+    while moved:
+        moved = False
+        for seat, _ in hands:
+            plan = best_layoffs(solver, left[seat], grown, rules)
+            if not plan.layoffs:
+                continue
+            card, index = plan.layoffs[0]
+            options = extensions(grown[index], card, rules)
+            goal = set(plan.table[index].represents)
+            grown[index] = ([m for m in options if set(m.represents) <= goal] or list(options))[0]
+            position = left[seat].index(card)
+            left[seat] = left[seat][:position] + left[seat][position + 1 :]
+            laid[seat].append((card, index))
+            moved = True
+    return tuple(grown), {seat: tuple(cards) for seat, cards in laid.items()}

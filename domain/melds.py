@@ -373,6 +373,19 @@ class MeldSolver:
             return self._mask_discard(self._mask_value(loose), top, top_cards, melded)
         return self._discard(*self._state(hand))
 
+    def melded_cards(self, hand: Sequence[str]) -> tuple[str, ...]:
+        """The cards of a one-deck, joker-free hand that lie in some meld of that hand.
+
+        Gem Rummy's deep draw (RULES.md 2.6) asks whether a card can belong to a meld in
+        some arrangement: one meld holding it is enough, the rest of the hand may stay
+        deadwood, so this is the union of the melds the hand holds, with no search.
+        """
+        codes = parse_cards(hand)
+        mask = sum(map(_BIT_OF, codes))
+        if mask >= _JOKER_BIT or mask.bit_count() != len(codes):
+            raise ValueError("melded_cards needs a one-deck hand without jokers")
+        return _codes(self._claims(mask)[0])
+
     def meld_options(self, cards: Sequence[str]) -> tuple[Meld, ...]:
         """Every reading of exactly these cards as one meld; () when they are none."""
         codes = parse_cards(cards)

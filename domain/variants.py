@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from domain.family import Family
+from domain.gem import GEM
 from domain.gin import GIN
 
-VARIANTS: dict[str, Family] = {family.name: family for family in (GIN,)}
+VARIANTS: dict[str, Family] = {family.name: family for family in (GIN, GEM)}

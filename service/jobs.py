@@ -14,6 +14,9 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job
 
 QUEUES = ("scoring", "bonuses")
+"""Jobs a match waits for (``Family.awaiting_job``); re-driven until they are done."""
+REPLAYS = "replays"
+"""On request: rebuild and verify a match from its events."""
 STARTED_GRACE_S = 60.0
 
 
@@ -25,7 +28,7 @@ class JobQueue:
         self._prefix = prefix
         self._inline = run_inline
         self._queues = {name: Queue(name, connection=client, is_async=not run_inline)
-                        for name in QUEUES}
+                        for name in (*QUEUES, REPLAYS)}
 
     def enqueue(self, job: str, match_id: str, version: int) -> str:
         """Queue ``job`` (``scoring`` or ``bonuses``) for a match at ``version``."""
@@ -36,6 +39,16 @@ class JobQueue:
             f"workers.jobs.run_{job}", match_id, self._prefix, self._inline,
             job_id=job_id, result_ttl=3600, failure_ttl=86400,
             retry=None if self._inline else Retry(max=3, interval=[1, 5, 30]),
+        )
+        return job_id
+
+    def enqueue_replay(self, match_id: str, verification_id: str) -> str:
+        """Queue a verification of the match's whole log (``workers.jobs.run_replay``)."""
+        job_id = f"{self._prefix}-{REPLAYS}-{match_id}-{verification_id}"
+        self._queues[REPLAYS].enqueue(
+            "workers.jobs.run_replay", match_id, verification_id, self._prefix,
+            job_id=job_id, result_ttl=3600, failure_ttl=86400, job_timeout=600,
+            retry=None if self._inline else Retry(max=2, interval=[5, 30]),
         )
         return job_id
 

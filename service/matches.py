@@ -14,14 +14,15 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from domain.cards import CardError, parse_cards
+from domain.chain import canonical_json
 from domain.errors import OptionError, RuleError
 from domain.events import Event
-from domain.fairness import Deal, MatchSecrets
+from domain.fairness import SEED_REVEALED, Deal, MatchSecrets
 from domain.family import FULL, PUBLIC, Family
 from domain.shuffle import choose
 from domain.variants import VARIANTS
@@ -32,6 +33,7 @@ from service.store import (
     GENESIS_HASH,
     RedisEventStore,
     StoredEvent,
+    VerificationReports,
     VersionConflict,
 )
 
@@ -50,6 +52,38 @@ class ApiError(Exception):
 
 def bad_request(field: str, message: str, code: str = "invalid_request") -> ApiError:
     return ApiError(400, code, f"{field}: {message}", {field: [message]})
+
+
+class HandIndex:
+    """Which hand each event belongs to, and which hands' seeds have been revealed.
+
+    A hand runs from its deal to its ``SeedRevealed``; once revealed, everything about it
+    is public, so its events and states are shown in full to every caller.
+    """
+
+    def __init__(self, stored: Iterable[StoredEvent]) -> None:
+        self._hand_at: list[int] = [0]
+        self.revealed: set[int] = set()
+        self.extend(stored)
+
+    @property
+    def version(self) -> int:
+        """The next version the index expects."""
+        return len(self._hand_at)
+
+    def extend(self, stored: Iterable[StoredEvent]) -> None:
+        """Index events appended since (in order, from ``version`` on)."""
+        for event in stored:
+            hand = self._hand_at[-1]
+            if event.type == "HandDealt":
+                hand = int(event.data.get("hand_number", hand + 1))
+            elif event.type == SEED_REVEALED:
+                self.revealed.add(int(event.data["hand_number"]))
+            self._hand_at.append(hand)
+
+    def viewer_of(self, version: int, viewer: int | str) -> int | str:
+        """``FULL`` for an event of a revealed hand, else ``viewer`` unchanged."""
+        return FULL if self._hand_at[version] in self.revealed else viewer
 
 
 @dataclass(frozen=True)
@@ -79,6 +113,7 @@ class MatchService:
         self.jobs = jobs
         self._admin_token = admin_token
         self._tokens = TokenIndex(store.client, store.prefix)
+        self._reports = VerificationReports(store)
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._token_cache: dict[str, list[str]] = {}
         self._lock = threading.Lock()
@@ -241,18 +276,45 @@ class MatchService:
 
     def events(self, match_id: str, authorization: str | None,
                after: int = 0) -> list[dict[str, Any]]:
-        """The log, each event redacted for the caller exactly like the views."""
-        viewer = self.viewer(match_id, authorization)
+        """The log, each event redacted for the caller exactly like the views; the events
+        of a hand whose seed has been revealed are shown in full to everyone."""
+        return self.log_for(match_id, self.viewer(match_id, authorization), after)
+
+    def log_for(self, match_id: str, viewer: int | str, after: int = 0) -> list[dict[str, Any]]:
         loaded = self.load(match_id)
-        return [self.render_event(loaded.family, e, viewer)
-                for e in self.store.read(match_id, after=after)]
+        stored = self.store.read(match_id)
+        hands = HandIndex(stored)
+        return [self.render_event(loaded.family, e, hands.viewer_of(e.version, viewer))
+                for e in stored[after:]]
+
+    def state_at(self, match_id: str, authorization: str | None, at: int) -> dict[str, Any]:
+        """The view after event ``at``: the caller's redaction, in full once that hand's
+        seed has been revealed."""
+        return self.state_for(match_id, self.viewer(match_id, authorization), at)
+
+    def state_for(self, match_id: str, viewer: int | str, at: int) -> dict[str, Any]:
+        loaded = self.load(match_id)
+        if at > loaded.version:
+            raise ApiError(404, "version_not_found",
+                           f"the match has {loaded.version} events, not {at}")
+        stored = self.store.read(match_id)
+        past = Loaded(loaded.family, fold(loaded.family, loaded.family.initial_state(),
+                                          stored[:at]), at, stored[at - 1].hash)
+        return self._render(match_id, past, HandIndex(stored).viewer_of(at, viewer))
 
     @staticmethod
     def render_event(family: Family, stored: StoredEvent, viewer: int | str) -> dict[str, Any]:
+        """One event for ``viewer``: ``redacted`` says whether anything was left out (the
+        hash covers the full event, so only unredacted events can be re-hashed)."""
+        data = family.redact_event(to_domain(stored), viewer)
+        command = stored.command
+        if command is not None and viewer != FULL and command.get("seat") != viewer:
+            command = None
         return {"version": stored.version, "type": stored.type, "schema": stored.schema,
                 "ts": stored.ts, "command_id": stored.command_id,
-                "prev_hash": stored.prev_hash, "hash": stored.hash,
-                "data": family.redact_event(to_domain(stored), viewer)}
+                "prev_hash": stored.prev_hash, "hash": stored.hash, "data": data,
+                "command": command,
+                "redacted": command != stored.command or data != stored.data}
 
     def follow(self, match_id: str, authorization: str | None, after: int,
                keepalive_ms: int) -> Iterator[dict[str, Any] | None]:
@@ -269,13 +331,15 @@ class MatchService:
 
     def _follow(self, match_id: str, family: Family, viewer: int | str, after: int,
                 keepalive_ms: int) -> Iterator[dict[str, Any] | None]:
+        hands = HandIndex(self.store.read(match_id))
         while True:
             batch = self.store.wait(match_id, after, keepalive_ms)
             if not batch:
                 yield None
                 continue
+            hands.extend(e for e in batch if e.version >= hands.version)
             for stored in batch:
-                yield self.render_event(family, stored, viewer)
+                yield self.render_event(family, stored, hands.viewer_of(stored.version, viewer))
                 after = stored.version
                 if stored.type == "MatchCompleted":
                     return
@@ -303,7 +367,8 @@ class MatchService:
                 result = self.store.append(
                     match_id, loaded.version, to_store(events),
                     command_id=f"seat{seat}:{idempotency_key or uuid.uuid4().hex}",
-                    idempotency_key=key, fingerprint=fingerprint, prev_hash=loaded.last_hash)
+                    idempotency_key=key, fingerprint=fingerprint, prev_hash=loaded.last_hash,
+                    command={"seat": seat, "action": dict(action)})
             except VersionConflict as exc:
                 if if_match is not None:
                     raise ApiError(409, "version_conflict", str(exc)) from exc
@@ -339,6 +404,32 @@ class MatchService:
             raise ApiError(422, "idempotency_key_reused",
                            "this Idempotency-Key was used for a different action")
         return self._render(match_id, self.load_at(match_id, version), seat)
+
+    # --- auditing ----------------------------------------------------------------------
+
+    def export(self, match_id: str, authorization: str | None) -> Iterator[str]:
+        """The whole log as NDJSON lines, redacted for the caller like ``events``."""
+        for record in self.events(match_id, authorization):
+            yield canonical_json(record) + "\n"
+
+    def request_verification(self, match_id: str, authorization: str | None) -> dict[str, Any]:
+        """Queue a replay job that verifies the whole log; returns its resource."""
+        self.viewer(match_id, authorization)
+        self.load(match_id)
+        verification_id = uuid.uuid4().hex
+        record = {"status": "queued", "requested_at": round(time.time(), 3)}
+        self._reports.save(match_id, verification_id, record)
+        self.jobs.enqueue_replay(match_id, verification_id)
+        return self.verification(match_id, verification_id, authorization)
+
+    def verification(self, match_id: str, verification_id: str,
+                     authorization: str | None) -> dict[str, Any]:
+        self.viewer(match_id, authorization)
+        record = self._reports.get(match_id, verification_id) if storable(match_id) else None
+        if record is None:
+            raise ApiError(404, "verification_not_found",
+                           f"no verification {verification_id!r} of match {match_id!r}")
+        return {"id": verification_id, "match_id": match_id, **record}
 
     # --- background work ---------------------------------------------------------------
 

@@ -5,7 +5,8 @@ match lives in one Redis Cluster slot and one Lua script can touch them all:
 
 - ``{prefix}:{<match_id>}:events`` stream; entry id ``<version>-0``, so XRANGE by version and
   SSE ``Last-Event-ID`` map directly onto it. Fields: type, schema, data (JSON), cmd (absent
-  when there is no command id), ts, prev, hash.
+  when there is no command id), ts, prev, hash, command (JSON; the seat's action, on the
+  first event it caused). The hash is ``domain.chain.event_hash``.
 - ``{prefix}:{<match_id>}:meta`` hash: caller metadata plus the head of the chain
   (``_version``, ``_last_hash``) that the append script checks.
 - ``{prefix}:{<match_id>}:idem`` hash: idempotency key -> ``"<version>|<fingerprint>"``.
@@ -19,7 +20,6 @@ and the script refuses when the head moved in between. Nothing is ever rewritten
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -28,10 +28,9 @@ from typing import Any
 
 import redis
 
+from domain.chain import GENESIS_HASH, canonical_json, event_hash
 from service import store_scripts as scripts
 from service.store_scripts import CONFLICT, EXISTS, KEY_REUSED, OK, REPLAYED, UNKNOWN
-
-GENESIS_HASH = "0" * 64
 
 # Meta fields owned by the store; callers may neither set nor see them through meta().
 _VERSION_FIELD = "_version"
@@ -90,10 +89,13 @@ class StoredEvent:
     ts: float
     prev_hash: str
     hash: str
+    command: dict[str, Any] | None = None
+    """The seat's action as sent, on the first event it caused (None for jobs)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form, e.g. for exports and SSE payloads."""
         return {
+            "command": self.command,
             "version": self.version,
             "type": self.type,
             "schema": self.schema,
@@ -112,35 +114,6 @@ class AppendResult:
     version: int
     events: tuple[StoredEvent, ...]
     replayed: bool = False
-
-
-def _canonical_json(value: Any) -> str:
-    """The one JSON form that is hashed and stored; NaN/Infinity are refused, not hashed."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    )
-
-
-def event_hash(
-    version: int,
-    type: str,  # shadows the builtin on purpose: it is the public keyword auditors use
-    schema: int,
-    data: Mapping[str, Any],
-    command_id: str | None,
-    ts: float,
-    prev_hash: str,
-) -> str:
-    """sha256 of the canonical JSON of an event; public so that auditors can recompute it."""
-    body = {
-        "version": version,
-        "type": type,
-        "schema": schema,
-        "data": dict(data),
-        "command_id": command_id,
-        "ts": ts,
-        "prev_hash": prev_hash,
-    }
-    return hashlib.sha256(_canonical_json(body).encode("utf-8")).hexdigest()
 
 
 def _text(value: Any) -> str:
@@ -163,7 +136,8 @@ def _check_new_event(event: NewEvent) -> None:
 
 
 def _chain(
-    events: Sequence[NewEvent], after: int, prev_hash: str, command_id: str | None, ts: float
+    events: Sequence[NewEvent], after: int, prev_hash: str, command_id: str | None, ts: float,
+    command: Mapping[str, Any] | None = None,
 ) -> list[StoredEvent]:
     """Number and hash new events after (after, prev_hash).
 
@@ -176,10 +150,12 @@ def _chain(
         _check_new_event(event)
         data = json.loads(json.dumps(dict(event.data), allow_nan=False))
         version = after + offset
-        digest = event_hash(version, event.type, event.schema, data, command_id, ts, prev_hash)
-        chained.append(
-            StoredEvent(version, event.type, event.schema, data, command_id, ts, prev_hash, digest)
-        )
+        sent = json.loads(json.dumps(dict(command), allow_nan=False)) if (
+            command is not None and offset == 1) else None
+        digest = event_hash(version, event.type, event.schema, data, command_id, ts, prev_hash,
+                            sent)
+        chained.append(StoredEvent(version, event.type, event.schema, data, command_id, ts,
+                                   prev_hash, digest, sent))
         prev_hash = digest
     return chained
 
@@ -191,13 +167,15 @@ def _encode(events: Sequence[StoredEvent]) -> list[str]:
         fields = [
             "type", event.type,
             "schema", str(event.schema),
-            "data", _canonical_json(event.data),
+            "data", canonical_json(event.data),
             "ts", repr(event.ts),
             "prev", event.prev_hash,
             "hash", event.hash,
         ]  # fmt: skip
         if event.command_id is not None:
             fields += ["cmd", event.command_id]
+        if event.command is not None:
+            fields += ["command", canonical_json(event.command)]
         argv += [f"{event.version}-0", str(len(fields) // 2), *fields]
     return argv
 
@@ -214,6 +192,7 @@ def _decode(entry_id: Any, raw: Mapping[Any, Any]) -> StoredEvent:
         ts=float(fields["ts"]),
         prev_hash=fields["prev"],
         hash=fields["hash"],
+        command=json.loads(fields["command"]) if "command" in fields else None,
     )
 
 
@@ -300,19 +279,21 @@ class RedisEventStore:
         idempotency_key: str | None = None,
         fingerprint: str = "",
         prev_hash: str | None = None,
+        command: Mapping[str, Any] | None = None,
     ) -> AppendResult:
         """Append events if the match is still at expected_version (one atomic script).
 
         A known idempotency key with the same fingerprint replays the first result and appends
         nothing; with another fingerprint it raises IdempotencyKeyReused. ``prev_hash``, the
         hash of the event at expected_version when the caller has read it, saves a round
-        trip; the script refuses a wrong one like a moved version.
+        trip; the script refuses a wrong one like a moved version. ``command``, the action
+        that caused the events, is stored (and hashed) with the first of them.
         """
         if not events:
             raise ValueError("append needs at least one event")
         keys = [self._key(match_id, suffix) for suffix in ("events", "meta", "idem")]
         head_hash = prev_hash if prev_hash is not None else self._last_hash(keys[1])
-        stored = _chain(events, expected_version, head_hash, command_id, self._now())
+        stored = _chain(events, expected_version, head_hash, command_id, self._now(), command)
         reply = self._append_script(
             keys=keys,
             args=[
@@ -430,6 +411,12 @@ class RedisEventStore:
     def prefix(self) -> str:
         return self._prefix
 
+    def key(self, match_id: str, suffix: str) -> str:
+        """A per-match key for data derived from the match (same Cluster slot)."""
+        if suffix in ("events", "meta", "idem"):
+            raise ValueError(f"{suffix!r} belongs to the event store")
+        return self._key(match_id, suffix)
+
 
 def _block_slice_ms(client: redis.Redis) -> int:
     """Longest single XREAD BLOCK that stays well inside the client's socket timeout."""
@@ -438,3 +425,20 @@ def _block_slice_ms(client: redis.Redis) -> int:
     if not socket_timeout:
         return _MAX_BLOCK_SLICE_MS
     return max(1, min(_MAX_BLOCK_SLICE_MS, int(socket_timeout * 1000 / 2)))
+
+
+class VerificationReports:
+    """Verification reports of a match: ``{prefix}:{<match_id>}:verifications`` hash,
+    id -> JSON. Derived data: any report can be recomputed from the log."""
+
+    def __init__(self, store: RedisEventStore) -> None:
+        self._client = store.client
+        self._key = store.key
+
+    def save(self, match_id: str, verification_id: str, record: Mapping[str, Any]) -> None:
+        self._client.hset(self._key(match_id, "verifications"), verification_id,
+                          canonical_json(dict(record)))
+
+    def get(self, match_id: str, verification_id: str) -> dict[str, Any] | None:
+        raw = self._client.hget(self._key(match_id, "verifications"), verification_id)
+        return None if raw is None else dict(json.loads(_text(raw)))

@@ -13,13 +13,14 @@ from typing import Any
 import redis
 from rq import get_current_job
 
+from domain.audit import verify
 from domain.events import Event
 from domain.fairness import MatchSecrets
 from domain.family import Family
 from domain.variants import VARIANTS
 from service.codec import fold, to_store
 from service.jobs import QUEUES, JobQueue
-from service.store import RedisEventStore, StoredEvent, VersionConflict
+from service.store import RedisEventStore, StoredEvent, VerificationReports, VersionConflict
 
 ATTEMPTS = 5
 
@@ -32,6 +33,20 @@ def run_scoring(match_id: str, prefix: str = "rummy", inline: bool = False) -> i
 def run_bonuses(match_id: str, prefix: str = "rummy", inline: bool = False) -> int:
     """Record the end-of-match bonuses and final totals."""
     return _run("bonuses", match_id, prefix, inline)
+
+
+def run_replay(match_id: str, verification_id: str, prefix: str = "rummy") -> bool:
+    """Rebuild the match from its whole log, verify it (``domain.audit``), file the report."""
+    current = get_current_job()
+    if current is None:
+        raise RuntimeError("workers.jobs functions run inside an RQ job")
+    store = RedisEventStore(current.connection, prefix)
+    reports = VerificationReports(store)
+    reports.save(match_id, verification_id, {"status": "running"})
+    records = [event.to_dict() for event in store.read(match_id)]
+    report = verify(records, VARIANTS).to_dict()
+    reports.save(match_id, verification_id, {"status": "finished", "report": report})
+    return bool(report["ok"])
 
 
 def _run(job: str, match_id: str, prefix: str, inline: bool) -> int:

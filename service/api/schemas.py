@@ -9,6 +9,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 from domain.cards import CardError, parse_card
 
 ACTION_TYPES = ("pass", "draw", "discard", "knock", "big_gin")
+RUMMY_ACTION_TYPES = ("lay_down", "lay_off", "exchange_joker")
 
 # The highest version a client may name: past any match, and the largest integer every JSON
 # client reads exactly. Past 2**64 - 1 it is not even a Redis stream id, which was a 500.
@@ -77,6 +78,11 @@ class VariantSchema(Schema):
     min_players = fields.Integer()
     max_players = fields.Integer()
     options = fields.List(fields.Nested(OptionSchema))
+    gems = fields.List(fields.String(), metadata={
+        "description": "Gem: the eight gems, in GEM PARTS order"})
+    cards = fields.Dict(keys=fields.String(), values=fields.List(fields.String()), metadata={
+        "description": "Gem: each card's gems (a king has two)",
+        "example": {"AC": ["gold"], "KC": ["emerald", "ruby"]}})
 
 
 class VariantListSchema(Schema):
@@ -128,7 +134,9 @@ class MatchCreatedSchema(Schema):
 
 
 class MeldSchema(Schema):
-    kind = fields.String(required=True, metadata={"description": "set or run"})
+    kind = fields.String(required=True, metadata={
+        "description": "set, run, stash (gem; ``tag`` names the shared gem) or "
+                       "queens_diamonds (gem)"})
     cards = fields.List(fields.String(), required=True, metadata={
         "description": "The physical cards; JK for a joker"})
     represents = fields.List(fields.String(), required=True, metadata={
@@ -140,6 +148,41 @@ class SeatSummarySchema(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
     hand_count = fields.Integer(required=True)
+    opened = fields.Boolean(metadata={"description": "Rummy/rami: whether the seat has opened"})
+
+
+class TableMeldSchema(Schema):
+    """Rummy/rami: a meld on the table, with what every joker in it stands for."""
+
+    id = fields.Integer(required=True, metadata={
+        "description": "Stable for the round; lay_off and exchange_joker name it"})
+    owner = fields.Integer(metadata={"description": "The seat that laid it down"})
+    kind = fields.String(required=True, metadata={"description": "set or run"})
+    cards = fields.List(fields.String(), required=True, metadata={
+        "description": "The physical cards in table order; JK for a joker"})
+    represents = fields.List(fields.String(), required=True, metadata={
+        "description": "The card each one stands for (a joker's declared card)"})
+
+
+class MeldCandidateSchema(Schema):
+    """Rummy/rami: a meld the seat's hand could lay down, with its opening value."""
+
+    kind = fields.String()
+    cards = fields.List(fields.String())
+    represents = fields.List(fields.String())
+    value = fields.Integer(metadata={"description": "Opening value (ace 1 only in A-2-3)"})
+
+
+class OpeningSchema(Schema):
+    """Rummy/rami, before the seat has opened: what its hand could open with."""
+
+    minimum = fields.Integer(metadata={"description": "40 (rummy) or 51 (rami) by default"})
+    best_value = fields.Integer(metadata={
+        "description": "The highest value of new melds the hand could lay down at once"})
+    best_melds = fields.List(fields.Nested(MeldCandidateSchema))
+    allowed_this_turn = fields.Boolean(metadata={
+        "description": "Whether this (or the coming) turn is late enough to open (rami: 2nd)"})
+    can_open_now = fields.Boolean()
 
 
 class PairingSchema(Schema):
@@ -182,6 +225,8 @@ class HandResultSchema(Schema):
     table = fields.List(fields.Nested(MeldSchema), metadata={
         "description": "The knocker's melds after lay-offs"})
     seats = fields.List(fields.Nested(HandSeatSchema))
+    gem_parts = fields.List(fields.Integer(), metadata={
+        "description": "Gem: the Gem Parts bonus by seat, included in points"})
     next_dealer = fields.Integer()
 
 
@@ -194,22 +239,76 @@ class BonusSchema(Schema):
     total = fields.Integer()
 
 
+RUMMY_ACTION_FIELDS = {"lay_down": ("melds",), "lay_off": ("meld", "card"),
+                       "exchange_joker": ("meld", "card")}
+
+
+class NewMeldsField(fields.Field):
+    """Melds sent with an action: lists of cards (gin's knock) or, for rummy's lay_down,
+    ``{cards, represents}`` objects; every card is parsed like ``CardField``."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> list[Any]:
+        if not isinstance(value, list):
+            raise ValidationError("must be a list of melds")
+        return [self._meld(item) for item in value]
+
+    def _meld(self, item: Any) -> Any:
+        if isinstance(item, dict):
+            unknown = set(item) - {"cards", "represents"}
+            if unknown or "cards" not in item:
+                raise ValidationError("a meld object has cards and, with a joker, represents")
+            out = {"cards": self._cards(item["cards"])}
+            if item.get("represents") is not None:
+                out["represents"] = self._cards(item["represents"])
+            return out
+        return self._cards(item)
+
+    @staticmethod
+    def _cards(value: Any) -> list[str]:
+        if not isinstance(value, list):
+            raise ValidationError("a meld is a list of card codes")
+        try:
+            return [parse_card(card) for card in value]
+        except CardError as exc:
+            raise ValidationError(str(exc)) from exc
+
+
 class ActionSchema(Schema):
     """One move. ``type`` decides which other fields it needs."""
 
-    type = fields.String(required=True, validate=validate.OneOf(ACTION_TYPES))
+    type = fields.String(required=True, validate=validate.OneOf(ACTION_TYPES + RUMMY_ACTION_TYPES))
     source = fields.String(validate=validate.OneOf(("stock", "discard")), metadata={
         "description": "draw: where from"})
+    depth = fields.Integer(validate=validate.Range(min=1, max=104), metadata={
+        "description": "draw from the discard pile (gem, 3 players): take the depth-th card "
+                       "from the top and every card above it; 1, the top card, by default"})
     card = CardField(metadata={"description": "discard: the card"})
     discard = CardField(metadata={"description": "knock: the card discarded face down"})
-    melds = fields.List(fields.List(CardField()), allow_none=True, metadata={
-        "description": "knock: optional arrangement to show (must reach the minimum deadwood)"})
+    melds = NewMeldsField(allow_none=True, metadata={
+        "description": "knock: optional arrangement to show (must reach the minimum "
+                       "deadwood), as lists of cards. lay_down (rummy/rami): the new melds, "
+                       "as {cards, represents} objects; represents (what each card stands "
+                       "for, in the same order) is needed only when a meld holds a joker",
+        "type": "array", "items": {"oneOf": [
+            {"type": "array", "items": {"type": "string"}},
+            {"type": "object", "required": ["cards"], "properties": {
+                "cards": {"type": "array", "items": {"type": "string"}},
+                "represents": {"type": "array", "items": {"type": "string"}}}}]}})
+    meld = fields.Integer(strict=True, metadata={
+        "description": "lay_off, exchange_joker (rummy/rami): the table meld's id"})
+    represents = CardField(metadata={
+        "description": "lay_off (rummy/rami) of a joker: the card it stands for"})
 
     @validates_schema
     def _fields_for_type(self, data: dict[str, Any], **kwargs: Any) -> None:
         needed = {"draw": "source", "discard": "card", "knock": "discard"}.get(data["type"])
         if needed and data.get(needed) is None:
             raise ValidationError(f"a {data['type']} action needs {needed!r}", needed)
+        if data["type"] == "knock" and any(isinstance(m, dict) for m in data.get("melds") or ()):
+            raise ValidationError("a knock's melds are lists of cards", "melds")
+        for field in RUMMY_ACTION_FIELDS.get(data["type"], ()):
+            if data.get(field) is None:
+                raise ValidationError(f"a {data['type']} action needs {field!r}", field)
 
 
 class BestDiscardSchema(Schema):
@@ -226,13 +325,27 @@ class MatchViewSchema(Schema):
     version = fields.Integer(required=True, metadata={
         "description": "Number of events so far; send it back as If-Match"})
     phase = fields.String(required=True, metadata={
-        "description": "upcard, draw, discard, scoring, completing or complete"})
+        "description": "upcard, draw, discard, scoring, completing or complete; rummy/rami "
+                       "have play (drawn: lay down, lay off, exchange, discard) for discard"})
     awaiting = fields.String(allow_none=True, metadata={
         "description": "scoring or bonuses while a background job has yet to record the result"})
     dealer = fields.Integer(required=True)
     turn = fields.Integer(allow_none=True, required=True)
     hand_number = fields.Integer(required=True)
     knock_limit = fields.Integer(metadata={"description": "This hand's knock limit"})
+    dice = fields.List(fields.Integer(), metadata={
+        "description": "Gem: this hand's two dice; their sum is the knock limit"})
+    diamond = fields.String(allow_none=True, metadata={
+        "description": "Gem: the designated diamond, which makes Queen's Diamonds with any queen"})
+    must_meld = fields.String(allow_none=True, metadata={
+        "description": "Gem, 3 players: the deep card just taken, which must still belong to "
+                       "a meld after this turn's discard (legal_actions respect it)"})
+    gems = fields.Dict(keys=fields.String(), values=fields.List(fields.String()), metadata={
+        "description": "Gem: the gems of every card the caller can see (own hand, discard "
+                       "pile); the whole deck is in GET /v1/variants"})
+    commitment = fields.String(allow_none=True, metadata={
+        "description": "SHA-256 of this hand's secret seed, revealed when the hand ends "
+                       "(docs/fairness.md); null in logs older than commitments"})
     scores = fields.List(fields.Integer(), required=True, metadata={
         "description": "Hand points so far, by seat"})
     hands_won = fields.List(fields.Integer())
@@ -253,6 +366,8 @@ class MatchViewSchema(Schema):
     melds = Verbatim(MeldSchema, many=True, metadata={
         "description": "Seat views: a best arrangement of the hand"})
     unmatched = fields.List(fields.String())
+    gem_parts = fields.Boolean(metadata={
+        "description": "Gem seat views: whether the hand shows all eight gems"})
     best_discard = fields.Nested(BestDiscardSchema, metadata={
         "description": "Seat views, holding one card too many: the lowest deadwood after a "
                        "discard, and which discards reach it"})
@@ -261,6 +376,19 @@ class MatchViewSchema(Schema):
     all_hands = fields.List(fields.List(fields.String()), metadata={
         "description": "Full (organiser) views only"})
     stock = fields.List(fields.String(), metadata={"description": "Full views only; top first"})
+    table = Verbatim(TableMeldSchema, many=True, metadata={
+        "description": "Rummy/rami: the melds on the table"})
+    rounds_played = fields.Integer(metadata={
+        "description": "Rummy/rami: scored rounds (a void round does not count)"})
+    minus_points = fields.Integer(metadata={
+        "description": "Rummy/rami seat views: what the hand would cost if the round ended"})
+    meld_candidates = Verbatim(MeldCandidateSchema, many=True, metadata={
+        "description": "Rummy/rami seat views: every meld the hand could lay down; any "
+                       "disjoint choice of them may be sent in one lay_down"})
+    opening = Verbatim(OpeningSchema, metadata={
+        "description": "Rummy/rami seat views, until the seat has opened"})
+    jokers_to_place = fields.Integer(metadata={
+        "description": "Rummy/rami seat views on turn: exchanged jokers still to be placed"})
 
 
 class EventSchema(Schema):
@@ -272,6 +400,13 @@ class EventSchema(Schema):
     prev_hash = fields.String(required=True)
     hash = fields.String(required=True)
     data = fields.Dict(required=True, metadata={"description": "Redacted for the caller"})
+    command = fields.Dict(allow_none=True, metadata={
+        "description": "The seat's action as sent ({seat, action}), on the first event it "
+                       "caused; shown to that seat, the organiser, and everyone once the "
+                       "hand is revealed"})
+    redacted = fields.Boolean(required=True, metadata={
+        "description": "Whether anything was left out for the caller (only unredacted "
+                       "events can be re-hashed)"})
 
 
 class EventListSchema(Schema):
@@ -294,3 +429,39 @@ class HealthSchema(Schema):
     status = fields.String(required=True)
     redis = fields.String(required=True)
     mode = fields.String(required=True, metadata={"description": "embedded or redis"})
+
+
+# --- auditing ----------------------------------------------------------------------------
+
+
+class StateQuerySchema(Schema):
+    at = fields.Integer(required=True, validate=validate.Range(min=1, max=MAX_VERSION),
+                        metadata={"description": "Show the match right after this event"})
+
+
+class CheckSchema(Schema):
+    name = fields.String(metadata={"description": "hash_chain, deals, rules or scores"})
+    ok = fields.Boolean()
+    checked = fields.Integer(metadata={"description": "How many items the check covered"})
+    first_failure = fields.Dict(allow_none=True, metadata={
+        "description": "{version, reason} of the first failure, or null"})
+    notes = fields.List(fields.String(), metadata={
+        "description": "What could not be checked and why (e.g. prepared decks, old logs)"})
+
+
+class VerificationReportSchema(Schema):
+    ok = fields.Boolean(required=True)
+    variant = fields.String(allow_none=True)
+    events = fields.Integer()
+    final_phase = fields.String(allow_none=True)
+    first_failing_version = fields.Integer(allow_none=True)
+    checks = fields.List(fields.Nested(CheckSchema))
+
+
+class VerificationSchema(Schema):
+    id = fields.String(required=True)
+    match_id = fields.String(required=True)
+    status = fields.String(required=True, metadata={"description": "queued, running or finished"})
+    requested_at = fields.Float()
+    report = Verbatim(VerificationReportSchema, metadata={
+        "description": "Once finished: the verdict, per check (see docs/fairness.md)"})

@@ -285,7 +285,22 @@ def test_to_dict_has_every_field(store: RedisEventStore) -> None:
     assert event.to_dict() == {
         "version": 1, "type": "A", "schema": 1, "data": {"n": 0, "type": "A"},
         "command_id": None, "ts": event.ts, "prev_hash": GENESIS_HASH, "hash": event.hash,
+        "command": None,
     }  # fmt: skip
+
+
+def test_the_command_is_stored_and_hashed_with_the_first_event_it_caused(
+        store: RedisEventStore) -> None:
+    store.create("m1", _events("A"), {})
+    action = {"seat": 1, "action": {"type": "discard", "card": "5S"}}
+    appended = store.append("m1", 1, _events("B", "C"), command_id="c", command=action).events
+    assert [e.command for e in appended] == [action, None]
+    assert list(store.read("m1", after=1)) == list(appended)
+    first = appended[0]
+    assert first.hash == event_hash(first.version, first.type, first.schema, first.data,
+                                    first.command_id, first.ts, first.prev_hash, action)
+    assert first.hash != event_hash(first.version, first.type, first.schema, first.data,
+                                    first.command_id, first.ts, first.prev_hash)
 
 
 json_values = st.recursive(

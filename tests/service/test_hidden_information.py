@@ -74,6 +74,17 @@ class Truth:
     public: set[str]              # cards of this hand that everyone has seen
 
     @property
+    def revealed(self) -> set[int]:
+        """Versions of the events of hands whose seed has been revealed: public in full."""
+        shown = {e["data"]["hand_number"] for e in self.events if e["type"] == "SeedRevealed"}
+        versions, hand = set(), 0
+        for e in self.events:
+            hand = e["data"]["hand_number"] if e["type"] == "HandDealt" else hand
+            if hand in shown:
+                versions.add(e["version"])
+        return versions
+
+    @property
     def version(self) -> int:
         return self.full["version"]
 
@@ -187,9 +198,14 @@ def check_viewer(client: Any, match: dict[str, Any], truth: Truth, viewer: int |
     after = 0 if whole_log else truth.dealt - 1
     events = client.get(f"{url}/events?after={after}", headers=headers).json["events"]
     assert [e["version"] for e in events] == list(range(after + 1, truth.version + 1))
-    assert_no_secrets(f"{label} log", events, truth)
+    revealed = truth.revealed
+    assert [e for e in events if e["version"] in revealed] == [
+        e for e in truth.events[after:] if e["version"] in revealed], \
+        f"{label}: a revealed hand's events are the organiser's"
+    assert_no_secrets(f"{label} log", [e for e in events if e["version"] not in revealed], truth)
     this_hand = events[truth.dealt - 1 - after:]
-    assert_no_hidden_cards(f"{label} log", this_hand, hidden)
+    assert_no_hidden_cards(f"{label} log", [e for e in this_hand if e["version"] not in revealed],
+                           hidden)
 
     streamed = stream(client, match["id"], headers, truth.dealt - 1, truth.version)
     assert streamed == this_hand, f"{label}: the stream and the log differ"

@@ -17,11 +17,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from domain.audit import verify
 from domain.cards import standard_deck
 from domain.events import Event
 from domain.family import FULL
 from domain.gin import GIN
 from domain.gin.options import SPECS
+from domain.variants import VARIANTS
 from service.api.schemas import ACTION_TYPES
 from service.store import GENESIS_HASH, event_hash
 from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer, create
@@ -423,8 +425,9 @@ def assert_replays(client: Any, match: dict[str, Any]) -> None:
     for e in events:
         assert e["prev_hash"] == prev, e["version"]
         assert e["hash"] == event_hash(e["version"], e["type"], e["schema"], e["data"],
-                                       e["command_id"], e["ts"], e["prev_hash"])
+                                       e["command_id"], e["ts"], e["prev_hash"], e["command"])
         prev = e["hash"]
+    assert verify(events, VARIANTS).ok
     state = GIN.replay([Event(e["type"], e["data"], e["schema"]) for e in events])
     replayed = {**GIN.view(state, FULL), "id": match["id"], "version": full["version"]}
     assert {k: replayed.get(k) for k in full} == full

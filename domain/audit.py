@@ -1,0 +1,340 @@
+"""Verify a match's log without trusting the server: the hash chain, every deal, every rule.
+
+The input is the exported log (``GET /v1/matches/{id}/export``, one JSON record per
+event). The checks:
+
+- ``hash_chain``: versions run 1, 2, 3, ...; each ``prev_hash`` is the previous event's
+  hash; each hash recomputes (``domain.chain``). A changed, removed or reordered event
+  fails at its version.
+- ``deals``: each deal's commitment is SHA-256 of its seed, the seed revealed at the
+  hand's end is that seed, and the deck is the match deck shuffled from it
+  (``domain.fairness``) unless the organiser prepared it. At the match's end the
+  revealed match seed matches its commitment and yields every hand seed (with the
+  players' entropy) and the drawn first dealer.
+- ``rules``: every seat's events are exactly what the rules make of the action it sent.
+- ``scores``: every job's events (hand scores, the next deal, the match's bonuses) are
+  exactly what the rules compute afresh.
+
+Events an export redacted (hands not yet revealed) cannot be recomputed; they still link
+into the chain, and the report says from which version the rule checks stopped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import groupby
+from typing import Any
+
+from domain.chain import GENESIS_HASH, event_hash
+from domain.errors import OptionError, RuleError
+from domain.events import Event
+from domain.fairness import (
+    AUDIT_EVENTS,
+    MATCH_SEED_REVEALED,
+    SEED_COMMITTED,
+    SEED_REVEALED,
+    Deal,
+    commitment,
+    hand_seed,
+    shuffled_deck,
+)
+from domain.family import Family
+from domain.shuffle import choose
+from domain.upcasting import upcast
+
+Record = Mapping[str, Any]
+CHECKS = ("hash_chain", "deals", "rules", "scores")
+
+
+@dataclass
+class Check:
+    """One check's outcome: how many things it checked and the first that failed."""
+
+    name: str
+    checked: int = 0
+    failure: dict[str, Any] | None = None
+    skipped: list[str] = field(default_factory=list)
+
+    def fail(self, version: int | None, reason: str) -> None:
+        if self.failure is None:
+            self.failure = {"version": version, "reason": reason}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "ok": self.failure is None, "checked": self.checked,
+                "first_failure": self.failure, "notes": self.skipped}
+
+
+@dataclass
+class Report:
+    """The verdict on one log: per check, and the first failing version overall."""
+
+    variant: str | None
+    events: int
+    checks: dict[str, Check]
+    final_phase: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return all(check.failure is None for check in self.checks.values())
+
+    @property
+    def first_failing_version(self) -> int | None:
+        versions = [c.failure["version"] for c in self.checks.values()
+                    if c.failure is not None and c.failure["version"] is not None]
+        return min(versions) if versions else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "variant": self.variant, "events": self.events,
+                "final_phase": self.final_phase,
+                "first_failing_version": self.first_failing_version,
+                "checks": [check.to_dict() for check in self.checks.values()]}
+
+
+def verify(records: Sequence[Record], variants: Mapping[str, Family]) -> Report:
+    """Check an exported log; ``variants`` maps variant names to families."""
+    report = Report(None, len(records), {name: Check(name) for name in CHECKS})
+    _check_chain(records, report.checks["hash_chain"])
+    if not records or records[0].get("type") != "MatchCreated":
+        report.checks["rules"].fail(1, "the log does not start with MatchCreated")
+        return report
+    report.variant = records[0]["data"].get("variant")
+    family = variants.get(report.variant or "")
+    if family is None:
+        report.checks["rules"].fail(1, f"unknown variant {report.variant!r}")
+        return report
+    _Replayer(family, records, report).run()
+    return report
+
+
+def _check_chain(records: Sequence[Record], check: Check) -> None:
+    previous = GENESIS_HASH
+    for index, record in enumerate(records, start=1):
+        check.checked += 1
+        version = record.get("version")
+        if version != index:
+            check.fail(index, f"expected version {index}, found {version!r}: "
+                              "an event was removed, added or reordered")
+            return
+        if record.get("prev_hash") != previous:
+            check.fail(index, "prev_hash is not the previous event's hash")
+            return
+        if not record.get("redacted") and _rehash(record) != record.get("hash"):
+            check.fail(index, "the event's hash does not match its content")
+            return
+        previous = record.get("hash", "")
+
+
+def _rehash(record: Record) -> str | None:
+    try:
+        return event_hash(record["version"], record["type"], record["schema"], record["data"],
+                          record.get("command_id"), record["ts"], record["prev_hash"],
+                          record.get("command"))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _event(record: Record) -> Event:
+    return upcast(Event(record["type"], record["data"], record["schema"]))
+
+
+SEED_FIELDS = frozenset({"seed", "commitment", "prepared"})
+"""A deal's seed fields are the ``deals`` check's business; the rules check the rest."""
+
+
+def _comparable(event: Event) -> tuple[str, dict[str, Any]]:
+    data = {k: v for k, v in event.data.items() if not (event.type == "HandDealt"
+                                                        and k in SEED_FIELDS)}
+    return event.type, data
+
+
+def _same(recorded: Sequence[Event], expected: Sequence[Event]) -> int | None:
+    """Index of the first recorded event that differs from the recomputed ones, else None."""
+    for index in range(max(len(recorded), len(expected))):
+        if index >= len(recorded) or index >= len(expected):
+            return index
+        if _comparable(recorded[index]) != _comparable(upcast(expected[index])):
+            return index
+    return None
+
+
+class _Replayer:
+    """Walks the log command by command, recomputing what each command should have made."""
+
+    def __init__(self, family: Family, records: Sequence[Record], report: Report) -> None:
+        self.family, self.records, self.report = family, records, report
+        self.checks = report.checks
+        self.state: Any = family.initial_state()
+        self.options: Any = None
+        self.deal_seeds: dict[int, str | None] = {}
+        self.revealed: dict[int, str] = {}
+        self.entropy: list[str] = []
+        self.seed_commitment: str | None = None
+        self.players = 0
+        self.first_dealer: int | None = None
+
+    def run(self) -> None:
+        for command_id, group in groupby(self.records, key=lambda r: r.get("command_id")):
+            records = list(group)
+            if any(r.get("redacted") for r in records):
+                self._stop(records[0]["version"], "redacted events (hands not yet revealed)")
+                break
+            try:
+                self._command(str(command_id or ""), records)
+            except (RuleError, OptionError, KeyError, TypeError, ValueError, IndexError,
+                    AttributeError) as exc:
+                self.checks["rules"].fail(records[0]["version"],
+                                          f"cannot replay: {type(exc).__name__}: {exc}")
+                break
+        self.report.final_phase = getattr(self.state, "phase", None)
+        self._check_match_seed()
+
+    def _stop(self, version: int, why: str) -> None:
+        for name in ("rules", "scores", "deals"):
+            self.checks[name].skipped.append(f"not checked from version {version}: {why}")
+
+    def _command(self, command_id: str, records: list[Record]) -> None:
+        events = [_event(r) for r in records]
+        played = [e for e in events if e.type not in AUDIT_EVENTS]
+        versions = [r["version"] for r, e in zip(records, events, strict=True)
+                    if e.type not in AUDIT_EVENTS]
+        for record, event in zip(records, events, strict=True):
+            self._note_audit(record["version"], event)
+        for record, event in zip(records, events, strict=True):
+            if event.type == "HandDealt":
+                self._check_deal(record["version"], record["schema"], event)
+        if command_id.startswith("create:"):
+            expected, check = self._created(played), "rules"
+        elif command_id.startswith("seat"):
+            expected, check = self._seat_action(command_id, records[0], played), "rules"
+        elif command_id.startswith("job:"):
+            expected, check = self._job(command_id.split(":")[1], played), "scores"
+        else:
+            expected, check = played, "rules"
+            self.checks["rules"].skipped.append(
+                f"version {records[0]['version']}: no rule to recompute {command_id!r}")
+        self.checks[check].checked += 1
+        differs = _same(played, expected)
+        if differs is not None:
+            version = versions[differs] if differs < len(versions) else records[-1]["version"]
+            self.checks[check].fail(version, f"recorded events differ from what the rules "
+                                             f"make of {command_id!r}")
+        for event in played:
+            self.state = self.family.evolve(self.state, event)
+
+    # --- recomputing -------------------------------------------------------------------
+
+    def _created(self, played: list[Event]) -> list[Event]:
+        created = played[0].data
+        names = list(created["players"])
+        self.players = len(names)
+        self.options = self.family.parse_options(created["options"], len(names))
+        self.first_dealer = created["first_dealer"]
+        deal = self._recorded_deal(played)
+        return self.family.start_match(names, self.options, created["first_dealer"], deal)
+
+    def _seat_action(self, command_id: str, first: Record, played: list[Event]) -> list[Event]:
+        sent = first.get("command")
+        if isinstance(sent, Mapping):
+            command = self.family.command(int(sent["seat"]), sent["action"])
+            return self.family.decide(self.state, command)
+        return self._inferred_action(int(command_id[4:].split(":")[0]), played)
+
+    def _inferred_action(self, seat: int, played: list[Event]) -> list[Event]:
+        """Logs written before commands were stored: some legal action must explain them."""
+        note = "commands not in the log (older format): each seat's events were matched " \
+               "against the actions legal at that point"
+        if note not in self.checks["rules"].skipped:
+            self.checks["rules"].skipped.append(note)
+        for action in self.family.legal_actions(self.state, seat):
+            events = self.family.decide(self.state, self.family.command(seat, action))
+            if _same(played, events) is None:
+                return events
+        return []
+
+    def _job(self, job: str, played: list[Event]) -> list[Event]:
+        state = self.state
+        expected = list(self.family.decide(state, self.family.job_command(job, state, None)))
+        for event in expected:
+            state = self.family.evolve(state, event)
+        if self.family.awaiting_job(state) == "deal":
+            deal = self._recorded_deal(played)
+            expected += self.family.decide(state, self.family.job_command("deal", state, deal))
+        return expected
+
+    def _recorded_deal(self, played: list[Event]) -> Deal:
+        """The Deal a recorded deal event claims; its seed and deck are checked separately."""
+        dealt = next((e.data for e in played if e.type == "HandDealt"), None)
+        if dealt is None:
+            return Deal((), b"")
+        seed = bytes.fromhex(dealt["seed"]) if dealt.get("seed") else b""
+        return Deal(tuple(dealt["deck"]), seed, bool(dealt.get("prepared")),
+                    dict(dealt.get("fixed") or {}))
+
+    # --- fairness ----------------------------------------------------------------------
+
+    def _note_audit(self, version: int, event: Event) -> None:
+        if event.type == SEED_COMMITTED:
+            self.seed_commitment = event.data.get("seed_commitment")
+            self.entropy = list(event.data.get("entropy", []))
+        elif event.type == SEED_REVEALED:
+            hand, seed = event.data["hand_number"], event.data["seed"]
+            self.revealed[hand] = seed
+            self.checks["deals"].checked += 1
+            if hand not in self.deal_seeds:
+                self.checks["deals"].fail(version, f"hand {hand}'s seed revealed, never dealt")
+            elif self.deal_seeds[hand] is not None and self.deal_seeds[hand] != seed:
+                self.checks["deals"].fail(version, f"the seed revealed for hand {hand} is not "
+                                                   "the one committed to at its deal")
+        elif event.type == MATCH_SEED_REVEALED:
+            self.revealed[0] = event.data["seed"]
+
+    def _check_deal(self, version: int, schema: int, event: Event) -> None:
+        data, check = event.data, self.checks["deals"]
+        hand = data["hand_number"]
+        self.deal_seeds[hand] = data.get("seed")
+        if data.get("commitment") is None:
+            check.skipped.append(f"hand {hand} (version {version}): no commitment "
+                                 f"(schema {schema} deal)")
+            return
+        check.checked += 1
+        if not data.get("seed"):
+            check.fail(version, f"hand {hand}: the deal carries no seed")
+            return
+        seed = bytes.fromhex(data["seed"])
+        if commitment(seed) != data["commitment"]:
+            check.fail(version, f"hand {hand}: the seed does not match the deal's commitment")
+        elif data.get("prepared"):
+            check.skipped.append(f"hand {hand}: deck prepared by the organiser, not shuffled")
+        elif self.options is not None or hand == 1:
+            options = self.options or self._options_from_log()
+            if tuple(data["deck"]) != shuffled_deck(self.family.deck(options), seed):
+                check.fail(version, f"hand {hand}: the deck is not the shuffle of its seed")
+
+    def _options_from_log(self) -> Any:
+        created = self.records[0]["data"]
+        return self.family.parse_options(created["options"], len(created["players"]))
+
+    def _check_match_seed(self) -> None:
+        check = self.checks["deals"]
+        match_seed = self.revealed.get(0)
+        if match_seed is None or self.seed_commitment is None:
+            return
+        check.checked += 1
+        seed = bytes.fromhex(match_seed)
+        version = next(r["version"] for r in self.records if r["type"] == MATCH_SEED_REVEALED)
+        if commitment(seed) != self.seed_commitment:
+            check.fail(version, "the match seed does not match its commitment")
+            return
+        for hand, revealed in sorted(self.revealed.items()):
+            if hand and hand_seed(seed, hand, self.entropy).hex() != revealed:
+                check.fail(version, f"hand {hand}'s seed does not derive from the match seed")
+        if getattr(self.options, "first_dealer", 0) is None and self.players:
+            if choose(self.players, seed, "first_dealer") != self.first_dealer:
+                check.fail(version, "the first dealer was not drawn from the match seed")
+
+
+def parse_ndjson(lines: Iterable[str]) -> list[dict[str, Any]]:
+    """Records of an NDJSON export (blank lines ignored)."""
+    return [json.loads(line) for line in lines if line.strip()]

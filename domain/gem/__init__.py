@@ -1,0 +1,75 @@
+"""Gem Rummy (RULES.md section 2) as a ``Family``: gin for two or three, with a gem deck."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from domain.errors import RuleError
+from domain.fairness import Deal
+from domain.family import Family
+from domain.gem import dealing, gems, rules, views
+from domain.gem.options import SPECS, GemOptions
+from domain.gem.state import GemState, evolve, initial_state
+
+
+def command(seat: int, action: Mapping[str, Any]) -> object:
+    """A seat's action object (already shape-checked by the API) as a command."""
+    kind = action.get("type")
+    if kind == "pass":
+        return rules.PassUpcard(seat)
+    if kind == "draw":
+        depth = action.get("depth")
+        return rules.Draw(seat, action.get("source", "stock"), 1 if depth is None else depth)
+    if kind == "discard":
+        return rules.Discard(seat, action["card"])
+    if kind == "knock":
+        melds = action.get("melds")
+        return rules.Knock(seat, action["discard"],
+                           tuple(tuple(m) for m in melds) if melds is not None else None)
+    if kind == "big_gin":
+        return rules.DeclareBigGin(seat)
+    raise RuleError("unknown_action", f"gem has no action {kind!r}")
+
+
+def job_command(job: str, state: GemState, deal: Deal | None) -> object:
+    """The command a background job issues: ``scoring``, ``deal`` (with the next hand's
+    Deal) or ``bonuses``."""
+    if job == "scoring":
+        return rules.ScoreHand()
+    if job == "deal":
+        if deal is None:
+            raise ValueError("the deal job needs the next hand's Deal")
+        return rules.DealHand(deal)
+    if job == "bonuses":
+        return rules.CompleteMatch()
+    raise ValueError(job)
+
+
+class GemFamily(Family):
+    """A ``Family`` whose description also carries the gem deck (RULES.md 2.1)."""
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), **gems.describe()}
+
+
+GEM = GemFamily(
+    name="gem",
+    description="Gem Rummy: 2 or 3 players, 11 cards, gin with a gem deck, dice, stashes "
+                "and Queen's Diamonds.",
+    min_players=2,
+    max_players=3,
+    option_specs=SPECS,
+    parse_options=GemOptions.parse,
+    deck=dealing.match_deck,
+    start_match=dealing.start_match,
+    initial_state=initial_state,
+    evolve=evolve,
+    decide=rules.decide,
+    command=command,
+    legal_actions=rules.legal_actions,
+    view=views.view,
+    redact_event=views.redact_event,
+    awaiting_job=rules.awaiting_job,
+    job_command=job_command,
+)

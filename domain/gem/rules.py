@@ -1,0 +1,332 @@
+"""Gem Rummy ``decide``: commands in, events out, or a ``RuleError`` (RULES.md 2.2-2.6).
+
+Played like two-player gin, so gin's seat commands are reused as they are; a draw has a
+``depth`` for the three-player spread discard pile. ``legal_actions`` lists exactly what
+``decide`` accepts from a seat, as ready-to-send action objects, in a stable order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from domain.cards import pip_value, sort_cards
+from domain.errors import RuleError
+from domain.events import Event
+from domain.fairness import Deal
+from domain.gem import scoring
+from domain.gem.dealing import check_deck, deal_event, match_deck, start_match
+from domain.gem.gems import designated_diamond
+from domain.gem.solver import gem_solver
+from domain.gem.state import (
+    COMPLETING,
+    DEALING,
+    DISCARD,
+    DRAW,
+    SCORING,
+    UPCARD,
+    GemState,
+)
+from domain.gin.rules import CompleteMatch, DeclareBigGin, Discard, Knock, PassUpcard, ScoreHand
+from domain.gin.state import without
+from domain.layoffs import best_layoffs
+from domain.melds import Arrangement, MeldSolver
+
+__all__ = ["CompleteMatch", "DeclareBigGin", "Discard", "Draw", "DealHand", "Knock",
+           "PassUpcard", "ScoreHand", "decide", "legal_actions", "match_deck", "start_match"]
+
+
+@dataclass(frozen=True)
+class Draw:
+    """Draw from the stock, or take the discard pile down to the ``depth``-th card from
+    the top (1: the top card; deeper with three players only, RULES.md 2.6)."""
+
+    seat: int
+    source: str  # "stock" | "discard"
+    depth: int = 1
+
+
+@dataclass(frozen=True)
+class DealHand:
+    """Issued with the next hand's Deal (its deck, seed and any fixed dice)."""
+
+    deal: Deal
+
+
+def solver_for(state: GemState) -> MeldSolver:
+    """The solver of this hand: its designated diamond makes Queen's Diamonds."""
+    return gem_solver(state.diamond or designated_diamond((1, 1)))
+
+
+# --- seat commands ---------------------------------------------------------------------
+
+
+def _require_turn(state: GemState, seat: int, phases: tuple[str, ...]) -> None:
+    if state.phase not in phases:
+        raise RuleError("wrong_phase", f"not possible while the match is in phase {state.phase!r}")
+    if state.turn != seat:
+        raise RuleError("not_your_turn", f"it is seat {state.turn}'s turn")
+
+
+def _pass_upcard(state: GemState, command: PassUpcard) -> list[Event]:
+    _require_turn(state, command.seat, (UPCARD,))
+    return [Event("UpcardPassed", {"seat": command.seat})]
+
+
+def _draw(state: GemState, command: Draw) -> list[Event]:
+    _require_turn(state, command.seat, (UPCARD, DRAW))
+    if command.source == "stock":
+        if state.phase == UPCARD:
+            raise RuleError("must_take_or_pass_upcard",
+                            "the first upcard is on offer: take it or pass")
+        return [Event("CardDrawn", {"seat": command.seat, "source": "stock",
+                                    "card": state.stock[0]})]
+    if command.source != "discard":
+        raise RuleError("unknown_source", "draw from the stock or the discard pile")
+    depth = command.depth
+    _check_depth(state, command.seat, depth)
+    taken = state.discard_pile[-depth:]
+    return [Event("CardDrawn", {"seat": command.seat, "source": "discard", "card": taken[0],
+                                "depth": depth, "cards": list(taken)})]
+
+
+def _check_depth(state: GemState, seat: int, depth: int) -> None:
+    if state.stock_only:
+        raise RuleError("must_draw_from_stock",
+                        "both players passed the upcard: the first draw is from the stock")
+    if depth < 1:
+        raise RuleError("invalid_depth", "depth counts from 1, the top card")
+    if not state.discard_pile:
+        raise RuleError("discard_pile_empty", "the discard pile is empty")
+    if depth > 1 and state.seats == 2:
+        raise RuleError("deep_draw_not_allowed",
+                        "only with three players may a card below the top be taken (RULES.md 2.6)")
+    if depth > len(state.discard_pile):
+        raise RuleError("discard_pile_too_short",
+                        f"the discard pile holds {len(state.discard_pile)} cards")
+    if depth > 1 and not _deep_draw_allowed(state, seat, depth):
+        raise RuleError("deep_card_cannot_meld",
+                        f"{state.discard_pile[-depth]} would belong to no meld after your "
+                        "discard (RULES.md 2.6)")
+
+
+def _deep_draw_allowed(state: GemState, seat: int, depth: int) -> bool:
+    """RULES.md 2.6: some turn ending keeps the deepest card taken in a meld."""
+    if not state.options.deep_draw_must_meld:
+        return True
+    taken = state.discard_pile[-depth:]
+    hand = state.hands[seat] + taken
+    solver = solver_for(state)
+    melded = set(solver.melded_cards(hand))
+    deepest = taken[0]
+    if deepest not in melded:
+        return False  # fewer cards never make more melds
+    if any(card not in melded for card in hand):
+        return True  # discarding a card of no meld breaks none
+    if any(deepest in solver.melded_cards(without(hand, card))
+           for card in set(hand) if card != deepest):
+        return True
+    return state.options.big_gin_bonus is not None and solver.deadwood(hand) == 0
+
+
+def _blocked_discard(state: GemState) -> str | None:
+    """The card RULES.md 1.4 and 2.6 keep in hand this turn: the (deepest) card taken."""
+    if state.options.may_discard_taken_discard and state.must_meld is None:
+        return None
+    return state.taken_discard
+
+
+def _check_discard(state: GemState, seat: int, card: str) -> tuple[str, ...]:
+    """The hand left after discarding ``card``, if the rules allow that discard."""
+    _require_turn(state, seat, (DISCARD,))
+    hand = state.hands[seat]
+    if card not in hand:
+        raise RuleError("card_not_in_hand", f"{card} is not in your hand")
+    if card == _blocked_discard(state):
+        raise RuleError("must_not_discard_taken_card",
+                        f"{card} was just taken from the discard pile (RULES.md 1.4, 2.6)")
+    rest = without(hand, card)
+    if state.must_meld is not None and state.must_meld not in solver_for(state).melded_cards(rest):
+        raise RuleError("deep_card_must_meld",
+                        f"without {card}, {state.must_meld} belongs to no meld (RULES.md 2.6)")
+    return rest
+
+
+def _discard(state: GemState, command: Discard) -> list[Event]:
+    _check_discard(state, command.seat, command.card)
+    events = [Event("CardDiscarded", {"seat": command.seat, "card": command.card})]
+    if len(state.stock) <= 2:
+        events.append(Event("HandEnded", {"result": "draw", "reason": "stock_exhausted"}))
+    elif state.turns + 1 >= state.options.max_turns:
+        events.append(Event("HandEnded", {"result": "draw", "reason": "turn_cap"}))
+    return events
+
+
+def _knock(state: GemState, command: Knock) -> list[Event]:
+    rest = _check_discard(state, command.seat, command.discard)
+    solver = solver_for(state)
+    deadwood = solver.deadwood(rest)
+    if deadwood > state.knock_limit:
+        raise RuleError("deadwood_over_limit",
+                        f"deadwood after the discard is {deadwood}; "
+                        f"the dice make this hand's knock limit {state.knock_limit}")
+    shown = _shown_arrangement(state, command, rest, deadwood, solver)
+    return [Event("HandKnocked", {
+        "seat": command.seat, "discard": command.discard,
+        "kind": "gin" if deadwood == 0 else "knock", "deadwood": deadwood,
+        "melds": [meld.to_dict() for meld in shown.melds], "unmatched": list(shown.unmatched),
+    })]
+
+
+def _shown_arrangement(state: GemState, command: Knock, rest: tuple[str, ...], deadwood: int,
+                       solver: MeldSolver) -> Arrangement:
+    """The knocker's melds: submitted ones if they reach the minimum, else the engine's pick."""
+    if command.melds is None:
+        candidates = solver.all_best(rest)
+    else:
+        candidates = solver.arrangement_of(rest, command.melds)
+        if not candidates:
+            raise RuleError("invalid_melds",
+                            "the melds must be valid, disjoint and drawn from your hand")
+        candidates = tuple(a for a in candidates if a.deadwood == deadwood)
+        if not candidates:
+            raise RuleError("melds_not_minimal",
+                            f"the shown melds must leave the minimum deadwood {deadwood}")
+    return best_for_knocker(state, command.seat, candidates, solver)
+
+
+def best_for_knocker(state: GemState, knocker: int, candidates: Sequence[Arrangement],
+                     solver: MeldSolver) -> Arrangement:
+    """Among equal arrangements, the one after which the others keep the most deadwood
+    (RULES.md 1.5 *(ours)*, summed over the non-knockers)."""
+    if len(candidates) == 1:
+        return candidates[0]
+    others = [s for s in range(state.seats) if s != knocker]
+    return max(candidates, key=lambda arrangement: sum(
+        best_layoffs(solver, state.hands[s], arrangement.melds).deadwood for s in others))
+
+
+def _big_gin(state: GemState, command: DeclareBigGin) -> list[Event]:
+    _require_turn(state, command.seat, (DISCARD,))
+    if state.options.big_gin_bonus is None:
+        raise RuleError("big_gin_disabled", "big gin is disabled in this match")
+    hand = state.hands[command.seat]
+    solver = solver_for(state)
+    if solver.deadwood(hand) != 0:
+        raise RuleError("not_big_gin", "big gin needs every card in your hand to meld")
+    shown = best_for_knocker(state, command.seat, solver.all_best(hand), solver)
+    return [Event("HandKnocked", {
+        "seat": command.seat, "discard": None, "kind": "big_gin", "deadwood": 0,
+        "melds": [meld.to_dict() for meld in shown.melds], "unmatched": [],
+    })]
+
+
+# --- job commands ----------------------------------------------------------------------
+
+
+def _score_hand(state: GemState, command: ScoreHand) -> list[Event]:
+    if state.phase != SCORING:
+        raise RuleError("nothing_to_score", "no ended hand is waiting to be scored")
+    return [Event("HandScored", scoring.score_hand(state, solver_for(state)))]
+
+
+def _deal_hand(state: GemState, command: DealHand) -> list[Event]:
+    if state.phase != DEALING:
+        raise RuleError("nothing_to_deal", "no hand is due to be dealt")
+    check_deck(command.deal.deck)
+    dealer = state.results[-1]["next_dealer"] if state.results else state.dealer
+    return [deal_event(state.hand_number + 1, dealer, state.seats, command.deal)]
+
+
+def _complete_match(state: GemState, command: CompleteMatch) -> list[Event]:
+    if state.phase != COMPLETING:
+        raise RuleError("match_not_finished", "the match has no winner yet")
+    return [Event("MatchCompleted", scoring.match_result(state))]
+
+
+_DECIDERS: dict[type, Any] = {
+    PassUpcard: _pass_upcard,
+    Draw: _draw,
+    Discard: _discard,
+    Knock: _knock,
+    DeclareBigGin: _big_gin,
+    ScoreHand: _score_hand,
+    DealHand: _deal_hand,
+    CompleteMatch: _complete_match,
+}
+
+
+def decide(state: GemState, command: object) -> list[Event]:
+    """The events ``command`` causes in ``state``, or a ``RuleError`` saying why not."""
+    decider = _DECIDERS.get(type(command))
+    if decider is None:
+        raise RuleError("unknown_command", f"{type(command).__name__} is not a gem command")
+    return decider(state, command)
+
+
+# --- legal actions ---------------------------------------------------------------------
+
+
+def legal_actions(state: GemState, seat: int) -> list[dict[str, Any]]:
+    """Every action ``seat`` may send now, sorted: draws (top first, then deeper), passes,
+    discards, knocks, big gin."""
+    if state.turn != seat:
+        return []
+    if state.phase == UPCARD:
+        return [{"type": "draw", "source": "discard"}, {"type": "pass"}]
+    if state.phase == DRAW:
+        return _draw_actions(state, seat)
+    if state.phase == DISCARD:
+        return _discard_actions(state, seat)
+    return []
+
+
+def _draw_actions(state: GemState, seat: int) -> list[dict[str, Any]]:
+    actions: list[dict[str, Any]] = [{"type": "draw", "source": "stock"}]
+    if not state.discard_pile or state.stock_only:
+        return actions
+    actions.append({"type": "draw", "source": "discard"})
+    if state.seats > 2:
+        actions += [{"type": "draw", "source": "discard", "depth": depth}
+                    for depth in range(2, len(state.discard_pile) + 1)
+                    if _deep_draw_allowed(state, seat, depth)]
+    return actions
+
+
+def _discard_actions(state: GemState, seat: int) -> list[dict[str, Any]]:
+    hand = state.hands[seat]
+    solver = solver_for(state)
+    blocked = _blocked_discard(state)
+    cards = [card for card in sort_cards(set(hand)) if card != blocked]
+    if state.must_meld is not None:
+        cards = [card for card in cards
+                 if state.must_meld in solver.melded_cards(without(hand, card))]
+    actions: list[dict[str, Any]] = [{"type": "discard", "card": card} for card in cards]
+    # one search says whether any knock exists; only then is each discard checked
+    if cards and solver.best_discard(hand)[0] <= state.knock_limit:
+        actions += [{"type": "knock", "discard": card} for card in cards
+                    if _deadwood_without(solver, hand, card) <= state.knock_limit]
+    if state.options.big_gin_bonus is not None and solver.deadwood(hand) == 0:
+        actions.append({"type": "big_gin"})
+    return actions
+
+
+def _deadwood_without(solver: MeldSolver, hand: tuple[str, ...], card: str) -> int:
+    """Deadwood after discarding ``card``. A card of no meld is deadwood in every
+    arrangement, so dropping it takes just its value off: no search (a three-player hand
+    can hold twenty cards)."""
+    if card not in solver.melded_cards(hand):
+        return solver.deadwood(hand) - pip_value(card)
+    return solver.deadwood(without(hand, card))
+
+
+def awaiting_job(state: GemState) -> str | None:
+    """Which background job the match waits for: ``scoring``, ``deal``, ``bonuses`` or none."""
+    if state.phase == SCORING:
+        return "scoring"
+    if state.phase == DEALING:
+        return "deal"
+    if state.phase == COMPLETING:
+        return "bonuses"
+    return None

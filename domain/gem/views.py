@@ -1,0 +1,120 @@
+"""Projections of a gem match for a viewer: public, one seat, or full (auditors).
+
+One redaction path for views, the event log and the live stream: a hidden card (a hand,
+a card drawn from the stock, the stock order, the deck and seed of a deal) leaves only
+through ``can_see``. The spread discard pile, the dice and what follows from them (knock
+limit, designated diamond) are public.
+
+``gems`` maps each card the viewer can see (the seat's hand, the discard pile; every card
+for the organiser) to its gems, so a front end can draw them; the whole deck's gems are in
+``GET /v1/variants``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from domain.cards import deal, sort_cards, standard_deck
+from domain.events import Event
+from domain.family import FULL, Viewer
+from domain.gem.gems import gems_of, shows_all_gems
+from domain.gem.rules import awaiting_job, legal_actions, solver_for
+from domain.gem.state import COMPLETE, DEALING, DISCARD, GemState
+
+
+def can_see(viewer: Viewer, seat: int) -> bool:
+    """Whether ``viewer`` may see the hidden cards of ``seat``."""
+    return viewer == FULL or viewer == seat
+
+
+def gem_map(cards: Iterable[str]) -> dict[str, list[str]]:
+    return {card: list(gems_of(card)) for card in sort_cards(set(cards))}
+
+
+def view(state: GemState, viewer: Viewer) -> dict[str, Any]:
+    """The match as ``viewer`` may see it (the service adds ``id`` and ``version``)."""
+    out: dict[str, Any] = {
+        "variant": "gem",
+        "options": state.options.to_dict(),
+        "phase": state.phase,
+        "awaiting": awaiting_job(state),
+        "dealer": state.dealer,
+        "turn": state.turn,
+        "hand_number": state.hand_number,
+        "commitment": state.commitment,
+        "dice": list(state.dice),
+        "knock_limit": state.knock_limit,
+        "diamond": state.diamond,
+        "must_meld": state.must_meld,
+        "scores": list(state.scores),
+        "hands_won": list(state.hands_won),
+        "stock_count": len(state.stock),
+        "discard_pile": list(state.discard_pile),
+        "seats": [{"seat": s, "name": name, "hand_count": len(state.hands[s]) if state.hands else 0}
+                  for s, name in enumerate(state.players)],
+        "hands": [dict(result) for result in state.results],
+    }
+    visible = list(state.discard_pile)
+    if state.ending is not None and state.phase != DEALING:
+        out["ending"] = dict(state.ending)
+    if state.phase == COMPLETE and state.completion is not None:
+        out.update({key: state.completion[key]
+                    for key in ("winner", "winners", "bonuses", "final_scores")})
+    if viewer == FULL:
+        out["all_hands"] = [list(hand) for hand in state.hands]
+        out["stock"] = list(state.stock)
+        visible = list(standard_deck())
+    elif isinstance(viewer, int):
+        out.update(seat_section(state, viewer))
+        visible += out["hand"]
+    out["gems"] = gem_map(visible)
+    return out
+
+
+def seat_section(state: GemState, seat: int) -> dict[str, Any]:
+    """What only ``seat`` sees: its hand, deadwood, best melds, Gem Parts, legal actions."""
+    hand = state.hands[seat] if state.hands else ()
+    solver = solver_for(state)
+    best = solver.best(hand)
+    out: dict[str, Any] = {
+        "seat": seat,
+        "hand": list(sort_cards(hand)),
+        "deadwood": best.deadwood,
+        "melds": [meld.to_dict() for meld in best.melds],
+        "unmatched": list(best.unmatched),
+        "gem_parts": shows_all_gems(hand),
+        "legal_actions": legal_actions(state, seat),
+    }
+    if state.turn == seat and state.phase == DISCARD:
+        after, cards = solver.best_discard(hand)
+        out["best_discard"] = {"deadwood": after, "cards": list(cards)}
+    return out
+
+
+def redact_event(event: Event, viewer: Viewer) -> dict[str, Any]:
+    """The payload of a stored event as ``viewer`` may see it."""
+    data: Mapping[str, Any] = event.data
+    if viewer == FULL:
+        return dict(data)
+    if event.type == "HandDealt":
+        return _redact_deal(data, viewer)
+    hidden_draw = event.type == "CardDrawn" and data["source"] == "stock"
+    if hidden_draw and not can_see(viewer, data["seat"]):
+        return {key: value for key, value in data.items() if key != "card"}
+    return dict(data)
+
+
+_PUBLIC_DEAL_KEYS = ("hand_number", "dealer", "players", "hand_size", "dice", "knock_limit",
+                     "diamond", "commitment", "prepared", "fixed")
+
+
+def _redact_deal(data: Mapping[str, Any], viewer: Viewer) -> dict[str, Any]:
+    """A deal shows the dice and upcard to all and a seat its own cards; never the deck
+    order or the seed (an allow-list, so a new secret field cannot slip out)."""
+    out = {key: data[key] for key in _PUBLIC_DEAL_KEYS if key in data}
+    hands, pile, stock = deal(data["deck"], data["players"], data["dealer"], data["hand_size"])
+    out.update({"upcard": pile[0] if pile else None, "stock_count": len(stock)})
+    if isinstance(viewer, int) and viewer < data["players"]:
+        out["hand"] = list(sort_cards(hands[viewer]))
+    return out

@@ -1,0 +1,101 @@
+"""The ``rummy`` command: verify an exported log offline; export or replay a stored match.
+
+``rummy verify FILE`` needs no server and no Redis: it is what a third party runs on an
+export. ``export`` and ``replay`` are for operators and read the store named by
+``REDIS_URL`` (and ``RUMMY_KEY_PREFIX``) directly, with the organiser's full view.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+import click
+
+from domain.audit import parse_ndjson, verify
+from domain.family import FULL
+from domain.variants import VARIANTS
+
+
+@click.group()
+def main() -> None:
+    """Audit and operate the rummy game server."""
+
+
+@main.command("verify")
+@click.argument("log", type=click.File("r", encoding="utf-8"))
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def verify_command(log: TextIO, as_json: bool) -> None:
+    """Verify an exported NDJSON log (- for stdin); exit 0 when every check passes, 1 when
+    one fails, 2 when the file is not a log."""
+    try:
+        records = parse_ndjson(log)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        click.echo(f"Error: not an NDJSON log: {exc}", err=True)
+        sys.exit(2)
+    if not all(isinstance(record, dict) for record in records):
+        click.echo("Error: not an NDJSON log: every line must be a JSON object", err=True)
+        sys.exit(2)
+    report = verify(records, VARIANTS).to_dict()
+    click.echo(json.dumps(report, indent=2) if as_json else _summary(report))
+    sys.exit(0 if report["ok"] else 1)
+
+
+def _summary(report: dict[str, Any]) -> str:
+    lines = [f"{report['variant']} match, {report['events']} events, "
+             f"final phase {report['final_phase']}"]
+    for check in report["checks"]:
+        failure = check["first_failure"]
+        verdict = "ok" if failure is None else \
+            f"FAILED at version {failure['version']}: {failure['reason']}"
+        lines.append(f"  {check['name']:<10} {verdict} ({check['checked']} checked)")
+        lines += [f"      note: {note}" for note in check["notes"]]
+    lines.append("VERIFIED" if report["ok"] else
+                  f"NOT VERIFIED: first failure at version {report['first_failing_version']}")
+    return "\n".join(lines)
+
+
+def _service() -> Any:
+    from service.app import create_app
+    from service.config import Settings
+
+    settings = Settings.from_env()
+    if settings.embedded:
+        raise click.ClickException("set REDIS_URL to the server's Redis "
+                                   "(the embedded server's data lives in its own process)")
+    return create_app(settings).extensions["rummy"]
+
+
+@main.command("export")
+@click.argument("match_id")
+@click.option("-o", "--output", type=click.File("w", encoding="utf-8"), default="-",
+              help="Where to write the NDJSON (default: stdout).")
+def export_command(match_id: str, output: TextIO) -> None:
+    """Write a match's full log as NDJSON (what GET .../export gives the organiser)."""
+    from domain.chain import canonical_json
+    from service.matches import ApiError
+
+    try:
+        records = _service().log_for(match_id, FULL)
+    except ApiError as exc:
+        raise click.ClickException(exc.message) from exc
+    for record in records:
+        output.write(canonical_json(record) + "\n")
+
+
+@main.command("replay")
+@click.argument("match_id")
+@click.option("--at", type=click.IntRange(min=1), required=True,
+              help="Show the match right after this event version.")
+@click.option("--seat", type=click.IntRange(min=0), default=None,
+              help="Show it as this seat would have seen it (default: the full view).")
+def replay_command(match_id: str, at: int, seat: int | None) -> None:
+    """Print the match's state after event AT, rebuilt from its events."""
+    from service.matches import ApiError
+
+    try:
+        view = _service().state_for(match_id, FULL if seat is None else seat, at)
+    except ApiError as exc:
+        raise click.ClickException(exc.message) from exc
+    click.echo(json.dumps(view, indent=2, sort_keys=True))
