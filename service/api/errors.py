@@ -19,6 +19,10 @@ def _error(status: int, code: str, message: str, errors: Any = None) -> Any:
     return jsonify(body), status
 
 
+MALFORMED = frozenset({"invalid_action"})
+"""Rule-error codes that mean the request was malformed for the variant, not illegal."""
+
+
 def register(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def api_error(exc: ApiError) -> Any:
@@ -26,7 +30,8 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(RuleError)
     def rule_error(exc: RuleError) -> Any:
-        return _error(422, exc.code, exc.message)
+        """An illegal move is a 422; an action the variant cannot even read is a 400."""
+        return _error(400 if exc.code in MALFORMED else 422, exc.code, exc.message)
 
     @app.errorhandler(UnknownMatch)
     def unknown_match(exc: UnknownMatch) -> Any:

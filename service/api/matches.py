@@ -103,12 +103,26 @@ class Actions(MethodView):
         """Play one action for the seat whose token is sent; returns that seat's new view.
 
         The view is as of the version the action created (background jobs may add more).
+        Action shapes by variant: gin ``pass``, ``draw`` (``source``), ``discard``
+        (``card``), ``knock`` (``discard``, optional ``melds``), ``big_gin``; gem the same,
+        with a deep draw ``{"type": "draw", "source": "discard", "depth": N}`` (3 players);
+        rummy/rami ``draw``, ``lay_down`` (``melds`` of ``{cards, represents}``),
+        ``lay_off`` (``meld``, ``card``, ``represents`` for a joker), ``exchange_joker``
+        (``meld``, ``card``), ``discard``. The seat's ``legal_actions`` lists them ready
+        to send. A malformed action for the variant is a 400 ``invalid_action``.
+
         An illegal move is a 422 whose ``code`` is one of: ``not_your_turn``,
         ``wrong_phase``, ``must_take_or_pass_upcard``, ``must_draw_from_stock``,
         ``discard_pile_empty``, ``card_not_in_hand``, ``must_not_discard_taken_card``,
         ``deadwood_over_limit``, ``invalid_melds``, ``melds_not_minimal``, ``not_big_gin``,
-        ``big_gin_disabled``, ``idempotency_key_reused``. A stale ``If-Match`` is a 409
-        ``version_conflict``.
+        ``big_gin_disabled``, ``idempotency_key_reused``; gem adds ``invalid_depth``,
+        ``deep_draw_not_allowed``, ``discard_pile_too_short``, ``deep_card_cannot_meld``,
+        ``deep_card_must_meld``; rummy/rami add ``stock_empty``, ``last_card_rule``,
+        ``joker_must_be_placed``, ``joker_discard``, ``not_opened``, ``must_keep_a_card``,
+        ``joker_cannot_be_placed``, ``too_early_to_open``, ``opening_too_low``,
+        ``unknown_meld``, ``joker_not_declared``, ``invalid_lay_off``, ``invalid_exchange``,
+        ``invalid_meld``, ``meld_too_short``, ``too_many_jokers``, ``adjacent_jokers``. A
+        stale ``If-Match`` is a 409 ``version_conflict``.
         """
         return service().act(match_id, _authorization(), action, _if_match(headers),
                              headers.get("idempotency_key"))

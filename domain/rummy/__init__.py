@@ -1,0 +1,57 @@
+"""Rummy and Rami (RULES.md section 3) as two ``Family`` objects sharing one rule set.
+
+They differ only in option defaults: ``rummy`` opens with 40 from a player's first turn,
+``rami`` with 51 from the second.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from domain.fairness import Deal
+from domain.family import Family
+from domain.rummy import rules, views
+from domain.rummy.actions import command, legal_actions
+from domain.rummy.options import RAMI_DEFAULTS, RUMMY_DEFAULTS, RummyOptions, parser, specs
+from domain.rummy.state import RummyState, evolve, initial_state
+
+
+def job_command(job: str, state: RummyState, deal: Deal | None) -> object:
+    """The command a background job issues: ``scoring``, ``deal`` (with its Deal), ``bonuses``."""
+    if job == "scoring":
+        return rules.ScoreHand()
+    if job == "deal":
+        if deal is None:
+            raise ValueError("the deal job needs the next round's Deal")
+        return rules.DealHand(deal)
+    if job == "bonuses":
+        return rules.CompleteMatch()
+    raise ValueError(job)
+
+
+def _family(name: str, description: str, defaults: RummyOptions) -> Family:
+    return Family(
+        name=name,
+        description=description,
+        min_players=2,
+        max_players=6,
+        option_specs=specs(defaults),
+        parse_options=parser(defaults),
+        deck=rules.match_deck,
+        start_match=partial(rules.start_match, name),
+        initial_state=initial_state,
+        evolve=evolve,
+        decide=rules.decide,
+        command=command,
+        legal_actions=legal_actions,
+        view=views.view,
+        redact_event=views.redact_event,
+        awaiting_job=rules.awaiting_job,
+        job_command=job_command,
+    )
+
+
+RUMMY = _family("rummy", "Rummy: two packs and six jokers, 2-6 players, 13 cards, melds on "
+                "the table; open with 40 from your first turn.", RUMMY_DEFAULTS)
+RAMI = _family("rami", "Rami: as rummy, but open with 51, and only from your second turn.",
+               RAMI_DEFAULTS)

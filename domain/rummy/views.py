@@ -1,0 +1,123 @@
+"""Projections of a rummy game for a viewer: public, one seat, or full (auditors).
+
+One redaction path for views, the event log and the live stream: a hidden card (a hand,
+a card drawn from the stock, the deck, a rebuilt stock's order) and the hand's seed leave
+only through ``can_see``. Table melds and the discard pile are public.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from domain.cards import deal, sort_cards
+from domain.events import Event
+from domain.family import FULL, Viewer
+from domain.rummy.actions import legal_actions
+from domain.rummy.rules import awaiting_job, may_open_now
+from domain.rummy.state import COMPLETE, DEALING, PLAY, RummyState
+from domain.rummy.table import best_opening, meld_value, minus_points
+from domain.table_melds import hand_melds
+
+
+def can_see(viewer: Viewer, seat: int) -> bool:
+    """Whether ``viewer`` may see the hidden cards of ``seat``."""
+    return viewer == FULL or viewer == seat
+
+
+def view(state: RummyState, viewer: Viewer) -> dict[str, Any]:
+    """The game as ``viewer`` may see it (the service adds ``id`` and ``version``)."""
+    out: dict[str, Any] = {
+        "variant": state.variant,
+        "options": state.options.to_dict(),
+        "phase": state.phase,
+        "awaiting": awaiting_job(state),
+        "dealer": state.dealer,
+        "turn": state.turn,
+        "hand_number": state.hand_number,
+        "rounds_played": state.rounds_played,
+        "commitment": state.commitment,
+        "scores": list(state.scores),
+        "stock_count": len(state.stock),
+        "discard_pile": list(state.discard_pile),
+        "table": [meld.to_dict() for meld in state.table],
+        "seats": [_seat_summary(state, seat, name) for seat, name in enumerate(state.players)],
+        "hands": [dict(result) for result in state.results],
+    }
+    if state.ending is not None and state.phase != DEALING:
+        out["ending"] = dict(state.ending)
+    if state.phase == COMPLETE and state.completion is not None:
+        out.update({key: state.completion[key] for key in ("winner", "winners", "final_scores")})
+    if viewer == FULL:
+        out["all_hands"] = [list(hand) for hand in state.hands]
+        out["stock"] = list(state.stock)
+    elif isinstance(viewer, int) and 0 <= viewer < state.seats:
+        out.update(seat_section(state, viewer))
+    return out
+
+
+def _seat_summary(state: RummyState, seat: int, name: str) -> dict[str, Any]:
+    return {"seat": seat, "name": name,
+            "hand_count": len(state.hands[seat]) if state.hands else 0,
+            "opened": bool(state.opened and state.opened[seat])}
+
+
+def seat_section(state: RummyState, seat: int) -> dict[str, Any]:
+    """What only ``seat`` sees: its hand, the melds in it, its opening, its legal actions."""
+    hand = state.hands[seat] if state.hands else ()
+    out: dict[str, Any] = {
+        "seat": seat,
+        "hand": list(sort_cards(hand)),
+        "minus_points": minus_points(hand),
+        "meld_candidates": [{**meld.to_dict(), "value": meld_value(meld)}
+                            for meld in hand_melds(hand)],
+        "legal_actions": legal_actions(state, seat),
+    }
+    if state.hands and not state.opened[seat]:
+        best = best_opening(hand)
+        out["opening"] = {
+            "minimum": state.options.opening_minimum,
+            "best_value": best.value,
+            "best_melds": [meld.to_dict() for meld in best.melds],
+            "allowed_this_turn": _turn_allows_opening(state, seat),
+            "can_open_now": (state.phase == PLAY and state.turn == seat
+                             and _turn_allows_opening(state, seat)
+                             and best.value >= state.options.opening_minimum),
+        }
+    if state.turn == seat and state.phase == PLAY:
+        out["jokers_to_place"] = state.jokers_owed
+    return out
+
+
+def _turn_allows_opening(state: RummyState, seat: int) -> bool:
+    """Rami: whether this (or, before drawing, the coming) turn is late enough to open."""
+    if state.turn == seat and state.phase == PLAY:
+        return may_open_now(state, seat)
+    return state.turns_started[seat] + 1 >= state.options.opening_turn
+
+
+def redact_event(event: Event, viewer: Viewer) -> dict[str, Any]:
+    """The payload of a stored event as ``viewer`` may see it."""
+    data: Mapping[str, Any] = event.data
+    if viewer == FULL:
+        return dict(data)
+    if event.type == "HandDealt":
+        return _redact_deal(data, viewer)
+    if event.type == "StockRebuilt":
+        return {key: value for key, value in data.items() if key != "stock"}
+    hidden_draw = event.type == "CardDrawn" and data["source"] == "stock"
+    if hidden_draw and not can_see(viewer, data["seat"]):
+        return {key: value for key, value in data.items() if key != "card"}
+    return dict(data)
+
+
+def _redact_deal(data: Mapping[str, Any], viewer: Viewer) -> dict[str, Any]:
+    """A deal shows the upcard to all and a seat its own cards; never the deck or seed."""
+    players, size = data["players"], data["hand_size"]
+    out = {key: data[key] for key in ("hand_number", "dealer", "players", "hand_size",
+                                      "commitment", "prepared") if key in data}
+    hands, pile, stock = deal(data["deck"], players, data["dealer"], size)
+    out.update({"upcard": pile[0] if pile else None, "stock_count": len(stock)})
+    if isinstance(viewer, int) and 0 <= viewer < players:
+        out["hand"] = list(sort_cards(hands[viewer]))
+    return out
