@@ -9,7 +9,7 @@ import fakeredis
 import redis
 from flask import Flask
 
-from service.api import audit, errors, health, matches, variants
+from service.api import audit, errors, health, matches, organisers, variants
 from service.api.base import RummyApi
 from service.config import Settings
 from service.jobs import JobQueue
@@ -49,7 +49,7 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
         settings.admin_token,
     )
     api = RummyApi(app)
-    for blueprint in (health.blp, variants.blp, matches.blp, audit.blp):
+    for blueprint in (health.blp, variants.blp, matches.blp, audit.blp, organisers.blp):
         api.register_blueprint(blueprint)
     errors.register(app)
     return app

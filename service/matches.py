@@ -29,6 +29,7 @@ from domain.variants import VARIANTS
 from service.auth import TokenIndex, bearer, new_token, same_secret, token_hash
 from service.codec import fold, to_domain, to_store
 from service.jobs import QUEUES, JobQueue
+from service.organisers import ADMIN, OrganiserKeys
 from service.store import (
     GENESIS_HASH,
     RedisEventStore,
@@ -114,6 +115,8 @@ class MatchService:
         self._admin_token = admin_token
         self._tokens = TokenIndex(store.client, store.prefix)
         self._reports = VerificationReports(store)
+        self.organisers = OrganiserKeys(store.client, store.prefix)
+        self._owner_cache: dict[str, str] = {}
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._token_cache: dict[str, list[str]] = {}
         self._lock = threading.Lock()
@@ -134,10 +137,12 @@ class MatchService:
             options = family.parse_options(body.get("options"), len(names))
         except OptionError as exc:
             raise bad_request(f"options.{exc.field}", exc.message, "invalid_option") from exc
+        owner = self.organiser(authorization)
         organiser_fields = [f for f in ORGANISER_FIELDS if body.get(f) is not None]
-        if organiser_fields and not self.is_admin(authorization):
+        if organiser_fields and owner is None:
             raise ApiError(403 if bearer(authorization) else 401, "organiser_only",
-                           f"{', '.join(organiser_fields)} need the organiser (admin) token")
+                           f"{', '.join(organiser_fields)} need an organiser key "
+                           "(or the admin token)")
         seed = body["seed"].encode() if body.get("seed") is not None else secrets.token_bytes(32)
         match_secrets = MatchSecrets(seed, tuple(p.get("entropy") or "" for p in body["players"]))
         first_dealer = options.first_dealer
@@ -150,7 +155,7 @@ class MatchService:
             field = "dice" if body.get("dice") is not None and "dice" in exc.code else "deck"
             raise bad_request(field, exc.message, exc.code) from exc
         events.insert(1, match_secrets.committed())
-        return self._store_new_match(family, names, events, match_secrets)
+        return self._store_new_match(family, names, events, match_secrets, owner or "")
 
     def _first_deal(self, family: Family, options: Any, match_secrets: MatchSecrets,
                     body: Mapping[str, Any]) -> Deal:
@@ -166,12 +171,12 @@ class MatchService:
         return Deal(deck, deal.seed, prepared=True, fixed=deal.fixed)
 
     def _store_new_match(self, family: Family, names: list[str], events: list[Event],
-                         match_secrets: MatchSecrets) -> dict[str, Any]:
+                         match_secrets: MatchSecrets, owner: str) -> dict[str, Any]:
         match_id = uuid.uuid4().hex
         tokens = [new_token() for _ in names]
         meta = {"variant": family.name, "seed": match_secrets.seed.hex(),
                 "entropy": json.dumps(list(match_secrets.entropy)),
-                "created_at": f"{time.time():.3f}"}
+                "created_at": f"{time.time():.3f}", "owner": owner}
         meta.update({f"token:{seat}": token_hash(t) for seat, t in enumerate(tokens)})
         result = self.store.create(match_id, to_store(events),
                                    meta, command_id=f"create:{match_id}")
@@ -228,7 +233,8 @@ class MatchService:
         token = bearer(authorization)
         if token is None:
             return PUBLIC
-        if self.is_admin(authorization):
+        if self.organiser(authorization) is not None:
+            self.require_owner(match_id, authorization)
             return FULL
         if not self._seat_hashes(match_id):
             raise ApiError(404, "match_not_found", f"no match {match_id!r}")
@@ -240,6 +246,42 @@ class MatchService:
     def is_admin(self, authorization: str | None) -> bool:
         token = bearer(authorization)
         return token is not None and token != "" and same_secret(token, self._admin_token)
+
+    def organiser(self, authorization: str | None) -> str | None:
+        """``ADMIN`` for the admin token, an organiser's id for its live key, else None."""
+        if self.is_admin(authorization):
+            return ADMIN
+        token = bearer(authorization)
+        if not token or not token.startswith("rk_"):
+            return None
+        return self.organisers.lookup(token)
+
+    def require_owner(self, match_id: str, authorization: str | None) -> str:
+        """The calling organiser, who must own the match: another organiser's is a 404."""
+        organiser = self.organiser(authorization)
+        if organiser is None:
+            raise ApiError(403 if bearer(authorization) else 401, "organiser_only",
+                           "this needs an organiser key (or the admin token)")
+        if organiser != ADMIN and self.owner_of(match_id) != organiser:
+            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
+        if organiser == ADMIN and not self._seat_hashes(match_id):
+            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
+        return organiser
+
+    def owner_of(self, match_id: str) -> str | None:
+        """The organiser id that created the match ("" for none; None when unknown)."""
+        if not storable(match_id):
+            return None
+        owner = self._owner_cache.get(match_id)
+        if owner is None:
+            meta = self.store.meta(match_id)
+            if meta is None:
+                return None
+            owner = meta.get("owner", "")
+            if len(self._owner_cache) > 16 * CACHE_SIZE:
+                self._owner_cache.clear()
+            self._owner_cache[match_id] = owner
+        return owner
 
     def _seat_of(self, match_id: str, token: str) -> int | None:
         digest = token_hash(token)
@@ -386,8 +428,9 @@ class MatchService:
         token = bearer(authorization)
         if not token:
             raise ApiError(401, "missing_token", "acting needs a seat's bearer token")
-        if self.is_admin(authorization):
-            raise ApiError(403, "forbidden", "the organiser token cannot act for a seat")
+        if self.organiser(authorization) is not None:
+            self.require_owner(match_id, authorization)
+            raise ApiError(403, "forbidden", "an organiser key cannot act for a seat")
         if not self._seat_hashes(match_id):
             raise ApiError(404, "match_not_found", f"no match {match_id!r}")
         seat = self._seat_of(match_id, token)
@@ -408,9 +451,12 @@ class MatchService:
     # --- auditing ----------------------------------------------------------------------
 
     def export(self, match_id: str, authorization: str | None) -> Iterator[str]:
-        """The whole log as NDJSON lines, redacted for the caller like ``events``."""
-        for record in self.events(match_id, authorization):
-            yield canonical_json(record) + "\n"
+        """The whole log as NDJSON lines, redacted for the caller like ``events``.
+
+        Authorises and reads before returning, so errors come before the response starts.
+        """
+        records = self.events(match_id, authorization)
+        return (canonical_json(record) + "\n" for record in records)
 
     def request_verification(self, match_id: str, authorization: str | None) -> dict[str, Any]:
         """Queue a replay job that verifies the whole log; returns its resource."""

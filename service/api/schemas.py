@@ -465,3 +465,27 @@ class VerificationSchema(Schema):
     requested_at = fields.Float()
     report = Verbatim(VerificationReportSchema, metadata={
         "description": "Once finished: the verdict, per check (see docs/fairness.md)"})
+
+
+# --- organisers --------------------------------------------------------------------------
+
+
+class OrganiserCreateSchema(Schema):
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=128),
+                                                  unicode_text])
+
+
+class OrganiserSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    created_at = fields.Float(required=True, metadata={"description": "Epoch seconds"})
+    revoked_at = fields.Float(allow_none=True)
+
+
+class OrganiserCreatedSchema(OrganiserSchema):
+    key = fields.String(required=True, metadata={
+        "description": "The organiser's API key (a bearer token); shown only this once"})
+
+
+class OrganiserListSchema(Schema):
+    organisers = fields.List(fields.Nested(OrganiserSchema), required=True)

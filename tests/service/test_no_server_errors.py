@@ -138,8 +138,9 @@ def live(app, client) -> dict[str, Any]:
     app.config["SETTINGS"] = dataclasses.replace(settings_, sse_keepalive_ms=5)
     match = create(client)
     other = create(client)
+    organiser = client.post("/v1/organisers", json={"name": "o"}, headers=ADMIN_AUTH).json
     return {"id": match["id"], "tokens": [s["token"] for s in match["seats"]],
-            "foreign": other["seats"][0]["token"]}
+            "foreign": other["seats"][0]["token"], "organiser": organiser["key"]}
 
 
 def authorizations(live: dict[str, Any]) -> st.SearchStrategy[str | None]:
@@ -148,6 +149,7 @@ def authorizations(live: dict[str, Any]) -> st.SearchStrategy[str | None]:
         st.sampled_from(["", "Bearer", "Bearer ", "Bearer  ", "bearer x", "Basic dXNlcg==",
                          f"Bearer {ADMIN}", f"bearer {ADMIN}", f"Bearer {ADMIN} x",
                          f"Bearer {live['foreign']}", *(f"Bearer {t}" for t in live["tokens"]),
+                         f"Bearer {live['organiser']}", "Bearer rk_", "Bearer rk_x",
                          f"Bearer {live['tokens'][0]}\xe9", f"Token {live['tokens'][0]}"]),
         header_text.map(lambda text: f"Bearer {text}"),
     )
@@ -263,7 +265,8 @@ def test_bodies_that_are_not_json_never_fail_with_a_500(client, live, data, body
 
 
 @FUZZ
-@given(data=st.data(), resource=st.sampled_from(["", "/events", "/stream"]),
+@given(data=st.data(), resource=st.sampled_from(["", "/events", "/stream", "/export", "/state",
+                                                "/verifications", "/verifications/x"]),
        after=st.one_of(st.none(), st.integers(-3, 40).map(str), huge_ints.map(str),
                        header_text.map(lambda text: quote(text, safe=""))),
        junk=st.dictionaries(st.text("abcxyz_[]", min_size=1, max_size=6),
@@ -273,6 +276,8 @@ def test_reading_never_fails_with_a_500(client, live, data, resource, after, jun
     match_id = data.draw(match_ids(live))
     query = [f"after={after}"] if after is not None else []
     query += [f"{quote(name)}={value}" for name, value in junk.items()]
+    if resource == "/state":
+        query.append(f"at={after}")
     url = f"/v1/matches/{match_id}{resource}" + ("?" + "&".join(query) if query else "")
     headers = headers_of(Authorization=data.draw(authorizations(live)),
                          Last_Event_ID=data.draw(version_headers))
@@ -280,6 +285,7 @@ def test_reading_never_fails_with_a_500(client, live, data, resource, after, jun
     if resource == "/stream":
         check_stream(response)
     else:
+        response.get_data()  # an export streams: read it all
         check(response)
 
 
@@ -290,6 +296,9 @@ def test_reading_never_fails_with_a_500(client, live, data, resource, after, jun
                              "/v1/matches/{id}/", "/v1/matches/{id}/actions",
                              "/v1/matches/{id}/events", "/v1/matches/{id}/stream",
                              "/v1/matches/{id}/nope", "/healthz", "/openapi.json",
+                             "/v1/matches/{id}/verifications", "/v1/matches/{id}/export",
+                             "/v1/matches/{id}/state?at=1", "/v1/organisers",
+                             "/v1/organisers/x",
                              "/v2/matches", "/%00", "/v1/matches/{id}/actions/x"]))
 def test_unknown_routes_and_wrong_methods_never_fail_with_a_500(client, live, data, method,
                                                                 path):
