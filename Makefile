@@ -27,7 +27,7 @@ test: $(STAMP)  ## lint, then the whole suite, on fakeredis and on real Redis
 	$(BIN)/python -m pytest
 
 worker: $(STAMP)  ## an RQ worker for real mode (needs REDIS_URL)
-	$(BIN)/rq worker --url "$${REDIS_URL:?set REDIS_URL}" --with-scheduler scoring bonuses replays
+	$(BIN)/rq worker --url "$${REDIS_URL:?set REDIS_URL}" --with-scheduler scoring bonuses replays webhooks clocks
 
 bench: $(STAMP)  ## solver and domain playouts; bench/api.py needs a running server (README)
 	$(BIN)/python bench/solver.py --random 2000

@@ -11,7 +11,10 @@ event). The checks:
   (``domain.fairness``) unless the organiser prepared it. At the match's end the
   revealed match seed matches its commitment and yields every hand seed (with the
   players' entropy) and the drawn first dealer.
-- ``rules``: every seat's events are exactly what the rules make of the action it sent.
+- ``rules``: every seat's events are exactly what the rules make of the action it sent;
+  an organiser's forfeit or abort (``organiser:`` commands) is what ``domain.controls``
+  makes of it; a clock's move or forfeit (``clock:``) came after the seat's deadline as the
+  log's timestamps give it (``domain.clocks``) and is what the rules make of it.
 - ``scores``: every job's events (hand scores, the next deal, the match's bonuses) are
   exactly what the rules compute afresh.
 
@@ -27,14 +30,17 @@ from dataclasses import dataclass, field
 from itertools import groupby
 from typing import Any
 
+from domain import controls
 from domain.chain import GENESIS_HASH, event_hash
+from domain.clocks import Clock, track
 from domain.errors import OptionError, RuleError
 from domain.events import Event
 from domain.fairness import (
-    AUDIT_EVENTS,
+    CLOCK_SET,
     MATCH_SEED_REVEALED,
     SEED_COMMITTED,
     SEED_REVEALED,
+    UNFOLDED_EVENTS,
     Deal,
     commitment,
     hand_seed,
@@ -173,6 +179,7 @@ class _Replayer:
         self.seed_commitment: str | None = None
         self.players = 0
         self.first_dealer: int | None = None
+        self.clock: Clock | None = None
 
     def run(self) -> None:
         for command_id, group in groupby(self.records, key=lambda r: r.get("command_id")):
@@ -196,9 +203,9 @@ class _Replayer:
 
     def _command(self, command_id: str, records: list[Record]) -> None:
         events = [_event(r) for r in records]
-        played = [e for e in events if e.type not in AUDIT_EVENTS]
+        played = [e for e in events if e.type not in UNFOLDED_EVENTS]
         versions = [r["version"] for r, e in zip(records, events, strict=True)
-                    if e.type not in AUDIT_EVENTS]
+                    if e.type not in UNFOLDED_EVENTS]
         for record, event in zip(records, events, strict=True):
             self._note_audit(record["version"], event)
         for record, event in zip(records, events, strict=True):
@@ -210,6 +217,10 @@ class _Replayer:
             expected, check = self._seat_action(command_id, records[0], played), "rules"
         elif command_id.startswith("job:"):
             expected, check = self._job(command_id.split(":")[1], played), "scores"
+        elif command_id.startswith("organiser:"):
+            expected, check = self._control(records[0], "organiser"), "rules"
+        elif command_id.startswith("clock:"):
+            expected, check = self._clocked(records[0], played), "rules"
         else:
             expected, check = played, "rules"
             self.checks["rules"].skipped.append(
@@ -220,8 +231,12 @@ class _Replayer:
             version = versions[differs] if differs < len(versions) else records[-1]["version"]
             self.checks[check].fail(version, f"recorded events differ from what the rules "
                                              f"make of {command_id!r}")
-        for event in played:
-            self.state = self.family.evolve(self.state, event)
+        for record, event in zip(records, events, strict=True):
+            if event.type not in UNFOLDED_EVENTS:
+                self.state = self.family.evolve(self.state, event)
+            if self.clock is not None or event.type == CLOCK_SET:
+                self.clock = track(self.clock, event, float(record["ts"]), record["version"],
+                                   self.state.turn, len(self.state.players))
 
     # --- recomputing -------------------------------------------------------------------
 
@@ -240,6 +255,31 @@ class _Replayer:
             command = self.family.command(int(sent["seat"]), sent["action"])
             return self.family.decide(self.state, command)
         return self._inferred_action(int(command_id[4:].split(":")[0]), played)
+
+    def _control(self, first: Record, by: str) -> list[Event]:
+        """An organiser's forfeit or abort (or the clock's forfeit): ``domain.controls``."""
+        sent = first.get("command")
+        control = controls.command_of(sent if isinstance(sent, Mapping) else {})
+        if control.by != by:
+            raise RuleError("invalid_command", f"a {by} command recorded as by {control.by}")
+        return controls.decide(self.state, control, self.family.low_scores_win)
+
+    def _clocked(self, first: Record, played: list[Event]) -> list[Event]:
+        """A timeout: only once the seat's deadline had passed (``domain.clocks``, from
+        the log's timestamps); then an automatic move, re-decided like a seat's, or the
+        seat's forfeit."""
+        sent = first.get("command")
+        clock = self.clock
+        if not isinstance(sent, Mapping) or clock is None or clock.seat != sent.get("seat"):
+            raise RuleError("invalid_command", "a clock command for a seat whose turn "
+                                               "is not timed")
+        if not clock.expired(float(first["ts"])):
+            self.checks["rules"].fail(first["version"], f"the clock acted for seat "
+                                      f"{clock.seat} at {first['ts']}, before its deadline "
+                                      f"{clock.deadline}")
+        if "control" in sent:
+            return self._control(first, "clock")
+        return self._seat_action("", first, played)
 
     def _inferred_action(self, seat: int, played: list[Event]) -> list[Event]:
         """Logs written before commands were stored: some legal action must explain them."""

@@ -33,6 +33,10 @@ SEED_REVEALED = "SeedRevealed"
 MATCH_SEED_REVEALED = "MatchSeedRevealed"
 AUDIT_EVENTS = frozenset({SEED_COMMITTED, SEED_REVEALED, MATCH_SEED_REVEALED})
 """Events about the deal's fairness, not the game: no family's ``evolve`` ever sees them."""
+CLOCK_SET = "ClockSet"
+UNFOLDED_EVENTS = AUDIT_EVENTS | {CLOCK_SET}
+"""Events no family's ``evolve`` ever sees: the fairness audit trail and the match's clock
+settings (``domain.clocks``), which the service and the verifier read beside the rules."""
 
 
 def hand_seed(match_seed: bytes, hand_number: int, entropy: Sequence[str] = ()) -> bytes:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.events import Event
-from domain.fairness import AUDIT_EVENTS, Deal, MatchSecrets, shuffled_deck
+from domain.fairness import UNFOLDED_EVENTS, Deal, MatchSecrets, shuffled_deck
 from domain.options import OptionSpec
 
 PUBLIC = "public"
@@ -42,6 +42,8 @@ class Family:
     awaiting_job: Callable[[Any], str | None]
     job_command: Callable[[str, Any, Deal | None], object]
     """The command a background job issues; the ``deal`` job gets the next hand's Deal."""
+    low_scores_win: bool = False
+    """Rummy/rami: scores are minus points, the lowest wins (forfeit rankings use it)."""
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description,
@@ -60,6 +62,6 @@ class Family:
         """State after ``events``: the fold of ``evolve``."""
         state = self.initial_state()
         for event in events:
-            if event.type not in AUDIT_EVENTS:
+            if event.type not in UNFOLDED_EVENTS:
                 state = self.evolve(state, event)
         return state

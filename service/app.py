@@ -9,11 +9,25 @@ import fakeredis
 import redis
 from flask import Flask
 
-from service.api import audit, errors, health, matches, organisers, variants
+from service.api import (
+    audit,
+    controls,
+    errors,
+    feed,
+    health,
+    matches,
+    organisers,
+    tournaments,
+    variants,
+    webhooks,
+)
 from service.api.base import RummyApi
+from service.clock_runner import ClockRunner, use_clock_runner
 from service.config import Settings
 from service.jobs import JobQueue
+from service.lifecycle import use_runner
 from service.matches import MatchService
+from service.runner import DeliveryRunner
 from service.store import RedisEventStore
 
 log = logging.getLogger("rummy")
@@ -49,8 +63,21 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
         settings.admin_token,
     )
     api = RummyApi(app)
-    for blueprint in (health.blp, variants.blp, matches.blp, audit.blp, organisers.blp):
+    for blueprint in (health.blp, variants.blp, matches.blp, audit.blp, organisers.blp,
+                      tournaments.batches, tournaments.results):
         api.register_blueprint(blueprint)
+    api.register_blueprint(controls.blp)
+    for blueprint in (webhooks.blp, feed.blp):
+        api.register_blueprint(blueprint)
+    if inline:
+        # jobs run on the appending thread here: webhooks go to background threads instead
+        runner = DeliveryRunner(client, settings.key_prefix)
+        use_runner(client, settings.key_prefix, runner)
+        app.extensions["rummy_deliveries"] = runner
+        # nor does an RQ worker run scheduled jobs: match clocks are timed in-process
+        clocks = ClockRunner(app.extensions["rummy"].on_clock)
+        use_clock_runner(client, settings.key_prefix, clocks)
+        app.extensions["rummy_clocks"] = clocks
     errors.register(app)
     return app
 

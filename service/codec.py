@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from domain.clocks import Clock, track
 from domain.events import Event
-from domain.fairness import AUDIT_EVENTS
+from domain.fairness import CLOCK_SET, UNFOLDED_EVENTS
 from domain.family import Family
 from domain.upcasting import upcast
 from service.store import NewEvent, StoredEvent
@@ -24,6 +25,19 @@ def to_store(events: Sequence[Event]) -> list[NewEvent]:
 def fold(family: Family, state: Any, stored: Iterable[StoredEvent]) -> Any:
     """``state`` after the stored events (the fold of the family's ``evolve``)."""
     for event in stored:
-        if event.type not in AUDIT_EVENTS:
+        if event.type not in UNFOLDED_EVENTS:
             state = family.evolve(state, to_domain(event))
     return state
+
+
+def fold_clock(family: Family, state: Any, clock: Clock | None,
+               stored: Iterable[StoredEvent]) -> tuple[Any, Clock | None]:
+    """``fold``, also tracking the match's clock (``domain.clocks``) from the events' times."""
+    for event in stored:
+        domain_event = to_domain(event)
+        if event.type not in UNFOLDED_EVENTS:
+            state = family.evolve(state, domain_event)
+        if clock is not None or event.type == CLOCK_SET:
+            clock = track(clock, domain_event, event.ts, event.version, state.turn,
+                          len(state.players))
+    return state, clock

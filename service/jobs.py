@@ -6,17 +6,26 @@ already queued does not queue it twice.
 
 from __future__ import annotations
 
+import math
 import time
+from datetime import UTC, datetime
 
 import redis
 from rq import Queue, Retry
 from rq.exceptions import NoSuchJobError
 from rq.job import Job
 
+from service.clock_runner import clock_runner_for
+from service.webhooks import ATTEMPTS, BACKOFF, TIMEOUT_S
+
 QUEUES = ("scoring", "bonuses")
 """Jobs a match waits for (``Family.awaiting_job``); re-driven until they are done."""
 REPLAYS = "replays"
 """On request: rebuild and verify a match from its events."""
+WEBHOOKS = "webhooks"
+"""Webhook deliveries (``workers.webhooks``), retried with backoff by the RQ scheduler."""
+CLOCKS = "clocks"
+"""Timeout checks of match clocks (``workers.jobs.run_clock``), scheduled at deadlines."""
 STARTED_GRACE_S = 60.0
 
 
@@ -28,7 +37,7 @@ class JobQueue:
         self._prefix = prefix
         self._inline = run_inline
         self._queues = {name: Queue(name, connection=client, is_async=not run_inline)
-                        for name in (*QUEUES, REPLAYS)}
+                        for name in (*QUEUES, REPLAYS, WEBHOOKS, CLOCKS)}
 
     def enqueue(self, job: str, match_id: str, version: int) -> str:
         """Queue ``job`` (``scoring`` or ``bonuses``) for a match at ``version``."""
@@ -49,6 +58,42 @@ class JobQueue:
             "workers.jobs.run_replay", match_id, verification_id, self._prefix,
             job_id=job_id, result_ttl=3600, failure_ttl=86400, job_timeout=600,
             retry=None if self._inline else Retry(max=2, interval=[5, 30]),
+        )
+        return job_id
+
+    def enqueue_delivery(self, owner: str, webhook_id: str, delivery_id: str) -> str:
+        """Queue a webhook delivery (always on RQ; embedded mode uses ``service.runner``);
+        failed attempts are retried after ``BACKOFF`` by the worker's scheduler."""
+        job_id = f"{self._prefix}-{WEBHOOKS}-{delivery_id}"
+        self._queues[WEBHOOKS].enqueue(
+            "workers.webhooks.run_delivery", owner, webhook_id, delivery_id, self._prefix,
+            job_id=job_id, result_ttl=3600, failure_ttl=86400, job_timeout=int(TIMEOUT_S * 6),
+            retry=Retry(max=ATTEMPTS - 1, interval=list(BACKOFF)),
+        )
+        return job_id
+
+    @property
+    def inline(self) -> bool:
+        return self._inline
+
+    def schedule_clock(self, match_id: str, turn_version: int, deadline: float) -> str | None:
+        """Check the turn that started at ``turn_version`` when its ``deadline`` (epoch
+        seconds) has passed: an RQ job at that time, or with jobs inline the app's
+        in-process clock runner (``service.clock_runner``; none registered: nothing)."""
+        if self._inline:
+            runner = clock_runner_for(self._client, self._prefix)
+            if runner is not None:
+                runner.schedule(match_id, turn_version, deadline)
+            return None
+        job_id = f"{self._prefix}-{CLOCKS}-{match_id}-{turn_version}"
+        if self._pending(job_id):
+            return job_id
+        # RQ's scheduler keeps whole seconds: round up, so the check never comes early
+        at = datetime.fromtimestamp(math.ceil(deadline), tz=UTC)
+        self._queues[CLOCKS].enqueue_at(
+            at, "workers.jobs.run_clock", match_id, turn_version, self._prefix,
+            job_id=job_id, result_ttl=3600, failure_ttl=86400,
+            retry=Retry(max=3, interval=[1, 5, 30]),
         )
         return job_id
 

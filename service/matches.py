@@ -20,15 +20,20 @@ from typing import Any
 
 from domain.cards import CardError, parse_cards
 from domain.chain import canonical_json
+from domain.clocks import Clock, ClockSettings
+from domain.controls import FINAL_PHASES, TERMINAL_EVENTS, AbortMatch, ForfeitSeat
 from domain.errors import OptionError, RuleError
 from domain.events import Event
-from domain.fairness import SEED_REVEALED, Deal, MatchSecrets
+from domain.fairness import CLOCK_SET, SEED_REVEALED, Deal, MatchSecrets
 from domain.family import FULL, PUBLIC, Family
 from domain.shuffle import choose
 from domain.variants import VARIANTS
+from service import controls
 from service.auth import TokenIndex, bearer, new_token, same_secret, token_hash
-from service.codec import fold, to_domain, to_store
+from service.catalog import MatchIndex, MatchInfo, meta_fields
+from service.codec import fold_clock, to_domain, to_store
 from service.jobs import QUEUES, JobQueue
+from service.lifecycle import notify
 from service.organisers import ADMIN, OrganiserKeys
 from service.store import (
     GENESIS_HASH,
@@ -53,6 +58,16 @@ class ApiError(Exception):
 
 def bad_request(field: str, message: str, code: str = "invalid_request") -> ApiError:
     return ApiError(400, code, f"{field}: {message}", {field: [message]})
+
+
+def clock_events(settings: Mapping[str, Any] | None) -> list[Event]:
+    """The ``ClockSet`` event of a creation body's ``clock`` (none without one)."""
+    if settings is None:
+        return []
+    try:
+        return [ClockSettings.parse(settings).event()]
+    except OptionError as exc:
+        raise bad_request(f"clock.{exc.field}", exc.message, "invalid_clock") from exc
 
 
 class HandIndex:
@@ -88,6 +103,21 @@ class HandIndex:
 
 
 @dataclass(frozen=True)
+class NewMatch:
+    """A validated match, ready to store: everything ``create`` decides before writing."""
+
+    family: Family
+    options: Any
+    names: list[str]
+    events: list[Event]
+    secrets: MatchSecrets
+    owner: str
+    external_id: str | None = None
+    tags: tuple[str, ...] = ()
+    player_ids: tuple[str | None, ...] = ()
+
+
+@dataclass(frozen=True)
 class Loaded:
     """A match folded up to ``version``."""
 
@@ -95,6 +125,7 @@ class Loaded:
     state: Any
     version: int
     last_hash: str
+    clock: Clock | None = None
 
 
 def storable(match_id: str) -> bool:
@@ -117,14 +148,26 @@ class MatchService:
         self._reports = VerificationReports(store)
         self.organisers = OrganiserKeys(store.client, store.prefix)
         self._owner_cache: dict[str, str] = {}
+        self._info_cache: dict[str, MatchInfo] = {}
+        self.index = MatchIndex(store.client, store.prefix)
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._token_cache: dict[str, list[str]] = {}
+        self._clock_watched: dict[str, int] = {}
         self._lock = threading.Lock()
 
     # --- creation ----------------------------------------------------------------------
 
     def create(self, body: Mapping[str, Any], authorization: str | None) -> dict[str, Any]:
         """Create a match and deal its first hand; returns the seats' tokens once."""
+        return self.store_new(self.prepare(body, authorization))
+
+    def prepare(self, body: Mapping[str, Any], authorization: str | None,
+                match_secrets: MatchSecrets | None = None) -> NewMatch:
+        """Validate a creation body and decide the match's first events, storing nothing.
+
+        ``match_secrets`` (a duplicate table's, service/tournaments.py) replaces the
+        secrets the body would give, so every hand deals exactly as at the other table.
+        """
         family = VARIANTS.get(body["variant"])
         if family is None:
             raise bad_request("variant", f"unknown variant; one of {sorted(VARIANTS)}",
@@ -143,11 +186,14 @@ class MatchService:
             raise ApiError(403 if bearer(authorization) else 401, "organiser_only",
                            f"{', '.join(organiser_fields)} need an organiser key "
                            "(or the admin token)")
-        seed = body["seed"].encode() if body.get("seed") is not None else secrets.token_bytes(32)
-        match_secrets = MatchSecrets(seed, tuple(p.get("entropy") or "" for p in body["players"]))
+        if match_secrets is None:
+            seed = (body["seed"].encode() if body.get("seed") is not None
+                    else secrets.token_bytes(32))
+            match_secrets = MatchSecrets(seed, tuple(p.get("entropy") or ""
+                                                     for p in body["players"]))
         first_dealer = options.first_dealer
         if first_dealer is None:
-            first_dealer = choose(len(names), seed, "first_dealer")
+            first_dealer = choose(len(names), match_secrets.seed, "first_dealer")
         deal = self._first_deal(family, options, match_secrets, body)
         try:
             events = family.start_match(names, options, first_dealer, deal)
@@ -155,7 +201,10 @@ class MatchService:
             field = "dice" if body.get("dice") is not None and "dice" in exc.code else "deck"
             raise bad_request(field, exc.message, exc.code) from exc
         events.insert(1, match_secrets.committed())
-        return self._store_new_match(family, names, events, match_secrets, owner or "")
+        events[2:2] = clock_events(body.get("clock"))
+        return NewMatch(family, options, names, events, match_secrets, owner or "",
+                        body.get("external_id"), tuple(dict.fromkeys(body.get("tags") or ())),
+                        tuple(p.get("external_id") for p in body["players"]))
 
     def _first_deal(self, family: Family, options: Any, match_secrets: MatchSecrets,
                     body: Mapping[str, Any]) -> Deal:
@@ -170,20 +219,42 @@ class MatchService:
             raise bad_request("deck", str(exc), "invalid_card") from exc
         return Deal(deck, deal.seed, prepared=True, fixed=deal.fixed)
 
-    def _store_new_match(self, family: Family, names: list[str], events: list[Event],
-                         match_secrets: MatchSecrets, owner: str) -> dict[str, Any]:
-        match_id = uuid.uuid4().hex
-        tokens = [new_token() for _ in names]
-        meta = {"variant": family.name, "seed": match_secrets.seed.hex(),
-                "entropy": json.dumps(list(match_secrets.entropy)),
-                "created_at": f"{time.time():.3f}", "owner": owner}
+    def store_new(self, new: NewMatch, match_id: str | None = None,
+                  extra_meta: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """Store a prepared match (its meta, first events and indexes); returns the tokens."""
+        match_id = match_id or uuid.uuid4().hex
+        tokens = [new_token() for _ in new.names]
+        meta = {"variant": new.family.name, "seed": new.secrets.seed.hex(),
+                "entropy": json.dumps(list(new.secrets.entropy)),
+                "created_at": f"{time.time():.3f}", "owner": new.owner,
+                **meta_fields(new.external_id, new.tags, new.player_ids, new.names),
+                **(extra_meta or {})}
         meta.update({f"token:{seat}": token_hash(t) for seat, t in enumerate(tokens)})
-        result = self.store.create(match_id, to_store(events),
+        result = self.store.create(match_id, to_store(new.events),
                                    meta, command_id=f"create:{match_id}")
         self._tokens.register(match_id, {token_hash(t): seat for seat, t in enumerate(tokens)})
-        return {"id": match_id, "version": result.version,
-                "seats": [{"seat": seat, "name": name, "token": tokens[seat]}
-                          for seat, name in enumerate(names)]}
+        info = MatchInfo.from_meta(match_id, meta)
+        self.index.add(info)
+        if any(event.type == CLOCK_SET for event in new.events):
+            self.watch_clock(match_id, self.load(match_id))
+        return {"id": match_id, "version": result.version, **info.fields(),
+                "seats": [{"seat": seat, "name": name, "external_id": info.player_id(seat),
+                           "token": tokens[seat]} for seat, name in enumerate(new.names)]}
+
+    def info(self, match_id: str) -> MatchInfo | None:
+        """A match's fixed metadata (cached: it never changes); None when unknown."""
+        if not storable(match_id):
+            return None
+        info = self._info_cache.get(match_id)
+        if info is None:
+            meta = self.store.meta(match_id)
+            if meta is None:
+                return None
+            info = MatchInfo.from_meta(match_id, meta)
+            if len(self._info_cache) > 16 * CACHE_SIZE:
+                self._info_cache.clear()
+            self._info_cache[match_id] = info
+        return info
 
     # --- reading -----------------------------------------------------------------------
 
@@ -199,8 +270,8 @@ class MatchService:
             raise ApiError(404, "match_not_found", f"no match {match_id!r}")
         loaded = cached or self._empty(match_id)
         if fresh:
-            state = fold(loaded.family, loaded.state, fresh)
-            loaded = Loaded(loaded.family, state, fresh[-1].version, fresh[-1].hash)
+            state, clock = fold_clock(loaded.family, loaded.state, loaded.clock, fresh)
+            loaded = Loaded(loaded.family, state, fresh[-1].version, fresh[-1].hash, clock)
         self._remember(match_id, loaded)
         return loaded
 
@@ -224,9 +295,9 @@ class MatchService:
         """The match as it stood at ``version`` (replays from the start)."""
         loaded = self.load(match_id)
         events = self.store.read(match_id, until=version)
-        return Loaded(loaded.family, fold(loaded.family, loaded.family.initial_state(), events),
-                      events[-1].version if events else 0,
-                      events[-1].hash if events else GENESIS_HASH)
+        state, clock = fold_clock(loaded.family, loaded.family.initial_state(), None, events)
+        return Loaded(loaded.family, state, events[-1].version if events else 0,
+                      events[-1].hash if events else GENESIS_HASH, clock)
 
     def viewer(self, match_id: str, authorization: str | None) -> int | str:
         """Who is asking: ``PUBLIC``, ``FULL`` (admin) or a seat number."""
@@ -314,7 +385,10 @@ class MatchService:
     def _render(self, match_id: str, loaded: Loaded, viewer: int | str) -> dict[str, Any]:
         out = loaded.family.view(loaded.state, viewer)
         out.update(id=match_id, version=loaded.version)
-        return out
+        if loaded.clock is not None:
+            out["clock"] = loaded.clock.to_view()
+        info = self.info(match_id)
+        return info.decorate(out) if info is not None else out
 
     def events(self, match_id: str, authorization: str | None,
                after: int = 0) -> list[dict[str, Any]]:
@@ -340,8 +414,9 @@ class MatchService:
             raise ApiError(404, "version_not_found",
                            f"the match has {loaded.version} events, not {at}")
         stored = self.store.read(match_id)
-        past = Loaded(loaded.family, fold(loaded.family, loaded.family.initial_state(),
-                                          stored[:at]), at, stored[at - 1].hash)
+        state, clock = fold_clock(loaded.family, loaded.family.initial_state(), None,
+                                  stored[:at])
+        past = Loaded(loaded.family, state, at, stored[at - 1].hash, clock)
         return self._render(match_id, past, HandIndex(stored).viewer_of(at, viewer))
 
     @staticmethod
@@ -367,7 +442,7 @@ class MatchService:
         """
         viewer = self.viewer(match_id, authorization)
         loaded = self.load(match_id)
-        if loaded.state.phase == "complete" and after >= loaded.version:
+        if loaded.state.phase in FINAL_PHASES and after >= loaded.version:
             return iter(())
         return self._follow(match_id, loaded.family, viewer, after, keepalive_ms)
 
@@ -383,7 +458,7 @@ class MatchService:
             for stored in batch:
                 yield self.render_event(family, stored, hands.viewer_of(stored.version, viewer))
                 after = stored.version
-                if stored.type == "MatchCompleted":
+                if stored.type in TERMINAL_EVENTS:
                     return
 
     # --- acting ------------------------------------------------------------------------
@@ -417,8 +492,9 @@ class MatchService:
                 continue
             if result.replayed:
                 return self._replayed(match_id, seat, (result.version, fingerprint), fingerprint)
-            now = Loaded(loaded.family, fold(loaded.family, loaded.state, result.events),
-                         result.version, result.events[-1].hash)
+            notify(self.store, match_id, result.events)
+            state, clock = fold_clock(loaded.family, loaded.state, loaded.clock, result.events)
+            now = Loaded(loaded.family, state, result.version, result.events[-1].hash, clock)
             self._remember(match_id, now)
             self.redrive(match_id, now)
             return self._render(match_id, now, seat)
@@ -484,3 +560,48 @@ class MatchService:
         job = loaded.family.awaiting_job(loaded.state)
         if job in QUEUES:
             self.jobs.enqueue(job, match_id, loaded.version)
+        self.watch_clock(match_id, loaded)
+
+    def watch_clock(self, match_id: str, loaded: Loaded) -> None:
+        """Schedule the timeout check of the running turn (once per turn and process)."""
+        clock = loaded.clock
+        if clock is None or clock.deadline is None:
+            return
+        with self._lock:
+            if self._clock_watched.get(match_id) == clock.started_version:
+                return
+            if len(self._clock_watched) > 16 * CACHE_SIZE:
+                self._clock_watched.clear()
+            self._clock_watched[match_id] = clock.started_version
+        controls.schedule(self.jobs, match_id, clock)
+
+    def on_clock(self, match_id: str, turn_version: int) -> None:
+        """The in-process clock runner's callback: time the turn out if it is still due."""
+        controls.on_timeout(self.store, self.jobs, match_id, turn_version, time.time())
+
+    # --- organiser controls ------------------------------------------------------------
+
+    def forfeit(self, match_id: str, authorization: str | None,
+                body: Mapping[str, Any]) -> dict[str, Any]:
+        """The owner forfeits a seat: the seat loses and the match ends (domain.controls)."""
+        self.require_owner(match_id, authorization)
+        loaded = self.load(match_id)
+        seat = body["seat"]
+        if not 0 <= seat < len(loaded.state.players):
+            raise bad_request("seat", f"the match has seats 0-{len(loaded.state.players) - 1}",
+                              "unknown_seat")
+        control = ForfeitSeat(seat, body["reason"])
+        return self._end(match_id, control, f"organiser:forfeit:{uuid.uuid4().hex}")
+
+    def abort(self, match_id: str, authorization: str | None,
+              body: Mapping[str, Any]) -> dict[str, Any]:
+        """The owner aborts the match: void, no winner (domain.controls)."""
+        self.require_owner(match_id, authorization)
+        self.load(match_id)
+        return self._end(match_id, AbortMatch(body["reason"]),
+                         f"organiser:abort:{uuid.uuid4().hex}")
+
+    def _end(self, match_id: str, control: ForfeitSeat | AbortMatch,
+             command_id: str) -> dict[str, Any]:
+        controls.end_match(self.store, match_id, control, command_id)
+        return self._render(match_id, self.load(match_id), FULL)

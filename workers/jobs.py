@@ -8,6 +8,7 @@ waiting for it. Exceptions reach RQ, so failures land in RQ's failed-job registr
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import redis
@@ -18,8 +19,10 @@ from domain.events import Event
 from domain.fairness import MatchSecrets
 from domain.family import Family
 from domain.variants import VARIANTS
+from service import controls
 from service.codec import fold, to_store
 from service.jobs import QUEUES, JobQueue
+from service.lifecycle import notify
 from service.store import RedisEventStore, StoredEvent, VerificationReports, VersionConflict
 
 ATTEMPTS = 5
@@ -60,9 +63,32 @@ def _run(job: str, match_id: str, prefix: str, inline: bool) -> int:
         return 0
     family, state, version, appended = outcome
     follow_up = family.awaiting_job(state)
+    jobs = JobQueue(connection, prefix, run_inline=inline)
     if follow_up in QUEUES:
-        JobQueue(connection, prefix, run_inline=inline).enqueue(follow_up, match_id, version)
+        jobs.enqueue(follow_up, match_id, version)
+    if appended:
+        controls.schedule_current(store, jobs, match_id)  # a new deal starts a turn
     return len(appended)
+
+
+def run_clock(match_id: str, turn_version: int, prefix: str = "rummy",
+              inline: bool = False) -> int:
+    """Time out the turn that started at ``turn_version`` if it is still running and its
+    deadline has passed (``service.controls``); a check that came early raises, so RQ
+    retries it."""
+    current = get_current_job()
+    if current is None:
+        raise RuntimeError("workers.jobs functions run inside an RQ job")
+    store = RedisEventStore(current.connection, prefix)
+    jobs = JobQueue(current.connection, prefix, run_inline=inline)
+    outcome = controls.on_timeout(store, jobs, match_id, turn_version, time.time())
+    if outcome.not_before is not None and not inline:
+        raise ClockNotDue(f"match {match_id}: the turn's deadline is {outcome.not_before}")
+    return len(outcome.appended)
+
+
+class ClockNotDue(RuntimeError):
+    """A timeout check ran before the deadline (clocks differ): RQ's retry runs it again."""
 
 
 def job_events(family: Family, state: Any, job: str, secrets: MatchSecrets) -> list[Event]:
@@ -113,5 +139,6 @@ def _advance(store: RedisEventStore, match_id: str,
                                   command_id=f"job:{job}:{len(stored)}")
         except VersionConflict:
             continue
+        notify(store, match_id, result.events)
         return family, fold(family, state, result.events), result.version, result.events
     raise RuntimeError(f"{job} for match {match_id} lost {ATTEMPTS} races in a row")

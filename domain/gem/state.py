@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from domain import controls
 from domain.cards import deal
 from domain.events import Event
 from domain.gem.gems import designated_diamond, knock_limit
@@ -196,6 +197,7 @@ _HANDLERS: dict[str, Callable[[GemState, Mapping[str, Any]], GemState]] = {
     "HandEnded": _hand_ended,
     "HandScored": _hand_scored,
     "MatchCompleted": _match_completed,
+    **controls.HANDLERS,  # SeatForfeited, MatchAborted: any family alike
 }
 
 EVENT_TYPES = tuple(_HANDLERS)

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from domain.cards import deal, sort_cards, standard_deck
+from domain.controls import ended_of
 from domain.events import Event
 from domain.family import FULL, Viewer
 from domain.gem.gems import gems_of, shows_all_gems
@@ -61,6 +62,9 @@ def view(state: GemState, viewer: Viewer) -> dict[str, Any]:
     if state.phase == COMPLETE and state.completion is not None:
         out.update({key: state.completion[key]
                     for key in ("winner", "winners", "bonuses", "final_scores")})
+    ended = ended_of(state)
+    if ended is not None:
+        out["ended"] = ended
     if viewer == FULL:
         out["all_hands"] = [list(hand) for hand in state.hands]
         out["stock"] = list(state.stock)

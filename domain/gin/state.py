@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from domain import controls
 from domain.cards import deal, pip_value, rank_of, suit_of
 from domain.events import Event
 from domain.gin.options import GinOptions
@@ -197,6 +198,7 @@ _HANDLERS: dict[str, Callable[[GinState, Mapping[str, Any]], GinState]] = {
     "HandEnded": _hand_ended,
     "HandScored": _hand_scored,
     "MatchCompleted": _match_completed,
+    **controls.HANDLERS,  # SeatForfeited, MatchAborted: any family alike
 }
 
 EVENT_TYPES = tuple(_HANDLERS)

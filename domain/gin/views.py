@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.cards import deal, sort_cards
+from domain.controls import ended_of
 from domain.events import Event
 from domain.family import FULL, Viewer
 from domain.gin.rules import awaiting_job, legal_actions, solver_for
@@ -46,6 +47,9 @@ def view(state: GinState, viewer: Viewer) -> dict[str, Any]:
     if state.phase == COMPLETE and state.completion is not None:
         out.update({key: state.completion[key]
                     for key in ("winner", "winners", "bonuses", "final_scores")})
+    ended = ended_of(state)
+    if ended is not None:
+        out["ended"] = ended
     if viewer == FULL:
         out["all_hands"] = [list(hand) for hand in state.hands]
         out["stock"] = list(state.stock)

@@ -48,6 +48,7 @@ def _family(name: str, description: str, defaults: RummyOptions) -> Family:
         redact_event=views.redact_event,
         awaiting_job=rules.awaiting_job,
         job_command=job_command,
+        low_scores_win=True,
     )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from domain import controls
 from domain.cards import JOKER, deal
 from domain.events import Event
 from domain.melds import Meld
@@ -208,6 +209,7 @@ _HANDLERS: dict[str, Callable[[RummyState, Mapping[str, Any]], RummyState]] = {
     "HandEnded": _hand_ended,
     "HandScored": _hand_scored,
     "MatchCompleted": _match_completed,
+    **controls.HANDLERS,  # SeatForfeited, MatchAborted: any family alike
 }
 
 EVENT_TYPES = tuple(_HANDLERS)

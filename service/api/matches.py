@@ -21,7 +21,9 @@ from service.api.schemas import (
     MatchCreateSchema,
     MatchViewSchema,
 )
+from service.api.tournament_schemas import MatchListQuerySchema, MatchListSchema
 from service.matches import ApiError, MatchService
+from service.tournaments import Tournaments
 
 blp = ApiBlueprint("matches", __name__, url_prefix="/v1/matches",
                    description="Create matches, play them move by move, follow them live")
@@ -59,6 +61,22 @@ class Matches(MethodView):
         (admin) token.
         """
         return service().create(body, _authorization())
+
+    @blp.arguments(MatchListQuerySchema, location="query")
+    @blp.response(200, MatchListSchema)
+    @blp.doc(security=AUTH)
+    @_errors(400, 401, 403)
+    def get(self, query: dict[str, Any]) -> Any:
+        """List matches, newest first: an organiser key's own, or every match for the admin.
+
+        Filters: ``tag`` (repeatable; every one must match), ``status`` (live, complete,
+        aborted), ``external_id``. Pages of at most ``limit``; follow ``next_cursor`` until
+        it is null (a page may be short when filters skip many matches). Seat tokens and
+        anonymous callers get 403/401 ``organiser_only``.
+        """
+        return Tournaments(service()).find(_authorization(), query["tag"], query.get("status"),
+                                           query.get("external_id"), query["limit"],
+                                           query.get("cursor"))
 
 
 @blp.route("/<match_id>")
@@ -154,7 +172,8 @@ class Stream(MethodView):
     @blp.doc(security=[{}, {"bearerAuth": []}], responses={"200": {
         "description": "Server-Sent Events: one `event: <type>` per stored event, `id` = its "
                        "version, `data` = the redacted event as in /events. Resume with "
-                       "`Last-Event-ID` (or `?after=`). Ends after MatchCompleted.",
+                       "`Last-Event-ID` (or `?after=`). Ends after the match's last event "
+                       "(MatchCompleted, SeatForfeited or MatchAborted).",
         "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
     @_errors(400, 401, 404)
     def get(self, query: dict[str, Any], match_id: str) -> Any:

@@ -7,6 +7,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from domain.cards import CardError, parse_card
+from service.api.control_schemas import ClockSchema, ClockViewSchema, EndedSchema
 
 ACTION_TYPES = ("pass", "draw", "discard", "knock", "big_gin")
 RUMMY_ACTION_TYPES = ("lay_down", "lay_off", "exchange_joker")
@@ -92,16 +93,41 @@ class VariantListSchema(Schema):
 # --- creating a match --------------------------------------------------------------------
 
 
+def printable_text(text: str) -> None:
+    """Ids and tags: Unicode text without control characters (they go into CSV and keys)."""
+    unicode_text(text)
+    if not text.isprintable():
+        raise ValidationError("must be printable text (no control characters)")
+
+
+TAGS_MAX = 16
+
+
+def tags_field(description: str) -> fields.List:
+    """A list of free-form tags, at most ``TAGS_MAX``, each 1-64 printable characters."""
+    return fields.List(fields.String(validate=[validate.Length(min=1, max=64), printable_text]),
+                       validate=validate.Length(max=TAGS_MAX), load_default=list, metadata={
+        "description": description, "example": ["tournament:spring", "round:3", "table:5"]})
+
+
 class PlayerSchema(Schema):
     name = fields.String(required=True,
                          validate=[validate.Length(min=1, max=64), unicode_text])
     entropy = fields.String(allow_none=True, validate=[validate.Length(max=256), unicode_text],
                             metadata={"description": "Optional client entropy, public, mixed "
                                       "into every hand seed (see docs/fairness.md)"})
+    external_id = fields.String(allow_none=True, validate=[validate.Length(min=1, max=128),
+                                                           printable_text], metadata={
+        "description": "Optional: the player's id in the caller's system (shown in views)"})
 
 
 class MatchCreateSchema(Schema):
     variant = fields.String(required=True, metadata={"example": "gin"})
+    external_id = fields.String(allow_none=True, validate=[validate.Length(min=1, max=128),
+                                                           printable_text], metadata={
+        "description": "Optional: the match's id in the caller's system"})
+    tags = tags_field(f"Free-form tags (at most {TAGS_MAX}, each 1-64 characters), e.g. "
+                      "tournament:spring, round:3, table:5; GET /v1/matches filters by them")
     players = fields.List(fields.Nested(PlayerSchema), required=True,
                           validate=validate.Length(min=1, max=8))
     options = fields.Dict(keys=fields.String(), load_default=dict,
@@ -115,16 +141,36 @@ class MatchCreateSchema(Schema):
     dice = fields.List(fields.Integer(validate=validate.Range(min=1, max=6)), allow_none=True,
                        validate=validate.Length(equal=2), metadata={
         "description": "Organiser only (gem): the first hand's two dice", "example": [3, 4]})
+    clock = fields.Nested(ClockSchema, allow_none=True, metadata={
+        "description": "Optional match clock; its deadlines are in every view"})
+
+
+class DuplicateSchema(Schema):
+    group = fields.String(required=True, metadata={"description": "The pair's id"})
+    table = fields.Integer(required=True, metadata={"description": "1 or 2"})
+    partner = fields.String(required=True, metadata={
+        "description": "The other table's match id"})
+
+
+class MatchMetadata(Schema):
+    """Tournament metadata, fixed at creation; in every view and listing."""
+
+    external_id = fields.String(allow_none=True)
+    tags = fields.List(fields.String())
+    batch = fields.String(metadata={"description": "The batch that created the match"})
+    duplicate = fields.Nested(DuplicateSchema, metadata={
+        "description": "A duplicate-deal table: same deck every hand as its partner"})
 
 
 class SeatTokenSchema(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
+    external_id = fields.String(allow_none=True)
     token = fields.String(required=True, metadata={
         "description": "Bearer token of this seat; shown only once"})
 
 
-class MatchCreatedSchema(Schema):
+class MatchCreatedSchema(MatchMetadata):
     id = fields.String(required=True)
     version = fields.Integer(required=True)
     seats = fields.List(fields.Nested(SeatTokenSchema), required=True)
@@ -147,6 +193,8 @@ class MeldSchema(Schema):
 class SeatSummarySchema(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
+    external_id = fields.String(allow_none=True, metadata={
+        "description": "The player's external id, as given at creation"})
     hand_count = fields.Integer(required=True)
     opened = fields.Boolean(metadata={"description": "Rummy/rami: whether the seat has opened"})
 
@@ -316,7 +364,7 @@ class BestDiscardSchema(Schema):
     cards = fields.List(fields.String())
 
 
-class MatchViewSchema(Schema):
+class MatchViewSchema(MatchMetadata):
     """A match as the caller may see it: public, one seat (with a seat token) or full."""
 
     id = fields.String(required=True)
@@ -325,8 +373,9 @@ class MatchViewSchema(Schema):
     version = fields.Integer(required=True, metadata={
         "description": "Number of events so far; send it back as If-Match"})
     phase = fields.String(required=True, metadata={
-        "description": "upcard, draw, discard, scoring, completing or complete; rummy/rami "
-                       "have play (drawn: lay down, lay off, exchange, discard) for discard"})
+        "description": "upcard, draw, discard, scoring, completing, complete or aborted "
+                       "(voided by the organiser); rummy/rami have play (drawn: lay down, "
+                       "lay off, exchange, discard) for discard"})
     awaiting = fields.String(allow_none=True, metadata={
         "description": "scoring or bonuses while a background job has yet to record the result"})
     dealer = fields.Integer(required=True)
@@ -373,6 +422,11 @@ class MatchViewSchema(Schema):
                        "discard, and which discards reach it"})
     legal_actions = Verbatim(ActionSchema, many=True, metadata={
         "description": "Seat views: every action the seat may send now, ready to send"})
+    clock = fields.Nested(ClockViewSchema, allow_none=True, metadata={
+        "description": "Matches with a clock: the running turn's deadline and the banks"})
+    ended = fields.Nested(EndedSchema, metadata={
+        "description": "A match ended by a forfeit (phase complete) or an abort (phase "
+                       "aborted): how, which seat, why, and who ended it"})
     all_hands = fields.List(fields.List(fields.String()), metadata={
         "description": "Full (organiser) views only"})
     stock = fields.List(fields.String(), metadata={"description": "Full views only; top first"})

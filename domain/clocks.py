@@ -1,0 +1,172 @@
+"""Match clocks: a per-turn limit and/or a per-seat time bank, computed from event times.
+
+A match created with a clock records its settings in a ``ClockSet`` event (right after
+``SeedCommitted``; no family's ``evolve`` sees it). Everything else follows from the
+stored events' timestamps, so a replay of the log shows the same clock:
+
+- A seat's **turn** starts with the event after which it became the seat to act (``turn``
+  changed to it) and ends with the event after which it no longer is. Drawing and then
+  discarding is one turn; while a job is awaited (scoring, dealing) no clock runs.
+- With ``turn_seconds`` T a turn may last T seconds. With ``bank_seconds`` B each seat also
+  has a bank of B seconds for the whole match: time a turn takes beyond T (or all of it,
+  without T) is taken from the seat's bank when the turn ends (never below 0).
+- The **deadline** of the running turn = its start + T (if set) + the seat's bank (if set).
+- When the deadline passes and the seat has not moved, ``on_timeout`` applies: ``forfeit``
+  (the seat loses the match, ``domain.controls``) or ``auto_play`` (``auto_action``: a safe
+  move is made for the seat, and its turn goes on if the move did not end it).
+
+``Clock`` is the fold of ``track`` over (event, ts, version, turn after the event).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from domain.cards import JOKER, rank_of
+from domain.errors import OptionError
+from domain.events import Event
+from domain.fairness import CLOCK_SET
+
+ON_TIMEOUT = ("forfeit", "auto_play")
+MIN_SECONDS = 0.1
+MAX_SECONDS = 7 * 24 * 3600
+
+
+def _seconds(data: Mapping[str, Any], name: str) -> float | None:
+    value = data.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise OptionError(name, "must be a number of seconds or null")
+    if not MIN_SECONDS <= value <= MAX_SECONDS:
+        raise OptionError(name, f"must be between {MIN_SECONDS} and {MAX_SECONDS} seconds")
+    return round(float(value), 3)
+
+
+@dataclass(frozen=True)
+class ClockSettings:
+    """A match's clock: at least one of the two limits, and what a timeout does."""
+
+    turn_seconds: float | None = None
+    bank_seconds: float | None = None
+    on_timeout: str = "forfeit"
+
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> ClockSettings:
+        """Checked settings from a request or a ``ClockSet`` event (``OptionError``)."""
+        unknown = set(data) - {"turn_seconds", "bank_seconds", "on_timeout"}
+        if unknown:
+            raise OptionError(sorted(unknown)[0], "unknown clock setting")
+        on_timeout = data.get("on_timeout", "forfeit")
+        if on_timeout not in ON_TIMEOUT:
+            raise OptionError("on_timeout", f"must be one of {list(ON_TIMEOUT)}")
+        settings = cls(_seconds(data, "turn_seconds"), _seconds(data, "bank_seconds"),
+                       on_timeout)
+        if settings.turn_seconds is None and settings.bank_seconds is None:
+            raise OptionError("turn_seconds", "a clock needs turn_seconds, bank_seconds or both")
+        return settings
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"turn_seconds": self.turn_seconds, "bank_seconds": self.bank_seconds,
+                "on_timeout": self.on_timeout}
+
+    def event(self) -> Event:
+        return Event(CLOCK_SET, self.to_dict())
+
+
+@dataclass(frozen=True)
+class Clock:
+    """The clock as of one version: banks left, and the running turn (if any)."""
+
+    settings: ClockSettings
+    banks: tuple[float, ...]
+    seat: int | None = None
+    started_at: float | None = None
+    started_version: int = 0
+
+    @classmethod
+    def start(cls, settings: ClockSettings, players: int) -> Clock:
+        bank = settings.bank_seconds or 0.0
+        return cls(settings, (bank,) * players)
+
+    @property
+    def deadline(self) -> float | None:
+        """When the running turn's time is up (epoch seconds), None when no turn runs."""
+        if self.seat is None or self.started_at is None:
+            return None
+        limit = self.settings.turn_seconds or 0.0
+        if self.settings.bank_seconds is not None:
+            limit += self.banks[self.seat]
+        return round(self.started_at + limit, 3)
+
+    def step(self, turn: int | None, ts: float, version: int) -> Clock:
+        """The clock after an event at ``ts`` after which ``turn`` is the seat to act."""
+        if turn == self.seat:
+            return self
+        banks = self.banks
+        if self.seat is not None and self.started_at is not None:
+            banks = self._charged(self.seat, ts - self.started_at)
+        if turn is None:
+            return replace(self, banks=banks, seat=None, started_at=None, started_version=0)
+        return replace(self, banks=banks, seat=turn, started_at=ts, started_version=version)
+
+    def _charged(self, seat: int, used: float) -> tuple[float, ...]:
+        if self.settings.bank_seconds is None:
+            return self.banks
+        over = max(0.0, used - (self.settings.turn_seconds or 0.0))
+        banks = list(self.banks)
+        banks[seat] = round(max(0.0, banks[seat] - over), 3)
+        return tuple(banks)
+
+    def expired(self, now: float) -> bool:
+        deadline = self.deadline
+        return deadline is not None and now >= deadline
+
+    def to_view(self) -> dict[str, Any]:
+        return {**self.settings.to_dict(), "turn_seat": self.seat,
+                "turn_started_at": self.started_at, "turn_started_version":
+                self.started_version or None, "deadline": self.deadline,
+                "banks": list(self.banks) if self.settings.bank_seconds is not None else None}
+
+
+def track(clock: Clock | None, event: Event, ts: float, version: int, turn: int | None,
+          players: int) -> Clock | None:
+    """The clock after one stored event (``turn``: the seat to act after it)."""
+    if event.type == CLOCK_SET:
+        clock = Clock.start(ClockSettings.parse(event.data), players)
+    return None if clock is None else clock.step(turn, ts, version)
+
+
+# --- auto play ---------------------------------------------------------------------------
+
+
+def _value(card: str) -> int:
+    """Rummy's minus points of a card in hand (RULES.md 3.6): ace 11, faces and ten 10."""
+    rank = rank_of(card)
+    return 11 if rank == 0 else min(rank + 1, 10)
+
+
+def auto_action(legal: list[dict[str, Any]], best_discards: list[str] | None = None
+                ) -> dict[str, Any] | None:
+    """A safe move for a seat whose time ran out, from its ``legal_actions``; None if none.
+
+    Never takes the upcard, a discard or lays anything down, and never knocks: pass the
+    upcard offer, else draw from the stock, else discard a card of ``best_discards`` (gin
+    and gem: the view's ``best_discard``, the least deadwood), else the highest-valued
+    non-joker (rummy/rami).
+    """
+    for safe in ({"type": "pass"}, {"type": "draw", "source": "stock"}):
+        if safe in legal:
+            return dict(safe)
+    discards = [a for a in legal if a.get("type") == "discard"]
+    for card in best_discards or ():
+        for action in discards:
+            if action["card"] == card:
+                return dict(action)
+    natural = [a for a in discards if a["card"] != JOKER]
+    if not natural:
+        return dict(discards[0]) if discards else None
+    return dict(max(natural, key=lambda a: (_value(a["card"]), rank_of(a["card"]))))

@@ -1,0 +1,143 @@
+"""Ending a match early: an organiser's forfeit or abort, or a clock's forfeit (any family).
+
+- ``SeatForfeited {seat, reason, by, winner, winners, ranking, final_scores, bonuses}``: the
+  seat loses the match and the match ends at once (phase ``complete``). The forfeiting seat
+  is ranked last; the others are ranked by their scores as they stand (higher first in gin
+  and gem, lower first in rummy/rami, where scores are minus points; seat order breaks
+  ties). The best of them wins; tied leaders share the win (``winner`` null). So with two
+  players the other seat wins. A hand that ended but was not yet scored does not count,
+  and no end-of-match bonuses are paid (``bonuses`` is empty).
+- ``MatchAborted {reason, by}``: the match is void, with no winner (phase ``aborted``).
+
+``by`` says who ended it: ``organiser`` (the match's owner or the admin) or ``clock`` (the
+seat's time ran out, ``domain.clocks``). Neither is possible once the match has reached
+its end (``completing``, ``complete``, ``aborted``): ``match_over``.
+
+Every family's ``evolve`` folds these two events with the handlers below, and every
+family's view shows ``ended`` (``ended_of``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar, cast
+
+from domain.errors import RuleError
+from domain.events import Event
+
+SEAT_FORFEITED = "SeatForfeited"
+MATCH_ABORTED = "MatchAborted"
+MATCH_COMPLETED = "MatchCompleted"
+TERMINAL_EVENTS = frozenset({MATCH_COMPLETED, SEAT_FORFEITED, MATCH_ABORTED})
+"""The last event a match ever gets (live streams end after it)."""
+
+COMPLETE = "complete"
+ABORTED = "aborted"
+FINAL_PHASES = frozenset({COMPLETE, ABORTED})
+OVER_PHASES = FINAL_PHASES | {"completing"}
+"""Phases in which the match's result is settled: nothing can end it any more."""
+
+BY = ("organiser", "clock")
+REASON_MAX = 500
+
+State = TypeVar("State")
+
+
+@dataclass(frozen=True)
+class ForfeitSeat:
+    seat: int
+    reason: str
+    by: str = "organiser"
+
+
+@dataclass(frozen=True)
+class AbortMatch:
+    reason: str
+    by: str = "organiser"
+
+
+Control = ForfeitSeat | AbortMatch
+
+
+def command_of(stored: Mapping[str, Any]) -> Control:
+    """The control a stored command describes (``{"control": "forfeit"|"abort", ...}``)."""
+    kind, reason, by = stored.get("control"), stored.get("reason"), stored.get("by")
+    if not isinstance(reason, str) or by not in BY:
+        raise RuleError("invalid_command", "a control needs a reason and who gave it")
+    if kind == "forfeit":
+        seat = stored.get("seat")
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            raise RuleError("invalid_command", "a forfeit needs a seat")
+        return ForfeitSeat(seat, reason, str(by))
+    if kind == "abort":
+        return AbortMatch(reason, str(by))
+    raise RuleError("invalid_command", f"no control {kind!r}")
+
+
+def stored_command(control: Control) -> dict[str, Any]:
+    """What the log keeps of a control (``command_of`` reads it back)."""
+    if isinstance(control, ForfeitSeat):
+        return {"control": "forfeit", "seat": control.seat, "reason": control.reason,
+                "by": control.by}
+    return {"control": "abort", "reason": control.reason, "by": control.by}
+
+
+def decide(state: Any, control: Control, low_scores_win: bool = False) -> list[Event]:
+    """The event ``control`` causes in a match of any family, or a ``RuleError``."""
+    if state.phase in OVER_PHASES:
+        raise RuleError("match_over", f"the match has ended (phase {state.phase!r})")
+    if isinstance(control, AbortMatch):
+        return [Event(MATCH_ABORTED, {"reason": control.reason, "by": control.by})]
+    if not 0 <= control.seat < len(state.players):
+        raise RuleError("unknown_seat", f"the match has no seat {control.seat}")
+    return [Event(SEAT_FORFEITED, {"seat": control.seat, "reason": control.reason,
+                                   "by": control.by,
+                                   **forfeit_result(state.scores, control.seat, low_scores_win)})]
+
+
+def forfeit_result(scores: Sequence[int], seat: int, low_scores_win: bool) -> dict[str, Any]:
+    """Ranking and winners when ``seat`` forfeits (see the module docstring)."""
+    others = [s for s in range(len(scores)) if s != seat]
+    sign = 1 if low_scores_win else -1
+    others.sort(key=lambda s: (sign * scores[s], s))
+    best = scores[others[0]] if others else None
+    leaders = [s for s in others if scores[s] == best]
+    return {"winner": leaders[0] if len(leaders) == 1 else None, "winners": leaders,
+            "ranking": others + [seat], "final_scores": list(scores), "bonuses": []}
+
+
+# --- folding (every family's evolve) -----------------------------------------------------
+
+
+def _ended(state: State, phase: str, completion: dict[str, Any]) -> State:
+    return cast(State, dataclasses.replace(cast(Any, state), phase=phase, turn=None,
+                                           completion=completion))
+
+
+def seat_forfeited(state: State, data: Mapping[str, Any]) -> State:
+    ended = {"by": "forfeit", "seat": data["seat"], "reason": data["reason"],
+             "initiator": data.get("by")}
+    return _ended(state, COMPLETE, {**data, "ended": ended})
+
+
+def match_aborted(state: State, data: Mapping[str, Any]) -> State:
+    ended = {"by": "abort", "seat": None, "reason": data["reason"], "initiator": data.get("by")}
+    return _ended(state, ABORTED, {**data, "winner": None, "winners": [], "ended": ended})
+
+
+HANDLERS: dict[str, Callable[[Any, Mapping[str, Any]], Any]] = {
+    SEAT_FORFEITED: seat_forfeited,
+    MATCH_ABORTED: match_aborted,
+}
+"""Merged into each family's evolve handlers."""
+
+
+def ended_of(state: Any) -> dict[str, Any] | None:
+    """How a match ended early (``{by: forfeit|abort, seat, reason, initiator}``), else None."""
+    completion = getattr(state, "completion", None)
+    if not completion:
+        return None
+    ended = completion.get("ended")
+    return dict(ended) if ended else None

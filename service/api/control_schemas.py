@@ -1,0 +1,75 @@
+"""Schemas of organiser controls and match clocks (domain.controls, domain.clocks)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from domain.clocks import MAX_SECONDS, MIN_SECONDS, ON_TIMEOUT
+from domain.controls import REASON_MAX
+
+SECONDS = validate.Range(min=MIN_SECONDS, max=MAX_SECONDS)
+
+
+class ClockSchema(Schema):
+    """A match clock: a per-turn limit and/or a per-seat time bank (README "Organiser
+    controls and clocks")."""
+
+    turn_seconds = fields.Float(allow_none=True, validate=SECONDS, metadata={
+        "description": "How long one turn may last (seconds); null: no per-turn limit",
+        "example": 30})
+    bank_seconds = fields.Float(allow_none=True, validate=SECONDS, metadata={
+        "description": "Each seat's time bank for the whole match (seconds): a turn's time "
+                       "beyond turn_seconds (all of it without turn_seconds) is taken from "
+                       "it; null: no bank", "example": 120})
+    on_timeout = fields.String(load_default="forfeit", validate=validate.OneOf(ON_TIMEOUT),
+                               metadata={"description": "forfeit: the seat loses the match; "
+                                         "auto_play: a safe move is played for it"})
+
+    @validates_schema
+    def _some_limit(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if data.get("turn_seconds") is None and data.get("bank_seconds") is None:
+            raise ValidationError("a clock needs turn_seconds, bank_seconds or both",
+                                  "turn_seconds")
+
+
+class ClockViewSchema(Schema):
+    turn_seconds = fields.Float(allow_none=True)
+    bank_seconds = fields.Float(allow_none=True)
+    on_timeout = fields.String()
+    turn_seat = fields.Integer(allow_none=True, metadata={
+        "description": "The seat whose turn is running (null while a job is awaited or "
+                       "the match is over)"})
+    turn_started_at = fields.Float(allow_none=True, metadata={
+        "description": "Epoch seconds: the timestamp of the event that gave it the turn"})
+    turn_started_version = fields.Integer(allow_none=True, metadata={
+        "description": "The version of that event"})
+    deadline = fields.Float(allow_none=True, metadata={
+        "description": "Epoch seconds: turn_started_at + turn_seconds + the seat's bank"})
+    banks = fields.List(fields.Float(), allow_none=True, metadata={
+        "description": "Each seat's bank left as of the running turn's start (null without "
+                       "a bank)"})
+
+
+class EndedSchema(Schema):
+    by = fields.String(metadata={"description": "forfeit or abort"})
+    seat = fields.Integer(allow_none=True, metadata={"description": "The forfeited seat"})
+    reason = fields.String()
+    initiator = fields.String(metadata={
+        "description": "organiser (the match's owner or the admin) or clock (time ran out)"})
+
+
+REASON = fields.String(required=True, validate=validate.Length(min=1, max=REASON_MAX),
+                       metadata={"description": "Why (kept in the log)",
+                                 "example": "no-show"})
+
+
+class ForfeitSchema(Schema):
+    seat = fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=63),
+                          metadata={"description": "The seat that loses the match"})
+    reason = REASON
+
+
+class AbortSchema(Schema):
+    reason = REASON

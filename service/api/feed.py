@@ -1,0 +1,75 @@
+"""The lifecycle feed: Server-Sent Events of an organiser's match lifecycle messages."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Response, current_app, request, stream_with_context
+from flask.views import MethodView
+
+from service.api.base import ApiBlueprint
+from service.api.matches import service
+from service.api.schemas import ErrorSchema
+from service.api.webhook_schemas import FeedQuerySchema
+from service.api.webhooks import calling_organiser
+from service.lifecycle import follow_feed, parse_entry_id
+from service.matches import ApiError
+
+blp = ApiBlueprint("feed", __name__, url_prefix="/v1/feed",
+                   description="Lifecycle events of the caller's matches, live")
+
+
+def _position(query: dict[str, Any]) -> str:
+    """Where to resume: ``Last-Event-ID``, else ``?after=``, else the oldest message kept."""
+    header = request.headers.get("Last-Event-ID", "").strip()
+    source, text = ("Last-Event-ID", header) if header else ("after", query.get("after", ""))
+    if not text:
+        return "0-0"
+    position = parse_entry_id(text)
+    if position is None:
+        raise ApiError(400, "invalid_request", f"{source} must be a feed entry id "
+                       "(as sent in `id:`)", {source: ["must be a feed entry id"]})
+    return position
+
+
+def _sse(items: Iterator[tuple[str, dict[str, Any]] | None]) -> Iterator[str]:
+    yield "retry: 2000\n\n"
+    for item in items:
+        if item is None:
+            yield ": keep-alive\n\n"
+            continue
+        entry_id, message = item
+        yield f"id: {entry_id}\nevent: {message.get('kind')}\ndata: {json.dumps(message)}\n\n"
+
+
+@blp.route("")
+class Feed(MethodView):
+    @blp.arguments(FeedQuerySchema, location="query")
+    @blp.doc(security=[{"bearerAuth": []}], responses={"200": {
+        "description": "Server-Sent Events: `event: <kind>` (hand_scored, match_completed, "
+                       "match_forfeited, match_aborted), `id` = the feed entry id, `data` = "
+                       "the lifecycle message (as webhooks receive it). Resume with "
+                       "`Last-Event-ID` (or `?after=`); keep-alive comments when idle.",
+        "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
+    @blp.alt_response(400, schema=ErrorSchema)
+    @blp.alt_response(401, schema=ErrorSchema)
+    @blp.alt_response(403, schema=ErrorSchema)
+    def get(self, query: dict[str, Any]) -> Any:
+        """Follow the lifecycle events of the caller's matches.
+
+        An organiser key follows its own matches; the admin token follows the matches it
+        created itself (owner ``admin``), not every organiser's. Each message is
+        ``{id, kind, match_id, version, ts, owner, tags, external_id, data}`` as webhooks
+        receive it. Filter with ``?tag=`` (repeatable; every one must match) and ``?kind=``
+        (repeatable). The feed keeps about the last 5000 messages per organiser.
+        """
+        owner = calling_organiser()
+        after = _position(query)
+        store = service().store
+        keepalive = current_app.config["SETTINGS"].sse_keepalive_ms
+        items = follow_feed(store.client, store.prefix, owner, after, query.get("tag", []),
+                            query.get("kind", []), keepalive)
+        return Response(stream_with_context(_sse(items)), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

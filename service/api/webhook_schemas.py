@@ -1,0 +1,72 @@
+"""Schemas of the webhook and feed endpoints (openapi.yaml comes from them)."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from service.api.schemas import unicode_text
+from service.webhooks import KINDS, MAX_DELIVERIES
+
+KIND_FIELD = fields.String(validate=validate.OneOf(KINDS))
+
+
+class WebhookCreateSchema(Schema):
+    url = fields.Url(required=True, schemes={"http", "https"}, require_tld=False,
+                     validate=validate.Length(max=2048),
+                     metadata={"description": "http(s) endpoint that receives the POSTs"})
+    secret = fields.String(required=True, load_only=True,
+                           validate=[validate.Length(min=16, max=256), unicode_text],
+                           metadata={"description": "HMAC-SHA256 key of X-Rummy-Signature; "
+                                                    "never returned"})
+    events = fields.List(KIND_FIELD, required=True, validate=validate.Length(min=1, max=4),
+                         metadata={"description": f"kinds to receive: {', '.join(KINDS)}"})
+
+
+class WebhookSchema(Schema):
+    id = fields.String(required=True)
+    url = fields.String(required=True)
+    events = fields.List(fields.String(), required=True)
+    created_at = fields.Float(required=True, metadata={"description": "Epoch seconds"})
+
+
+class WebhookListSchema(Schema):
+    webhooks = fields.List(fields.Nested(WebhookSchema), required=True)
+
+
+class DeliverySchema(Schema):
+    id = fields.String(required=True, metadata={
+        "description": "Sent as X-Rummy-Delivery; the same on every attempt"})
+    webhook_id = fields.String(required=True)
+    kind = fields.String(required=True)
+    match_id = fields.String(required=True)
+    message_id = fields.String(required=True, metadata={
+        "description": "The lifecycle message's id (also in the feed)"})
+    status = fields.String(required=True, metadata={
+        "description": "pending, succeeded or failed"})
+    attempts = fields.Integer(required=True)
+    last_status_code = fields.Integer(allow_none=True)
+    last_error = fields.String(allow_none=True)
+    next_attempt_at = fields.Float(allow_none=True, metadata={
+        "description": "Epoch seconds of the next attempt while pending"})
+    created_at = fields.Float(required=True)
+    delivered_at = fields.Float(allow_none=True)
+    last_attempt_at = fields.Float(allow_none=True)
+
+
+class DeliveryListSchema(Schema):
+    deliveries = fields.List(fields.Nested(DeliverySchema), required=True)
+
+
+class DeliveryQuerySchema(Schema):
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_DELIVERIES),
+                            metadata={"description": "Skip this many of the newest"})
+
+
+class FeedQuerySchema(Schema):
+    after = fields.String(validate=validate.Length(max=50), metadata={
+        "description": "Only messages after this feed entry id (Last-Event-ID wins)"})
+    tag = fields.List(fields.String(validate=validate.Length(max=200)), metadata={
+        "description": "Repeatable: only matches carrying every one of these tags"})
+    kind = fields.List(KIND_FIELD, metadata={
+        "description": "Repeatable: only these kinds"})

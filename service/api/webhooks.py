@@ -1,0 +1,113 @@
+"""Webhooks: an organiser's endpoints for lifecycle events, and their delivery log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app
+from flask.views import MethodView
+
+from service.api.base import ApiBlueprint
+from service.api.matches import _authorization, service
+from service.api.schemas import ErrorSchema
+from service.api.webhook_schemas import (
+    DeliveryListSchema,
+    DeliveryQuerySchema,
+    WebhookCreateSchema,
+    WebhookListSchema,
+    WebhookSchema,
+)
+from service.matches import ApiError
+from service.webhooks import MAX_WEBHOOKS, Webhooks
+
+blp = ApiBlueprint("webhooks", __name__, url_prefix="/v1/webhooks",
+                   description="Webhooks: signed POSTs of an organiser's match lifecycle events")
+
+ORGANISER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
+
+
+def _errors(*statuses: int) -> Any:
+    def decorate(func: Any) -> Any:
+        for status in statuses:
+            func = blp.alt_response(status, schema=ErrorSchema)(func)
+        return func
+    return decorate
+
+
+def calling_organiser() -> str:
+    """The organiser id of the key sent (``admin`` for the admin token); 401/403 otherwise."""
+    auth = _authorization()
+    owner = service().organiser(auth)
+    if owner is None:
+        raise ApiError(403 if auth else 401, "organiser_only",
+                       "this needs an organiser key (or the admin token)")
+    return owner
+
+
+def hooks() -> Webhooks:
+    store = service().store
+    return Webhooks(store.client, store.prefix)
+
+
+def _own(webhook_id: str) -> tuple[str, Any]:
+    owner = calling_organiser()
+    webhook = hooks().get(owner, webhook_id)
+    if webhook is None:
+        raise ApiError(404, "webhook_not_found", f"no webhook {webhook_id!r}")
+    return owner, webhook
+
+
+@blp.route("")
+class WebhookCollection(MethodView):
+    @blp.arguments(WebhookCreateSchema)
+    @blp.response(201, WebhookSchema)
+    @blp.doc(security=ORGANISER)
+    @_errors(400, 401, 403, 422)
+    def post(self, body: dict[str, Any]) -> Any:
+        """Register an endpoint for the lifecycle events of the caller's matches.
+
+        The admin token's endpoints hear of the matches it created itself. Each delivery
+        is a POST of the lifecycle message (as in ``GET /v1/feed``) as JSON with headers
+        ``X-Rummy-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>``,
+        ``X-Rummy-Delivery`` (the same on every retry) and ``X-Rummy-Event`` (the kind).
+        A non-2xx answer, a redirect or no answer within 5 s is retried after 1 s, 5 s,
+        30 s and 2 min (5 attempts). More than 20 endpoints is a 422
+        ``too_many_webhooks``.
+        """
+        webhook = hooks().create(calling_organiser(), body["url"], body["secret"],
+                                 body["events"])
+        if webhook is None:
+            raise ApiError(422, "too_many_webhooks",
+                           f"an organiser has at most {MAX_WEBHOOKS} webhooks")
+        return webhook.public()
+
+    @blp.response(200, WebhookListSchema)
+    @blp.doc(security=ORGANISER)
+    @_errors(401, 403)
+    def get(self) -> Any:
+        """The caller's endpoints (never their secrets)."""
+        return {"webhooks": [w.public() for w in hooks().all(calling_organiser())]}
+
+
+@blp.route("/<webhook_id>")
+class WebhookItem(MethodView):
+    @blp.response(204)
+    @blp.doc(security=ORGANISER)
+    @_errors(401, 403, 404)
+    def delete(self, webhook_id: str) -> Any:
+        """Remove an endpoint and its delivery log; pending retries stop."""
+        owner, webhook = _own(webhook_id)
+        hooks().delete(owner, webhook.id)
+        return current_app.response_class(status=204)
+
+
+@blp.route("/<webhook_id>/deliveries")
+class Deliveries(MethodView):
+    @blp.arguments(DeliveryQuerySchema, location="query")
+    @blp.response(200, DeliveryListSchema)
+    @blp.doc(security=ORGANISER)
+    @_errors(400, 401, 403, 404)
+    def get(self, query: dict[str, Any], webhook_id: str) -> Any:
+        """The delivery log, newest first (the last 500 deliveries are kept)."""
+        _, webhook = _own(webhook_id)
+        return {"deliveries": hooks().deliveries(webhook.id, query["limit"], query["offset"])}

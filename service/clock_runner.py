@@ -1,0 +1,116 @@
+"""The in-process clock runner: timeout checks at their deadlines when jobs run inline.
+
+Real mode schedules each check as an RQ job (``Queue.enqueue_at``, run by a worker started
+``--with-scheduler``). With jobs inline (embedded mode) there is no worker, so the app
+factory registers one of these for its Redis client: one daemon thread, started on the
+first schedule, sleeping until the earliest deadline. It never keeps a process alive, and
+``stop`` ends it. A check that fails is logged and dropped: the next view or move of the
+match schedules it again.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import threading
+import time
+import weakref
+from collections.abc import Callable
+
+import redis
+
+log = logging.getLogger("rummy.clocks")
+
+Fire = Callable[[str, int], None]
+"""Called as ``fire(match_id, turn_version)`` when that turn's deadline has come."""
+
+
+class ClockRunner:
+    """A heap of (deadline, match, turn) worked by one background thread."""
+
+    def __init__(self, fire: Fire, clock: Callable[[], float] = time.time) -> None:
+        self._fire = fire
+        self._clock = clock
+        self._due: list[tuple[float, int, str, int]] = []
+        self._keys: set[tuple[str, int]] = set()
+        self._seq = itertools.count()
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        self._running = 0
+
+    def schedule(self, match_id: str, turn_version: int, at: float) -> None:
+        """Fire for this turn at ``at`` (epoch seconds); a second call for it is a no-op."""
+        with self._cond:
+            key = (match_id, turn_version)
+            if self._closed or key in self._keys:
+                return
+            self._keys.add(key)
+            heapq.heappush(self._due, (at, next(self._seq), match_id, turn_version))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._work, name="rummy-clocks",
+                                                daemon=True)
+                self._thread.start()
+            self._cond.notify_all()
+
+    def pending(self) -> int:
+        with self._cond:
+            return len(self._due) + self._running
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                item = self._next()
+                if item is None:
+                    return
+                match_id, turn_version = item
+                self._keys.discard(item)
+                self._running += 1
+            try:
+                self._fire(match_id, turn_version)
+            except Exception:  # a check that fails must not stop every other match's clock
+                log.exception("clock check of match %s failed", match_id)
+            finally:
+                with self._cond:
+                    self._running -= 1
+                    self._cond.notify_all()
+
+    def _next(self) -> tuple[str, int] | None:
+        while not self._closed:
+            if not self._due:
+                self._cond.wait()
+                continue
+            wait = self._due[0][0] - self._clock()
+            if wait <= 0:
+                _, _, match_id, turn_version = heapq.heappop(self._due)
+                return match_id, turn_version
+            self._cond.wait(min(wait, 1.0))
+        return None
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Drop what is waiting and end the thread (after a running check finishes)."""
+        with self._cond:
+            self._closed = True
+            self._due.clear()
+            self._keys.clear()
+            self._cond.notify_all()
+            thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+
+
+# Runners by (Redis client, prefix), as service.lifecycle does for deliveries: jobs run
+# inline with the app's own client, so JobQueue finds the app's runner through it.
+_RUNNERS: weakref.WeakValueDictionary[tuple[int, str], ClockRunner] = (
+    weakref.WeakValueDictionary())
+_LOCK = threading.Lock()
+
+
+def use_clock_runner(client: redis.Redis, prefix: str, runner: ClockRunner) -> None:
+    with _LOCK:
+        _RUNNERS[(id(client), prefix)] = runner
+
+
+def clock_runner_for(client: redis.Redis, prefix: str) -> ClockRunner | None:
+    return _RUNNERS.get((id(client), prefix))

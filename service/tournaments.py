@@ -1,0 +1,283 @@
+"""Tournaments: find matches by their metadata, create whole rounds, export results.
+
+- **Listing** scans the narrowest index (service/catalog.py) newest first and filters the
+  rest in memory; the cursor is the (creation time, id) of the last match scanned.
+- **Batches** validate every match before creating any, so one bad match creates none.
+  The record lives at ``{prefix}:batch:<id>`` (JSON: id, owner, created_at, duplicate,
+  tags, matches) and each match is tagged ``batch:<id>``.
+- **Duplicate deals** pair matches (0, 1), (2, 3), ...: the second table of a pair uses
+  the first's ``MatchSecrets`` (seed and entropy, so every hand's deck and gem dice are
+  the same), its prepared deck and dice, and the same players rotated one seat: table 2's
+  seat ``i`` holds table 1's player ``(i + 1) % n``, so each player holds at table 2 the
+  cards the previous seat held at table 1 (two players simply swap).
+- **Results** are the completed matches carrying every given tag, oldest first.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import csv
+import io
+import json
+import time
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from service.auth import bearer
+from service.catalog import MatchInfo
+from service.matches import ApiError, MatchService, NewMatch
+from service.organisers import ADMIN
+
+STATUSES = ("live", "complete", "aborted")
+TERMINAL_PHASES = {"complete": "complete", "aborted": "aborted"}
+"""A match's status from its phase: these phases are final, every other one is live."""
+SCAN_LIMIT = 1000
+"""Matches one listing request looks at; a page can be short, so follow next_cursor."""
+COMPLETION_FIELDS = ("winner", "winners", "final_scores", "bonuses")
+CSV_COLUMNS = ("match_id", "match_external_id", "variant", "tags", "batch",
+               "duplicate_group", "duplicate_table", "seat", "name", "player_external_id",
+               "winner", "final_score", "bonus")
+
+
+def status_of(phase: str) -> str:
+    return TERMINAL_PHASES.get(phase, "live")
+
+
+def encode_cursor(score: float, match_id: str) -> str:
+    return base64.urlsafe_b64encode(f"{score!r}|{match_id}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[float, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        score, match_id = raw.split("|", 1)
+        value = float(score)
+    except (ValueError, binascii.Error, UnicodeDecodeError) as exc:
+        raise ApiError(400, "invalid_cursor", "cursor: not a cursor this API gave",
+                       {"cursor": ["not a cursor this API gave"]}) from exc
+    if value != value or not match_id:  # NaN
+        raise ApiError(400, "invalid_cursor", "cursor: not a cursor this API gave",
+                       {"cursor": ["not a cursor this API gave"]})
+    return value, match_id
+
+
+class Tournaments:
+    """Use cases over many matches of one organiser (or, for the admin, of everyone)."""
+
+    def __init__(self, matches: MatchService) -> None:
+        self.matches = matches
+        self.index = matches.index
+        self._client = matches.store.client
+        self._prefix = matches.store.prefix
+
+    def organiser(self, authorization: str | None) -> str:
+        organiser = self.matches.organiser(authorization)
+        if organiser is None:
+            raise ApiError(403 if bearer(authorization) else 401, "organiser_only",
+                           "this needs an organiser key (or the admin token)")
+        return organiser
+
+    # --- listing -----------------------------------------------------------------------
+
+    def find(self, authorization: str | None, tags: Sequence[str], status: str | None,
+             external_id: str | None, limit: int, cursor: str | None) -> dict[str, Any]:
+        """One page of the caller's matches, newest first, with every filter applied."""
+        organiser = self.organiser(authorization)
+        scope = None if organiser == ADMIN else organiser
+        after = decode_cursor(cursor) if cursor else None
+        key = self.index.narrowest(scope, tags, external_id)
+        found: list[dict[str, Any]] = []
+        scan = self.index.scan(key, after)
+        next_cursor = None
+        for scanned, (match_id, score) in enumerate(scan, start=1):
+            item = self._listed(match_id, scope, tags, external_id, status)
+            if item is not None:
+                found.append(item)
+            if len(found) == limit or scanned == SCAN_LIMIT:
+                if next(scan, None) is not None:
+                    next_cursor = encode_cursor(score, match_id)
+                break
+        return {"matches": found, "next_cursor": next_cursor}
+
+    def _listed(self, match_id: str, scope: str | None, tags: Sequence[str],
+                external_id: str | None, status: str | None) -> dict[str, Any] | None:
+        info = self.matches.info(match_id)
+        if info is None or (scope is not None and info.owner != scope):
+            return None
+        if not set(tags) <= set(info.tags):
+            return None
+        if external_id is not None and info.external_id != external_id:
+            return None
+        item = self.summary(info)
+        return item if status is None or item["status"] == status else None
+
+    def summary(self, info: MatchInfo) -> dict[str, Any]:
+        """A match as listings show it: metadata, players, status, and the result if over."""
+        loaded = self.matches.load(info.id)
+        state, version = loaded.state, loaded.version
+        names = info.names or tuple(getattr(state, "players", ()))
+        item: dict[str, Any] = {
+            "id": info.id, "variant": info.variant, "status": status_of(state.phase),
+            "phase": state.phase, "version": version, "created_at": info.created_at,
+            **info.fields(),
+            "players": [{"seat": seat, "name": name, "external_id": info.player_id(seat)}
+                        for seat, name in enumerate(names)]}
+        completion = getattr(state, "completion", None) or {}
+        item.update({key: completion[key] for key in COMPLETION_FIELDS if key in completion})
+        return item
+
+    # --- batches -----------------------------------------------------------------------
+
+    def create_batch(self, body: Mapping[str, Any], authorization: str | None) -> dict[str, Any]:
+        """Validate every match, then create them all (none when any is invalid)."""
+        owner = self.organiser(authorization)
+        bodies, duplicate = list(body["matches"]), bool(body.get("duplicate"))
+        if duplicate and len(bodies) % 2:
+            raise ApiError(400, "invalid_request", "matches: duplicate deals pair the matches "
+                           "(0, 1), (2, 3), ...: send an even number",
+                           {"matches": ["duplicate needs an even number of matches"]})
+        prepared: list[NewMatch] = []
+        for index, match in enumerate(bodies):
+            first = (bodies[index - 1], prepared[index - 1]) if duplicate and index % 2 else None
+            prepared.append(self._prepare(index, match, first, authorization))
+        batch_id = uuid.uuid4().hex
+        ids = [uuid.uuid4().hex for _ in bodies]
+        created = [self.matches.store_new(
+            replace(new, tags=tuple(dict.fromkeys([*new.tags, *body.get("tags", ()),
+                                                   f"batch:{batch_id}"]))),
+            ids[index], self._batch_meta(batch_id, ids, index, duplicate))
+            for index, new in enumerate(prepared)]
+        record = {"id": batch_id, "owner": owner, "created_at": round(time.time(), 3),
+                  "duplicate": duplicate, "tags": list(body.get("tags", ())), "matches": ids}
+        self._client.set(self._batch_key(batch_id), json.dumps(record))
+        return {**self._public(record), "matches": created}
+
+    def _prepare(self, index: int, body: Mapping[str, Any],
+                 first: tuple[Mapping[str, Any], NewMatch] | None,
+                 authorization: str | None) -> NewMatch:
+        try:
+            if first is None:
+                return self.matches.prepare(body, authorization)
+            first_body, first_match = first
+            new = self.matches.prepare(second_table(body, first_body), authorization,
+                                       first_match.secrets)
+            if new.family.name != first_match.family.name:
+                raise _pair_error("variant", "must be the first table's variant")
+            if new.options != first_match.options:
+                raise _pair_error("options", "must be the first table's options")
+            return new
+        except ApiError as exc:
+            raise _prefixed(index, exc) from exc
+
+    @staticmethod
+    def _batch_meta(batch_id: str, ids: list[str], index: int,
+                    duplicate: bool) -> dict[str, str]:
+        meta = {"batch": batch_id}
+        if duplicate:
+            meta.update(duplicate_group=f"{batch_id}:{index // 2}",
+                        duplicate_table=str(index % 2 + 1), duplicate_partner=ids[index ^ 1])
+        return meta
+
+    def batch(self, batch_id: str, authorization: str | None) -> dict[str, Any]:
+        """A batch and its matches (as listed), in the order they were sent."""
+        organiser = self.organiser(authorization)
+        raw = self._client.get(self._batch_key(batch_id))
+        record = json.loads(raw) if raw is not None else None
+        if record is None or (organiser != ADMIN and record["owner"] != organiser):
+            raise ApiError(404, "batch_not_found", f"no batch {batch_id!r}")
+        infos = [self.matches.info(match_id) for match_id in record["matches"]]
+        return {**self._public(record),
+                "matches": [self.summary(info) for info in infos if info is not None]}
+
+    def _batch_key(self, batch_id: str) -> str:
+        return f"{self._prefix}:batch:{batch_id}"
+
+    @staticmethod
+    def _public(record: Mapping[str, Any]) -> dict[str, Any]:
+        return {key: record[key] for key in ("id", "created_at", "duplicate", "tags")}
+
+    # --- results -----------------------------------------------------------------------
+
+    def results(self, authorization: str | None, tags: Sequence[str]) -> list[dict[str, Any]]:
+        """The caller's completed matches carrying every tag, oldest first."""
+        organiser = self.organiser(authorization)
+        scope = None if organiser == ADMIN else organiser
+        key = self.index.narrowest(scope, tags, None)
+        out = []
+        for match_id, _ in self.index.scan(key, newest_first=False):
+            item = self._listed(match_id, scope, tags, None, "complete")
+            if item is not None:
+                out.append(result_of(item))
+        return out
+
+
+def second_table(body: Mapping[str, Any], first: Mapping[str, Any]) -> dict[str, Any]:
+    """The body a duplicate pair's second table is created from: the first table's players,
+    rotated one seat, and its prepared deck and dice; refuses anything contradicting them."""
+    if [_player(p) for p in body["players"]] != [_player(p) for p in first["players"]]:
+        raise _pair_error("players", "must list the first table's players in the same order "
+                          "(the server rotates the seats)")
+    for field in ("seed", "deck", "dice"):
+        if body.get(field) is not None and body.get(field) != first.get(field):
+            raise _pair_error(field, "must be absent or the first table's (the second table "
+                              "deals exactly as the first)")
+    players = list(first["players"])
+    return {**body, "players": players[1:] + players[:1], "seed": first.get("seed"),
+            "deck": first.get("deck"), "dice": first.get("dice")}
+
+
+def _player(player: Mapping[str, Any]) -> tuple[Any, ...]:
+    return player["name"], player.get("entropy") or "", player.get("external_id")
+
+
+def _pair_error(field: str, message: str) -> ApiError:
+    return ApiError(400, "invalid_duplicate", f"{field}: {message}", {field: [message]})
+
+
+def _prefixed(index: int, exc: ApiError) -> ApiError:
+    """An error of one match of a batch, its fields named ``matches.<index>.<field>``."""
+    errors = {f"matches.{index}.{field}": problems
+              for field, problems in (exc.errors or {}).items()}
+    return ApiError(exc.status, exc.code, f"matches.{index}.{exc.message}",
+                    errors or {f"matches.{index}": [exc.message]})
+
+
+def result_of(item: Mapping[str, Any]) -> dict[str, Any]:
+    """A completed match's result: its listing entry with each player's score and bonus."""
+    finals = item.get("final_scores") or []
+    winners = set(item.get("winners") or ([item["winner"]] if item.get("winner") is not None
+                                          else []))
+    bonuses = {b.get("seat"): b.get("total") for b in item.get("bonuses") or ()}
+    players = [{**player, "final_score": finals[player["seat"]]
+                if player["seat"] < len(finals) else None,
+                "winner": player["seat"] in winners, "bonus": bonuses.get(player["seat"])}
+               for player in item["players"]]
+    keep = ("id", "external_id", "variant", "tags", "batch", "duplicate", "created_at",
+            *COMPLETION_FIELDS)
+    return {**{key: item[key] for key in keep if key in item}, "players": players}
+
+
+def results_csv(results: Sequence[Mapping[str, Any]]) -> str:
+    """One row per player per match, ``CSV_COLUMNS`` as the header; tags joined by ';'."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in _csv_rows(results):
+        writer.writerow(row)
+    return out.getvalue()
+
+
+def _csv_rows(results: Sequence[Mapping[str, Any]]) -> Iterator[list[Any]]:
+    for match in results:
+        duplicate = match.get("duplicate") or {}
+        for player in match["players"]:
+            yield [match["id"], match.get("external_id") or "", match["variant"],
+                   ";".join(match.get("tags", ())), match.get("batch") or "",
+                   duplicate.get("group", ""), duplicate.get("table", ""), player["seat"],
+                   player["name"], player.get("external_id") or "",
+                   "true" if player["winner"] else "false",
+                   "" if player["final_score"] is None else player["final_score"],
+                   "" if player["bonus"] is None else player["bonus"]]

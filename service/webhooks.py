@@ -1,0 +1,271 @@
+"""Webhooks: organisers' endpoints, their delivery log, and one signed delivery attempt.
+
+Keys (every one under the key prefix):
+
+- ``{prefix}:webhooks:<owner>`` hash: webhook id -> JSON record (id, url, secret, events,
+  created_at). The secret is kept in clear because every delivery is signed with it; the
+  API never returns it.
+- ``{prefix}:{<webhook_id>}:deliveries`` hash: delivery id -> JSON record (the delivery
+  log entry plus the exact body sent on every attempt).
+- ``{prefix}:{<webhook_id>}:delivery_order`` sorted set: delivery id by creation time;
+  the newest ``MAX_DELIVERIES`` are kept. Both hash-tagged by webhook id, so one
+  transaction touches one Redis Cluster slot.
+
+A delivery is a POST of the lifecycle message as JSON with ``X-Rummy-Signature:
+sha256=<hex HMAC-SHA256(secret, raw body)>``, ``X-Rummy-Delivery`` (stable across
+retries) and ``X-Rummy-Event``. Attempts follow ``BACKOFF``: RQ jobs in real mode
+(``workers.webhooks``), the in-process runner in embedded mode (``service.runner``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from http.client import HTTPException
+from typing import Any
+
+import redis
+
+KINDS = ("hand_scored", "match_completed", "match_forfeited", "match_aborted")
+"""Lifecycle kinds an endpoint can subscribe to."""
+ATTEMPTS = 5
+BACKOFF = (1, 5, 30, 120)
+"""Seconds before attempts 2..5."""
+TIMEOUT_S = 5.0
+"""Connect and read timeout of one attempt."""
+MAX_WEBHOOKS = 20
+MAX_DELIVERIES = 500
+USER_AGENT = "rummy-server-webhooks/1"
+
+PENDING, SUCCEEDED, FAILED = "pending", "succeeded", "failed"
+
+
+@dataclass(frozen=True)
+class Webhook:
+    id: str
+    owner: str
+    url: str
+    secret: str
+    events: tuple[str, ...]
+    created_at: float
+
+    def public(self) -> dict[str, Any]:
+        """The record as the API shows it: never the secret."""
+        return {"id": self.id, "url": self.url, "events": list(self.events),
+                "created_at": self.created_at}
+
+
+@dataclass(frozen=True)
+class DeliveryRef:
+    """What a delivery job needs to find its record: ids, never objects."""
+
+    owner: str
+    webhook_id: str
+    delivery_id: str
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def sign(secret: str, body: bytes) -> str:
+    """The ``X-Rummy-Signature`` value of ``body``."""
+    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+class Webhooks:
+    """The webhook registry and delivery log (an adapter over Redis)."""
+
+    def __init__(self, client: redis.Redis, prefix: str) -> None:
+        self._client = client
+        self._prefix = prefix
+
+    def _hooks_key(self, owner: str) -> str:
+        return f"{self._prefix}:webhooks:{owner}"
+
+    def _deliveries_key(self, webhook_id: str) -> str:
+        return f"{self._prefix}:{{{webhook_id}}}:deliveries"
+
+    def _order_key(self, webhook_id: str) -> str:
+        return f"{self._prefix}:{{{webhook_id}}}:delivery_order"
+
+    # --- endpoints ---------------------------------------------------------------------
+
+    def create(self, owner: str, url: str, secret: str, events: Sequence[str]) -> Webhook | None:
+        """Register an endpoint; None when the owner already has ``MAX_WEBHOOKS``."""
+        if self._client.hlen(self._hooks_key(owner)) >= MAX_WEBHOOKS:
+            return None
+        webhook = Webhook(f"wh_{uuid.uuid4().hex[:20]}", owner, url, secret,
+                          tuple(dict.fromkeys(events)), round(time.time(), 3))
+        record = {**webhook.public(), "secret": secret}
+        self._client.hset(self._hooks_key(owner), webhook.id, json.dumps(record))
+        return webhook
+
+    def all(self, owner: str) -> list[Webhook]:
+        raw = self._client.hvals(self._hooks_key(owner)) if owner else []
+        hooks = [self._decode(owner, value) for value in raw]
+        return sorted(hooks, key=lambda w: (w.created_at, w.id))
+
+    def get(self, owner: str, webhook_id: str) -> Webhook | None:
+        raw = self._client.hget(self._hooks_key(owner), webhook_id)
+        return None if raw is None else self._decode(owner, raw)
+
+    def delete(self, owner: str, webhook_id: str) -> bool:
+        """Remove the endpoint and its log; deliveries in flight then stop."""
+        if not self._client.hdel(self._hooks_key(owner), webhook_id):
+            return False
+        self._client.delete(self._deliveries_key(webhook_id), self._order_key(webhook_id))
+        return True
+
+    @staticmethod
+    def _decode(owner: str, raw: Any) -> Webhook:
+        record = json.loads(_text(raw))
+        return Webhook(record["id"], owner, record["url"], record["secret"],
+                       tuple(record["events"]), record["created_at"])
+
+    # --- the delivery log --------------------------------------------------------------
+
+    def add_delivery(self, webhook: Webhook, message: Mapping[str, Any],
+                     body: str) -> DeliveryRef | None:
+        """Log a pending delivery of ``message``; None if it was logged before.
+
+        The delivery id is derived from the webhook and the message, so a message notified
+        twice is delivered once.
+        """
+        digest = hashlib.sha256(f"{webhook.id}|{message['id']}".encode()).hexdigest()
+        delivery_id = f"dl_{digest[:24]}"
+        now = round(time.time(), 3)
+        record = {"id": delivery_id, "webhook_id": webhook.id, "kind": message["kind"],
+                  "match_id": message["match_id"], "message_id": message["id"],
+                  "status": PENDING, "attempts": 0, "last_status_code": None,
+                  "last_error": None, "next_attempt_at": now, "created_at": now,
+                  "delivered_at": None, "body": body}
+        if not self._client.hsetnx(self._deliveries_key(webhook.id), delivery_id,
+                                   json.dumps(record)):
+            return None
+        self._trim(webhook.id, delivery_id, now)
+        return DeliveryRef(webhook.owner, webhook.id, delivery_id)
+
+    def _trim(self, webhook_id: str, delivery_id: str, now: float) -> None:
+        order = self._order_key(webhook_id)
+        pipe = self._client.pipeline(transaction=True)
+        pipe.zadd(order, {delivery_id: now})
+        pipe.zrange(order, 0, -(MAX_DELIVERIES + 1))
+        old = pipe.execute()[1]
+        if old:
+            pipe = self._client.pipeline(transaction=True)
+            pipe.hdel(self._deliveries_key(webhook_id), *old)
+            pipe.zrem(order, *old)
+            pipe.execute()
+
+    def delivery(self, webhook_id: str, delivery_id: str) -> dict[str, Any] | None:
+        raw = self._client.hget(self._deliveries_key(webhook_id), delivery_id)
+        return None if raw is None else dict(json.loads(_text(raw)))
+
+    def save_delivery(self, record: Mapping[str, Any]) -> None:
+        """Update a logged delivery (unless its webhook was deleted meanwhile)."""
+        key = self._deliveries_key(record["webhook_id"])
+        if self._client.hexists(key, record["id"]):
+            self._client.hset(key, record["id"], json.dumps(dict(record)))
+
+    def deliveries(self, webhook_id: str, limit: int, offset: int = 0) -> list[dict[str, Any]]:
+        """The log, newest first, without the bodies."""
+        ids = [_text(delivery_id) for delivery_id in self._client.zrevrange(
+            self._order_key(webhook_id), offset, offset + limit - 1)]
+        if not ids:
+            return []
+        raws = self._client.hmget(self._deliveries_key(webhook_id), ids)
+        records = [json.loads(_text(raw)) for raw in raws if raw is not None]
+        for record in records:
+            record.pop("body", None)
+        return records
+
+
+# --- one attempt ---------------------------------------------------------------------------
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is an answer, not a delivery: it counts as a failed attempt."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+# No proxies from the environment, no redirects: the endpoint gets the POST directly.
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirects)
+
+
+def post(url: str, secret: str, delivery_id: str, kind: str, body: bytes,
+         timeout: float) -> tuple[int | None, str | None]:
+    """POST one delivery: (HTTP status or None, error or None); never raises."""
+    request = urllib.request.Request(url, data=body, method="POST", headers={
+        "Content-Type": "application/json", "User-Agent": USER_AGENT,
+        "X-Rummy-Signature": sign(secret, body), "X-Rummy-Delivery": delivery_id,
+        "X-Rummy-Event": kind})
+    try:
+        with _OPENER.open(request, timeout=timeout) as response:
+            status = int(response.status)
+    except urllib.error.HTTPError as exc:
+        exc.close()
+        return exc.code, f"HTTP {exc.code}"
+    except urllib.error.URLError as exc:
+        return None, _reason(exc.reason)
+    except (OSError, HTTPException, ValueError) as exc:
+        return None, _reason(exc)
+    return status, None if 200 <= status < 300 else f"HTTP {status}"
+
+
+def _reason(reason: Any) -> str:
+    if isinstance(reason, TimeoutError):
+        return "timeout"
+    text = str(reason) or type(reason).__name__
+    return text[:300]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one attempt did: ``retry_in`` seconds until the next one, or None when done."""
+
+    ok: bool
+    retry_in: float | None
+
+
+DONE = Outcome(True, None)
+
+
+def attempt(hooks: Webhooks, ref: DeliveryRef, backoff: Sequence[float] = BACKOFF,
+            timeout: float = TIMEOUT_S) -> Outcome:
+    """Make the next attempt of a pending delivery and log it.
+
+    A delivery no longer pending, or whose webhook is gone, is done. After
+    ``ATTEMPTS`` failed attempts it is ``failed``; before that it stays ``pending`` with
+    ``next_attempt_at`` set from ``backoff``.
+    """
+    webhook = hooks.get(ref.owner, ref.webhook_id)
+    record = hooks.delivery(ref.webhook_id, ref.delivery_id)
+    if webhook is None or record is None or record["status"] != PENDING:
+        return DONE
+    status, error = post(webhook.url, webhook.secret, ref.delivery_id, record["kind"],
+                         record["body"].encode(), timeout)
+    now = round(time.time(), 3)
+    record.update(attempts=record["attempts"] + 1, last_status_code=status, last_error=error,
+                  last_attempt_at=now)
+    if error is None:
+        record.update(status=SUCCEEDED, delivered_at=now, next_attempt_at=None)
+        outcome = DONE
+    elif record["attempts"] >= ATTEMPTS:
+        record.update(status=FAILED, next_attempt_at=None)
+        outcome = Outcome(False, None)
+    else:
+        delay = float(backoff[min(record["attempts"], len(backoff)) - 1])
+        record.update(next_attempt_at=round(now + delay, 3))
+        outcome = Outcome(False, delay)
+    hooks.save_delivery(record)
+    return outcome

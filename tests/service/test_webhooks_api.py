@@ -1,0 +1,356 @@
+"""Webhooks and the lifecycle feed over HTTP, with a real HTTP receiver on 127.0.0.1.
+
+Deliveries run on the in-process runner here (jobs inline, as in embedded mode) with a
+short backoff, and on RQ's own worker in ``TestRQ``; ``runner.drain()`` makes the
+background threads deterministic for the assertions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+from rq import Queue, SimpleWorker
+from rq.job import Job
+from rq.registry import ScheduledJobRegistry
+
+from service.app import create_app
+from service.config import Settings
+from service.runner import DeliveryRunner
+from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer
+from tests.service.test_matches_api import DECK, act
+from tests.service.test_organisers_api import new_organiser
+
+SECRET = "a-webhook-secret-of-some-length"
+
+
+class Receiver:
+    """A local endpoint: answers with ``statuses`` in turn (then 200), or hangs."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[dict[str, str], bytes]] = []
+        self.statuses: list[int] = []
+        self.hang = False
+        self.release = threading.Event()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                receiver.requests.append((dict(self.headers.items()), body))
+                if receiver.hang:
+                    receiver.release.wait(15)
+                    return
+                self.send_response(receiver.statuses.pop(0) if receiver.statuses else 200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        self.thread = threading.Thread(target=self.server.serve_forever,
+                                       kwargs={"poll_interval": 0.02}, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    endpoint = Receiver()
+    yield endpoint
+    endpoint.stop()
+
+
+@pytest.fixture(autouse=True)
+def runner(app) -> Iterator[DeliveryRunner | None]:
+    """The app's delivery runner with a short backoff, stopped before the keys go."""
+    found = app.extensions.get("rummy_deliveries")
+    if found is not None:
+        found.backoff = (0.05, 0.05, 0.05, 0.05)
+        found.timeout = 2.0
+    yield found
+    if found is not None:
+        found.close(timeout=10)
+
+
+def register(client: FlaskClient, url: str, auth: dict[str, str] = ADMIN_AUTH,
+             events: tuple[str, ...] = ("hand_scored", "match_completed")) -> dict[str, Any]:
+    response = client.post("/v1/webhooks", json={"url": url, "secret": SECRET,
+                                                 "events": list(events)}, headers=auth)
+    assert response.status_code == 201, response.json
+    return response.json
+
+
+def new_match(client: FlaskClient, auth: dict[str, str] = ADMIN_AUTH, **body: Any) -> dict:
+    response = client.post("/v1/matches", headers=auth, json={
+        "variant": "gin", "players": [{"name": "Ann"}, {"name": "Bob"}], "deck": DECK,
+        **body, "options": {"first_dealer": 0, **body.get("options", {})}})
+    assert response.status_code == 201, response.json
+    return response.json
+
+
+def knock(client: FlaskClient, match: dict[str, Any]) -> Any:
+    """Play to seat 1's knock (3 against 70: 67 points); returns the knock's response."""
+    for seat, action in ((1, {"type": "pass"}), (0, {"type": "pass"}),
+                         (1, {"type": "draw", "source": "stock"})):
+        assert act(client, match, seat, action).status_code == 200
+    return act(client, match, 1, {"type": "knock", "discard": "5S"})
+
+
+def deliveries(client: FlaskClient, webhook: dict[str, Any],
+               auth: dict[str, str] = ADMIN_AUTH) -> list[dict[str, Any]]:
+    response = client.get(f"/v1/webhooks/{webhook['id']}/deliveries", headers=auth)
+    assert response.status_code == 200, response.json
+    return response.json["deliveries"]
+
+
+def signed(headers: dict[str, str], body: bytes) -> bool:
+    expected = "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(headers["X-Rummy-Signature"], expected)
+
+
+class TestRegistration:
+    @pytest.mark.parametrize("body, field", [
+        ({"url": "ftp://example.com/x", "secret": SECRET, "events": ["hand_scored"]}, "url"),
+        ({"url": "not a url", "secret": SECRET, "events": ["hand_scored"]}, "url"),
+        ({"secret": SECRET, "events": ["hand_scored"]}, "url"),
+        ({"url": "https://example.com/x", "secret": "short", "events": ["hand_scored"]},
+         "secret"),
+        ({"url": "https://example.com/x", "secret": SECRET, "events": ["hand_dealt"]},
+         "events"),
+        ({"url": "https://example.com/x", "secret": SECRET, "events": []}, "events"),
+        ({"url": "https://example.com/x", "secret": SECRET, "events": "hand_scored"},
+         "events"),
+    ])
+    def test_bad_registrations_are_a_400_naming_the_field(self, client, body, field):
+        response = client.post("/v1/webhooks", json=body, headers=ADMIN_AUTH)
+        assert response.status_code == 400 and field in response.json["errors"], response.json
+
+    def test_only_organisers_register_and_each_sees_only_its_own(self, client):
+        body = {"url": "https://example.com/hook", "secret": SECRET, "events": ["hand_scored"]}
+        assert client.post("/v1/webhooks", json=body).status_code == 401
+        assert client.get("/v1/webhooks", headers=bearer("a-seat-token")).status_code == 403
+        club, rival = (new_organiser(client, name)["key"] for name in ("club", "rival"))
+        hook = register(client, "https://example.com/hook", bearer(club), ("match_completed",))
+        assert hook["events"] == ["match_completed"] and "secret" not in hook
+        listed = client.get("/v1/webhooks", headers=bearer(club)).json["webhooks"]
+        assert listed == [hook]
+        assert client.get("/v1/webhooks", headers=bearer(rival)).json["webhooks"] == []
+        assert client.get("/v1/webhooks", headers=ADMIN_AUTH).json["webhooks"] == []
+        for method in ("get", "delete"):
+            url = f"/v1/webhooks/{hook['id']}" + ("/deliveries" if method == "get" else "")
+            response = getattr(client, method)(url, headers=bearer(rival))
+            assert (response.status_code, response.json["code"]) == (404, "webhook_not_found")
+        assert client.delete(f"/v1/webhooks/{hook['id']}", headers=bearer(club)).status_code \
+            == 204
+        assert client.get("/v1/webhooks", headers=bearer(club)).json["webhooks"] == []
+
+    @pytest.mark.parametrize("url", [
+        "/v1/webhooks/a{b}/deliveries", "/v1/webhooks/x/deliveries?limit=0",
+        "/v1/webhooks/x/deliveries?offset=-1", "/v1/feed?after=-1", "/v1/feed?after=1-2-3",
+        "/v1/feed?after=18446744073709551616", "/v1/feed?kind=hand_dealt"])
+    def test_odd_requests_are_4xx(self, client, url):
+        response = client.get(url, headers=ADMIN_AUTH)
+        assert response.status_code in (400, 404) and "code" in response.json
+
+
+class TestDeliveries:
+    def test_a_receiver_failing_twice_gets_it_on_the_third_attempt(self, client, receiver,
+                                                                    runner):
+        receiver.statuses = [500, 500]
+        hook = register(client, receiver.url)
+        match = new_match(client, external_id="final-1", tags=["round:1"])
+        assert knock(client, match).status_code == 200
+        assert runner.drain()
+        assert len(receiver.requests) == 3
+        ids = {headers["X-Rummy-Delivery"] for headers, _ in receiver.requests}
+        assert len(ids) == 1
+        headers, body = receiver.requests[-1]
+        assert signed(headers, body) and headers["X-Rummy-Event"] == "hand_scored"
+        assert headers["User-Agent"].startswith("rummy-server")
+        message = json.loads(body)
+        assert message["id"] == f"{match['id']}-{message['version']}"
+        assert {k: message[k] for k in ("kind", "match_id", "owner", "tags", "external_id")} \
+            == {"kind": "hand_scored", "match_id": match["id"], "owner": "admin",
+                "tags": ["round:1"], "external_id": "final-1"}
+        assert message["data"]["points"] == [0, 67] and message["data"]["scores"] == [0, 67]
+        assert message["data"]["hand_number"] == 1 and message["data"]["winner"] == 1
+        (logged,) = deliveries(client, hook)
+        assert logged["id"] in ids and logged["status"] == "succeeded"
+        assert (logged["attempts"], logged["last_status_code"]) == (3, 200)
+        assert logged["delivered_at"] and logged["next_attempt_at"] is None
+
+    def test_a_receiver_that_never_answers_does_not_delay_play(self, client, receiver, runner):
+        receiver.hang = True
+        runner.timeout = 6.0
+        hook = register(client, receiver.url)
+        match = new_match(client, options={"target": 50})
+        started = time.monotonic()
+        response = knock(client, match)  # scores the hand and completes the match inline
+        elapsed = time.monotonic() - started
+        assert response.status_code == 200
+        assert elapsed < runner.timeout / 2, elapsed  # far from waiting on the receiver
+        assert client.get(f"/v1/matches/{match['id']}").json["phase"] == "complete"
+        assert {d["kind"] for d in deliveries(client, hook)} == {"hand_scored",
+                                                                  "match_completed"}
+        assert all(d["status"] == "pending" for d in deliveries(client, hook))
+
+    def test_an_endpoint_failing_every_time_ends_failed_after_five_attempts(
+            self, client, receiver, runner):
+        receiver.statuses = [503] * 5
+        hook = register(client, receiver.url, events=("hand_scored",))
+        assert knock(client, new_match(client)).status_code == 200
+        assert runner.drain()
+        (logged,) = deliveries(client, hook)
+        assert (logged["status"], logged["attempts"], logged["last_status_code"]) == (
+            "failed", 5, 503)
+        assert logged["last_error"] == "HTTP 503" and logged["next_attempt_at"] is None
+
+    def test_an_organiser_hears_only_of_its_own_matches(self, client, receiver, runner):
+        club = bearer(new_organiser(client, "club")["key"])
+        hook = register(client, receiver.url, club, ("hand_scored",))
+        assert knock(client, new_match(client)).status_code == 200  # the admin's match
+        mine = new_match(client, club)
+        assert knock(client, mine).status_code == 200
+        assert runner.drain()
+        assert [json.loads(body)["match_id"] for _, body in receiver.requests] == [mine["id"]]
+        assert len(deliveries(client, hook, club)) == 1
+
+    def test_a_failing_notification_never_fails_the_game(self, client, monkeypatch, caplog):
+        def broken(*args: Any) -> None:
+            raise RuntimeError("feed down")
+
+        monkeypatch.setattr("service.lifecycle._publish", broken)
+        match = new_match(client)
+        assert knock(client, match).status_code == 200
+        assert client.get(f"/v1/matches/{match['id']}").json["hand_number"] == 2
+        assert "lifecycle notification" in caplog.text
+
+
+def read_feed(client: FlaskClient, url: str, auth: dict[str, str] = ADMIN_AUTH,
+              **headers: str) -> list[tuple[str, dict[str, Any]]]:
+    """The feed's messages until its first keep-alive (it is idle by then)."""
+    response = client.get(url, headers={**auth, **headers})
+    assert response.status_code == 200 and response.mimetype == "text/event-stream"
+    received = []
+    for chunk in response.response:
+        text = chunk.decode() if isinstance(chunk, bytes) else chunk
+        if text.startswith(": keep-alive"):
+            break
+        if text.startswith("id:"):
+            lines = dict(line.split(": ", 1) for line in text.strip().split("\n"))
+            assert lines["event"] == json.loads(lines["data"])["kind"]
+            received.append((lines["id"], json.loads(lines["data"])))
+    response.close()
+    return received
+
+
+class TestFeed:
+    def test_the_feed_streams_lifecycle_messages_by_tag_and_resumes(self, client):
+        first = new_match(client, tags=["round:1", "table:1"], options={"target": 50})
+        other = new_match(client, tags=["round:2", "table:1"])
+        assert knock(client, first).status_code == 200
+        assert knock(client, other).status_code == 200
+        everything = read_feed(client, "/v1/feed")
+        assert [(m["kind"], m["match_id"]) for _, m in everything] == [
+            ("hand_scored", first["id"]), ("match_completed", first["id"]),
+            ("hand_scored", other["id"])]
+        round_1 = read_feed(client, "/v1/feed?tag=round:1&tag=table:1")
+        assert [m["kind"] for _, m in round_1] == ["hand_scored", "match_completed"]
+        completed = round_1[1][1]
+        assert completed["data"]["winner"] == 1 and completed["data"]["final_scores"] == [
+            0, 67 + 200 + 25]
+        assert completed["data"]["bonuses"][1]["game"] == 200
+        assert read_feed(client, "/v1/feed?tag=round:1&tag=table:2") == []
+        resumed = read_feed(client, "/v1/feed?tag=table:1", **{"Last-Event-ID": round_1[0][0]})
+        assert [m["kind"] for _, m in resumed] == ["match_completed", "hand_scored"]
+        after = read_feed(client, f"/v1/feed?after={everything[1][0]}&kind=hand_scored")
+        assert [m["match_id"] for _, m in after] == [other["id"]]
+
+    def test_each_organiser_follows_only_its_own_matches(self, client):
+        club = bearer(new_organiser(client, "club")["key"])
+        assert knock(client, new_match(client)).status_code == 200
+        assert read_feed(client, "/v1/feed", club) == []
+        mine = new_match(client, club)
+        assert knock(client, mine).status_code == 200
+        assert [m["match_id"] for _, m in read_feed(client, "/v1/feed", club)] == [mine["id"]]
+
+    def test_forfeits_and_aborts_reach_the_feed_and_webhooks(self, client, receiver, runner):
+        hook = register(client, receiver.url, events=("match_forfeited", "match_aborted"))
+        forfeited, aborted = new_match(client, tags=["t"]), new_match(client, tags=["t"])
+        response = client.post(f"/v1/matches/{forfeited['id']}/forfeit", headers=ADMIN_AUTH,
+                               json={"seat": 0, "reason": "no show"})
+        assert response.status_code == 200, response.json
+        response = client.post(f"/v1/matches/{aborted['id']}/abort", headers=ADMIN_AUTH,
+                               json={"reason": "table broke"})
+        assert response.status_code == 200, response.json
+        feed = [m for _, m in read_feed(client, "/v1/feed?tag=t")]
+        assert [(m["kind"], m["match_id"]) for m in feed] == [
+            ("match_forfeited", forfeited["id"]), ("match_aborted", aborted["id"])]
+        assert feed[0]["data"]["seat"] == 0 and feed[0]["data"]["winner"] == 1
+        assert feed[0]["data"]["reason"] == "no show"
+        assert feed[1]["data"]["reason"] == "table broke"
+        assert runner.drain()
+        sent = sorted((json.loads(body) for _, body in receiver.requests),
+                      key=lambda m: m["kind"], reverse=True)  # sent in parallel, any order
+        assert sent == feed
+        assert {d["status"] for d in deliveries(client, hook)} == {"succeeded"}
+
+    def test_the_feed_needs_an_organiser_and_a_valid_position(self, client):
+        assert client.get("/v1/feed").status_code == 401
+        assert client.get("/v1/feed", headers=bearer("a-seat-token")).status_code == 403
+        for bad in ("x", "1-x", "99999999999999999999999"):
+            response = client.get("/v1/feed", headers={**ADMIN_AUTH, "Last-Event-ID": bad})
+            assert (response.status_code, response.json["code"]) == (400, "invalid_request")
+
+
+class TestRQ:
+    """Real mode: a scoring job under RQ's worker queues the delivery on ``webhooks``."""
+
+    @pytest.fixture
+    def app(self, redis_client, key_prefix):
+        settings = Settings(redis_url="redis://unused", admin_token=ADMIN,
+                            key_prefix=key_prefix)
+        return create_app(settings, client=redis_client, jobs_inline=False)
+
+    @staticmethod
+    def work(redis_client, *names: str) -> None:
+        queues = [Queue(name, connection=redis_client) for name in names]
+        SimpleWorker(queues, connection=redis_client).work(burst=True)
+
+    def test_a_delivery_job_is_retried_by_rq_until_it_arrives(self, client, redis_client,
+                                                                receiver, runner):
+        assert runner is None  # no in-process runner: deliveries go to RQ
+        receiver.statuses = [500]
+        hook = register(client, receiver.url, events=("hand_scored",))
+        assert knock(client, new_match(client)).status_code == 200
+        self.work(redis_client, "scoring")  # appends HandScored, queues the delivery
+        self.work(redis_client, "webhooks")
+        (logged,) = deliveries(client, hook)
+        assert (logged["status"], logged["attempts"], logged["last_status_code"]) == (
+            "pending", 1, 500)
+        assert logged["next_attempt_at"] == pytest.approx(time.time() + 1, abs=1)
+        queue = Queue("webhooks", connection=redis_client)
+        scheduled = ScheduledJobRegistry(queue=queue)
+        (job_id,) = scheduled.get_job_ids()  # RQ's Retry holds it for the backoff
+        scheduled.remove(job_id)
+        queue.enqueue_job(Job.fetch(job_id, connection=redis_client))  # the scheduler, now
+        self.work(redis_client, "webhooks")
+        (logged,) = deliveries(client, hook)
+        assert (logged["status"], logged["attempts"]) == ("succeeded", 2)
+        assert [h["X-Rummy-Delivery"] for h, _ in receiver.requests] == [logged["id"]] * 2
+        assert all(signed(h, body) for h, body in receiver.requests)

@@ -1,0 +1,31 @@
+"""RQ job: one webhook delivery attempt (``service.webhooks.attempt``).
+
+A failed attempt raises, so RQ's ``Retry`` schedules the next one after ``BACKOFF`` (the
+worker runs with ``--with-scheduler``) and the last failure lands in the failed-job
+registry. The delivery log counts the attempts itself, so a job run again after its
+delivery is done changes nothing.
+"""
+
+from __future__ import annotations
+
+from rq import get_current_job
+
+from service.webhooks import DeliveryRef, Webhooks, attempt
+
+
+class DeliveryFailed(Exception):
+    """The endpoint did not take the delivery (this attempt)."""
+
+
+def run_delivery(owner: str, webhook_id: str, delivery_id: str, prefix: str = "rummy") -> bool:
+    """Attempt the delivery; True once delivered, raises ``DeliveryFailed`` otherwise."""
+    current = get_current_job()
+    if current is None:
+        raise RuntimeError("workers.webhooks functions run inside an RQ job")
+    hooks = Webhooks(current.connection, prefix)
+    outcome = attempt(hooks, DeliveryRef(owner, webhook_id, delivery_id))
+    if not outcome.ok:
+        record = hooks.delivery(webhook_id, delivery_id) or {}
+        raise DeliveryFailed(f"delivery {delivery_id}: attempt {record.get('attempts')} "
+                             f"failed ({record.get('last_error')})")
+    return True
