@@ -110,3 +110,21 @@ def test_real_redis_with_rqs_own_worker():
     finally:
         _delete_prefix(client, prefix)
         client.close()
+
+
+def test_a_round_robin_round_runs_end_to_end_with_webhooks_and_results():
+    """bench/round_robin.py, as a tournament backend would run it: an organiser key, a
+    webhook receiver, one batch of four gin matches for eight players, played to the end
+    over HTTP; every result arrives by signed webhook and matches the results export."""
+    with server() as port:
+        finished = subprocess.run(
+            [sys.executable, "bench/round_robin.py", "--url", f"http://127.0.0.1:{port}",
+             "--admin-token", ADMIN, "--target", "25", "--timeout", "120"],
+            cwd=ROOT, capture_output=True, text=True, timeout=180)
+        assert finished.returncode == 0, finished.stdout + finished.stderr
+        summary = json.loads(finished.stdout)
+        assert summary["results_agree_with_webhooks"] is True
+        assert summary["webhooks"]["match_completed"] == 4
+        assert summary["webhooks"]["bad_signatures"] == 0
+        assert len(summary["standings"]) == 8
+        assert sum(s["won"] for s in summary["standings"]) >= 4
