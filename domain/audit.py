@@ -378,3 +378,25 @@ class _Replayer:
 def parse_ndjson(lines: Iterable[str]) -> list[dict[str, Any]]:
     """Records of an NDJSON export (blank lines ignored)."""
     return [json.loads(line) for line in lines if line.strip()]
+
+
+def duplicate_deals(records: Sequence[Record], partner: Sequence[Record],
+                    partner_id: str) -> Check:
+    """A ``duplicate_deals`` check: every hand both tables dealt has the same deck and the
+    same seed commitment (duplicate matches share their deals, RULES of issue 6)."""
+    check = Check("duplicate_deals")
+
+    def deals(log: Sequence[Record]) -> dict[int, Record]:
+        return {r["data"]["hand_number"]: r for r in log
+                if r.get("type") == "HandDealt" and isinstance(r.get("data"), Mapping)}
+
+    mine, theirs = deals(records), deals(partner)
+    for hand in sorted(mine.keys() & theirs.keys()):
+        check.checked += 1
+        a, b = mine[hand]["data"], theirs[hand]["data"]
+        if (a.get("commitment"), a.get("deck")) != (b.get("commitment"), b.get("deck")):
+            check.fail(mine[hand]["version"],
+                       f"hand {hand} was not dealt as at the partner table {partner_id}")
+    check.skipped.append(f"compared with partner table {partner_id}: "
+                         f"{check.checked} hand(s) dealt at both")
+    return check

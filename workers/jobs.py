@@ -14,7 +14,7 @@ from typing import Any
 import redis
 from rq import get_current_job
 
-from domain.audit import verify
+from domain.audit import duplicate_deals, verify
 from domain.events import Event
 from domain.fairness import MatchSecrets
 from domain.family import Family
@@ -47,7 +47,13 @@ def run_replay(match_id: str, verification_id: str, prefix: str = "rummy") -> bo
     reports = VerificationReports(store)
     reports.save(match_id, verification_id, {"status": "running"})
     records = [event.to_dict() for event in store.read(match_id)]
-    report = verify(records, VARIANTS).to_dict()
+    verdict = verify(records, VARIANTS)
+    partner = (store.meta(match_id) or {}).get("duplicate_partner")
+    if partner:
+        partner_records = [event.to_dict() for event in store.read(partner)]
+        check = duplicate_deals(records, partner_records, partner)
+        verdict.checks[check.name] = check
+    report = verdict.to_dict()
     reports.save(match_id, verification_id, {"status": "finished", "report": report})
     return bool(report["ok"])
 

@@ -494,7 +494,8 @@ class StateQuerySchema(Schema):
 
 
 class CheckSchema(Schema):
-    name = fields.String(metadata={"description": "hash_chain, deals, rules or scores"})
+    name = fields.String(metadata={
+        "description": "hash_chain, deals, rules, scores; duplicate_deals for a duplicate table"})
     ok = fields.Boolean()
     checked = fields.Integer(metadata={"description": "How many items the check covered"})
     first_failure = fields.Dict(allow_none=True, metadata={

@@ -110,3 +110,17 @@ class TestCommandLine:
         assert CliRunner().invoke(rummy, ["verify", str(path)]).exit_code == 2
         path.write_text("[1, 2]\n")
         assert CliRunner().invoke(rummy, ["verify", str(path)]).exit_code == 2
+
+
+def test_duplicate_tables_are_compared_hand_by_hand():
+    from domain.audit import duplicate_deals
+
+    records = load(GOLDEN[0])
+    same = duplicate_deals(records, copy.deepcopy(records), "partner")
+    assert same.failure is None and same.checked == sum(r["type"] == "HandDealt"
+                                                        for r in records)
+    other = copy.deepcopy(records)
+    second_deal = [r for r in other if r["type"] == "HandDealt"][1]
+    second_deal["data"]["deck"] = list(reversed(second_deal["data"]["deck"]))
+    differs = duplicate_deals(records, other, "partner")
+    assert differs.failure is not None and "hand 2" in differs.failure["reason"]

@@ -292,7 +292,9 @@ class TestDuplicateDeals:
             assert first[hand]["commitment"] == second[hand]["commitment"]
         for match in (one, two):
             created = client.post(f"/v1/matches/{match['id']}/verifications", headers=club)
-            assert client.get(created.headers["Location"], headers=club).json["report"]["ok"]
+            report = client.get(created.headers["Location"], headers=club).json["report"]
+            shared = next(c for c in report["checks"] if c["name"] == "duplicate_deals")
+            assert report["ok"] and shared["checked"] == len(first)
         listing = listed(client, club, "?tag=table:2")["matches"]
         assert listing[0]["duplicate"]["partner"] == one["id"]
 
