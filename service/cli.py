@@ -74,7 +74,7 @@ def _service() -> Any:
 def export_command(match_id: str, output: TextIO) -> None:
     """Write a match's full log as NDJSON (what GET .../export gives the organiser)."""
     from domain.chain import canonical_json
-    from service.matches import ApiError
+    from service.errors import ApiError
 
     try:
         records = _service().log_for(match_id, FULL)
@@ -92,7 +92,7 @@ def export_command(match_id: str, output: TextIO) -> None:
               help="Show it as this seat would have seen it (default: the full view).")
 def replay_command(match_id: str, at: int, seat: int | None) -> None:
     """Print the match's state after event AT, rebuilt from its events."""
-    from service.matches import ApiError
+    from service.errors import ApiError
 
     try:
         view = _service().state_for(match_id, FULL if seat is None else seat, at)

@@ -25,16 +25,17 @@ from domain.controls import FINAL_PHASES, TERMINAL_EVENTS, AbortMatch, ForfeitSe
 from domain.errors import OptionError, RuleError
 from domain.events import Event
 from domain.fairness import CLOCK_SET, SEED_REVEALED, Deal, MatchSecrets
-from domain.family import FULL, PUBLIC, Family
+from domain.family import FULL, Family
 from domain.shuffle import choose
 from domain.variants import VARIANTS
 from service import controls
-from service.auth import TokenIndex, bearer, new_token, same_secret, token_hash
+from service.access import Access
+from service.auth import bearer, new_token, token_hash
 from service.catalog import MatchIndex, MatchInfo, meta_fields
 from service.codec import fold_clock, to_domain, to_store
+from service.errors import ApiError, bad_request, storable
 from service.jobs import QUEUES, JobQueue
 from service.lifecycle import notify
-from service.organisers import ADMIN, OrganiserKeys
 from service.store import (
     GENESIS_HASH,
     RedisEventStore,
@@ -45,19 +46,6 @@ from service.store import (
 
 CACHE_SIZE = 512
 ORGANISER_FIELDS = ("seed", "deck", "dice")
-
-
-class ApiError(Exception):
-    """An error the API reports as it is: HTTP status, stable code, message, field details."""
-
-    def __init__(self, status: int, code: str, message: str,
-                 errors: Mapping[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message, self.errors = status, code, message, errors
-
-
-def bad_request(field: str, message: str, code: str = "invalid_request") -> ApiError:
-    return ApiError(400, code, f"{field}: {message}", {field: [message]})
 
 
 def clock_events(settings: Mapping[str, Any] | None) -> list[Event]:
@@ -128,30 +116,18 @@ class Loaded:
     clock: Clock | None = None
 
 
-def storable(match_id: str) -> bool:
-    """Whether ``match_id`` can name a match at all.
-
-    The store refuses ids with braces (they delimit its Redis Cluster hash tag) with a
-    ValueError, which was a 500; such an id is simply unknown.
-    """
-    return bool(match_id) and "{" not in match_id and "}" not in match_id
-
-
 class MatchService:
     """Use cases of the match API, independent of HTTP."""
 
     def __init__(self, store: RedisEventStore, jobs: JobQueue, admin_token: str | None) -> None:
         self.store = store
         self.jobs = jobs
-        self._admin_token = admin_token
-        self._tokens = TokenIndex(store.client, store.prefix)
+        self.access = Access(store, admin_token)
+        self.organisers = self.access.organisers
         self._reports = VerificationReports(store)
-        self.organisers = OrganiserKeys(store.client, store.prefix)
-        self._owner_cache: dict[str, str] = {}
         self._info_cache: dict[str, MatchInfo] = {}
         self.index = MatchIndex(store.client, store.prefix)
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
-        self._token_cache: dict[str, list[str]] = {}
         self._clock_watched: dict[str, int] = {}
         self._lock = threading.Lock()
 
@@ -232,7 +208,7 @@ class MatchService:
         meta.update({f"token:{seat}": token_hash(t) for seat, t in enumerate(tokens)})
         result = self.store.create(match_id, to_store(new.events),
                                    meta, command_id=f"create:{match_id}")
-        self._tokens.register(match_id, {token_hash(t): seat for seat, t in enumerate(tokens)})
+        self.access.register(match_id, {token_hash(t): seat for seat, t in enumerate(tokens)})
         info = MatchInfo.from_meta(match_id, meta)
         self.index.add(info)
         if any(event.type == CLOCK_SET for event in new.events):
@@ -299,82 +275,22 @@ class MatchService:
         return Loaded(loaded.family, state, events[-1].version if events else 0,
                       events[-1].hash if events else GENESIS_HASH, clock)
 
+    # --- who is asking (service.access) ------------------------------------------------
+
     def viewer(self, match_id: str, authorization: str | None) -> int | str:
-        """Who is asking: ``PUBLIC``, ``FULL`` (admin) or a seat number."""
-        token = bearer(authorization)
-        if token is None:
-            return PUBLIC
-        if self.organiser(authorization) is not None:
-            self.require_owner(match_id, authorization)
-            return FULL
-        if not self._seat_hashes(match_id):
-            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
-        seat = self._seat_of(match_id, token)
-        if seat is None:
-            raise ApiError(401, "invalid_token", "the bearer token is not valid for this match")
-        return seat
+        return self.access.viewer(match_id, authorization)
 
     def is_admin(self, authorization: str | None) -> bool:
-        token = bearer(authorization)
-        return token is not None and token != "" and same_secret(token, self._admin_token)
+        return self.access.is_admin(authorization)
 
     def organiser(self, authorization: str | None) -> str | None:
-        """``ADMIN`` for the admin token, an organiser's id for its live key, else None."""
-        if self.is_admin(authorization):
-            return ADMIN
-        token = bearer(authorization)
-        if not token or not token.startswith("rk_"):
-            return None
-        return self.organisers.lookup(token)
+        return self.access.organiser(authorization)
 
     def require_owner(self, match_id: str, authorization: str | None) -> str:
-        """The calling organiser, who must own the match: another organiser's is a 404."""
-        organiser = self.organiser(authorization)
-        if organiser is None:
-            raise ApiError(403 if bearer(authorization) else 401, "organiser_only",
-                           "this needs an organiser key (or the admin token)")
-        if organiser != ADMIN and self.owner_of(match_id) != organiser:
-            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
-        if organiser == ADMIN and not self._seat_hashes(match_id):
-            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
-        return organiser
+        return self.access.require_owner(match_id, authorization)
 
     def owner_of(self, match_id: str) -> str | None:
-        """The organiser id that created the match ("" for none; None when unknown)."""
-        if not storable(match_id):
-            return None
-        owner = self._owner_cache.get(match_id)
-        if owner is None:
-            meta = self.store.meta(match_id)
-            if meta is None:
-                return None
-            owner = meta.get("owner", "")
-            if len(self._owner_cache) > 16 * CACHE_SIZE:
-                self._owner_cache.clear()
-            self._owner_cache[match_id] = owner
-        return owner
-
-    def _seat_of(self, match_id: str, token: str) -> int | None:
-        digest = token_hash(token)
-        for seat, expected in enumerate(self._seat_hashes(match_id)):
-            if secrets.compare_digest(expected, digest):
-                return seat
-        return None
-
-    def _seat_hashes(self, match_id: str) -> list[str]:
-        """Token hashes by seat; they never change once a match exists, so cache them."""
-        if not storable(match_id):
-            return []
-        hashes = self._token_cache.get(match_id)
-        if hashes is None:
-            meta = self.store.meta(match_id) or {}
-            hashes = [meta[f"token:{seat}"] for seat in range(len(meta))
-                      if f"token:{seat}" in meta]
-            if hashes:
-                if len(self._token_cache) > 16 * CACHE_SIZE:
-                    self._token_cache.clear()
-                self._token_cache[match_id] = hashes
-        return hashes
+        return self.access.owner_of(match_id)
 
     def view(self, match_id: str, authorization: str | None) -> dict[str, Any]:
         viewer = self.viewer(match_id, authorization)
@@ -466,7 +382,7 @@ class MatchService:
     def act(self, match_id: str, authorization: str | None, action: Mapping[str, Any],
             if_match: int | None = None, idempotency_key: str | None = None) -> dict[str, Any]:
         """Run one seat action; returns that seat's view as of the action's version."""
-        seat = self._acting_seat(match_id, authorization)
+        seat = self.access.acting_seat(match_id, authorization)
         fingerprint = hashlib.sha256(
             json.dumps([seat, action], sort_keys=True).encode()).hexdigest()
         key = f"{seat}:{idempotency_key}" if idempotency_key else None
@@ -499,22 +415,6 @@ class MatchService:
             self.redrive(match_id, now)
             return self._render(match_id, now, seat)
         raise ApiError(409, "version_conflict", "the match kept changing; re-read and retry")
-
-    def _acting_seat(self, match_id: str, authorization: str | None) -> int:
-        token = bearer(authorization)
-        if not token:
-            raise ApiError(401, "missing_token", "acting needs a seat's bearer token")
-        if self.organiser(authorization) is not None:
-            self.require_owner(match_id, authorization)
-            raise ApiError(403, "forbidden", "an organiser key cannot act for a seat")
-        if not self._seat_hashes(match_id):
-            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
-        seat = self._seat_of(match_id, token)
-        if seat is not None:
-            return seat
-        if self._tokens.owner(token_hash(token)) is not None:
-            raise ApiError(403, "forbidden", "this token belongs to another match")
-        raise ApiError(401, "invalid_token", "the bearer token is not valid")
 
     def _replayed(self, match_id: str, seat: int, recorded: tuple[int, str],
                   fingerprint: str) -> dict[str, Any]:

@@ -28,7 +28,8 @@ from typing import Any
 
 from service.auth import bearer
 from service.catalog import MatchInfo
-from service.matches import ApiError, MatchService, NewMatch
+from service.errors import ApiError
+from service.matches import MatchService, NewMatch
 from service.organisers import ADMIN
 
 STATUSES = ("live", "complete", "aborted")

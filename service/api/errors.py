@@ -8,7 +8,7 @@ import redis
 from flask import Flask, jsonify
 
 from domain.errors import RuleError
-from service.matches import ApiError
+from service.errors import ApiError
 from service.store import IdempotencyKeyReused, UnknownMatch, VersionConflict
 
 

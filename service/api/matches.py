@@ -22,7 +22,8 @@ from service.api.schemas import (
     MatchViewSchema,
 )
 from service.api.tournament_schemas import MatchListQuerySchema, MatchListSchema
-from service.matches import ApiError, MatchService
+from service.errors import ApiError
+from service.matches import MatchService
 from service.tournaments import Tournaments
 
 blp = ApiBlueprint("matches", __name__, url_prefix="/v1/matches",

@@ -14,7 +14,7 @@ from service.api.schemas import (
     OrganiserListSchema,
     OrganiserSchema,
 )
-from service.matches import ApiError
+from service.errors import ApiError
 
 blp = ApiBlueprint("organisers", __name__, url_prefix="/v1/organisers",
                    description="Organiser API keys (admin token only)")

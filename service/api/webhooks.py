@@ -17,7 +17,7 @@ from service.api.webhook_schemas import (
     WebhookListSchema,
     WebhookSchema,
 )
-from service.matches import ApiError
+from service.errors import ApiError
 from service.webhooks import MAX_WEBHOOKS, Webhooks
 
 blp = ApiBlueprint("webhooks", __name__, url_prefix="/v1/webhooks",

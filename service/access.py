@@ -1,0 +1,129 @@
+"""Who is asking, and what they may see or do: seats, the public, organisers, the admin.
+
+Seat tokens are checked against the hashes in the match's meta; organiser keys against
+the key registry (every time, so a revoked key stops at once); the admin token against
+configuration. Another organiser's match does not exist for an organiser (404).
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from domain.family import FULL, PUBLIC
+from service.auth import TokenIndex, bearer, same_secret, token_hash
+from service.errors import ApiError, storable
+from service.organisers import ADMIN, OrganiserKeys
+from service.store import RedisEventStore
+
+CACHE_SIZE = 512
+
+
+class Access:
+    """Authorisation of callers against matches; caches what never changes (token
+    hashes and owners of a match)."""
+
+    def __init__(self, store: RedisEventStore, admin_token: str | None) -> None:
+        self.store = store
+        self._admin_token = admin_token
+        self._tokens = TokenIndex(store.client, store.prefix)
+        self.organisers = OrganiserKeys(store.client, store.prefix)
+        self._owner_cache: dict[str, str] = {}
+        self._token_cache: dict[str, list[str]] = {}
+
+    def register(self, match_id: str, seat_hashes: dict[str, int]) -> None:
+        """Index a new match's seat tokens (to tell another match's token from none)."""
+        self._tokens.register(match_id, seat_hashes)
+
+    def viewer(self, match_id: str, authorization: str | None) -> int | str:
+        """Who is asking: ``PUBLIC``, ``FULL`` (admin) or a seat number."""
+        token = bearer(authorization)
+        if token is None:
+            return PUBLIC
+        if self.organiser(authorization) is not None:
+            self.require_owner(match_id, authorization)
+            return FULL
+        if not self.seat_hashes(match_id):
+            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
+        seat = self.seat_of(match_id, token)
+        if seat is None:
+            raise ApiError(401, "invalid_token", "the bearer token is not valid for this match")
+        return seat
+
+    def is_admin(self, authorization: str | None) -> bool:
+        token = bearer(authorization)
+        return token is not None and token != "" and same_secret(token, self._admin_token)
+
+    def organiser(self, authorization: str | None) -> str | None:
+        """``ADMIN`` for the admin token, an organiser's id for its live key, else None."""
+        if self.is_admin(authorization):
+            return ADMIN
+        token = bearer(authorization)
+        if not token or not token.startswith("rk_"):
+            return None
+        return self.organisers.lookup(token)
+
+    def require_owner(self, match_id: str, authorization: str | None) -> str:
+        """The calling organiser, who must own the match: another organiser's is a 404."""
+        organiser = self.organiser(authorization)
+        if organiser is None:
+            raise ApiError(403 if bearer(authorization) else 401, "organiser_only",
+                           "this needs an organiser key (or the admin token)")
+        if organiser != ADMIN and self.owner_of(match_id) != organiser:
+            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
+        if organiser == ADMIN and not self.seat_hashes(match_id):
+            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
+        return organiser
+
+    def owner_of(self, match_id: str) -> str | None:
+        """The organiser id that created the match ("" for none; None when unknown)."""
+        if not storable(match_id):
+            return None
+        owner = self._owner_cache.get(match_id)
+        if owner is None:
+            meta = self.store.meta(match_id)
+            if meta is None:
+                return None
+            owner = meta.get("owner", "")
+            if len(self._owner_cache) > 16 * CACHE_SIZE:
+                self._owner_cache.clear()
+            self._owner_cache[match_id] = owner
+        return owner
+
+    def seat_of(self, match_id: str, token: str) -> int | None:
+        digest = token_hash(token)
+        for seat, expected in enumerate(self.seat_hashes(match_id)):
+            if secrets.compare_digest(expected, digest):
+                return seat
+        return None
+
+    def seat_hashes(self, match_id: str) -> list[str]:
+        """Token hashes by seat; they never change once a match exists, so cache them."""
+        if not storable(match_id):
+            return []
+        hashes = self._token_cache.get(match_id)
+        if hashes is None:
+            meta = self.store.meta(match_id) or {}
+            hashes = [meta[f"token:{seat}"] for seat in range(len(meta))
+                      if f"token:{seat}" in meta]
+            if hashes:
+                if len(self._token_cache) > 16 * CACHE_SIZE:
+                    self._token_cache.clear()
+                self._token_cache[match_id] = hashes
+        return hashes
+
+    def acting_seat(self, match_id: str, authorization: str | None) -> int:
+        token = bearer(authorization)
+        if not token:
+            raise ApiError(401, "missing_token", "acting needs a seat's bearer token")
+        if self.organiser(authorization) is not None:
+            self.require_owner(match_id, authorization)
+            raise ApiError(403, "forbidden", "an organiser key cannot act for a seat")
+        if not self.seat_hashes(match_id):
+            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
+        seat = self.seat_of(match_id, token)
+        if seat is not None:
+            return seat
+        if self._tokens.owner(token_hash(token)) is not None:
+            raise ApiError(403, "forbidden", "this token belongs to another match")
+        raise ApiError(401, "invalid_token", "the bearer token is not valid")
+
