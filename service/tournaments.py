@@ -267,8 +267,16 @@ def results_csv(results: Sequence[Mapping[str, Any]]) -> str:
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)
     for row in _csv_rows(results):
-        writer.writerow(row)
+        writer.writerow([_inert(cell) for cell in row])
     return out.getvalue()
+
+
+def _inert(cell: Any) -> Any:
+    """Client text a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, tab,
+    CR) gets a leading apostrophe (OWASP's CSV injection advice); numbers stay numbers."""
+    if isinstance(cell, str) and cell[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + cell
+    return cell
 
 
 def _csv_rows(results: Sequence[Mapping[str, Any]]) -> Iterator[list[Any]]:

@@ -367,6 +367,18 @@ class TestResults:
         assert rows[0]["tags"].split(";")[:2] == ["spring", "round:1"]
         assert rows[0]["batch"] == played["batch"]["id"]
 
+    def test_csv_cells_a_spreadsheet_would_run_are_made_inert(self, client):
+        club = organiser(client, "club")
+        table = {**gin(["evil"]), "deck": DECK, "options": {"first_dealer": 0, "target": 1},
+                 "players": [{"name": "=HYPERLINK(\"x\")", "external_id": "@cmd"},
+                             {"name": "Bob", "external_id": "-1+1"}]}
+        knock_out(client, create(client, club, table))
+        text = client.get("/v1/results?tag=evil&format=csv", headers=club).get_data(as_text=True)
+        rows = list(csv.DictReader(io.StringIO(text)))
+        assert [(r["name"], r["player_external_id"]) for r in rows] == [
+            ("'=HYPERLINK(\"x\")", "'@cmd"), ("Bob", "'-1+1")]
+        assert int(rows[1]["final_score"]) > 0
+
     def test_results_need_an_organiser_and_a_tag(self, client):
         assert client.get("/v1/results?tag=x").status_code == 401
         assert client.get("/v1/results", headers=ADMIN_AUTH).status_code == 400
