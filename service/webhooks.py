@@ -21,9 +21,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import json
+import os
+import socket
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 from collections.abc import Mapping, Sequence
@@ -202,9 +206,37 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirects)
 
 
+PRIVATE_ENV = "RUMMY_WEBHOOK_PRIVATE"
+"""``deny`` refuses endpoints on loopback, private, link-local or reserved addresses (at
+registration and again at each delivery, after DNS); ``allow`` (the default) lets a
+local receiver work. Multi-tenant deployments should set ``deny``."""
+
+
+def private_refused() -> bool:
+    return os.environ.get(PRIVATE_ENV, "allow").strip().lower() == "deny"
+
+
+def private_address(url: str) -> str | None:
+    """The first loopback/private/link-local/reserved address ``url``'s host resolves to,
+    or None; an unresolvable host counts as none (the delivery then fails on its own)."""
+    host = urllib.parse.urlsplit(url).hostname or ""
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except (OSError, UnicodeError):
+        return None
+    for info in infos:
+        address = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
+        if (address.is_private or address.is_loopback or address.is_link_local
+                or address.is_reserved or address.is_multicast or address.is_unspecified):
+            return str(address)
+    return None
+
+
 def post(url: str, secret: str, delivery_id: str, kind: str, body: bytes,
          timeout: float) -> tuple[int | None, str | None]:
     """POST one delivery: (HTTP status or None, error or None); never raises."""
+    if private_refused() and (address := private_address(url)) is not None:
+        return None, f"refused: {address} is a private address ({PRIVATE_ENV}=deny)"
     request = urllib.request.Request(url, data=body, method="POST", headers={
         "Content-Type": "application/json", "User-Agent": USER_AGENT,
         "X-Rummy-Signature": sign(secret, body), "X-Rummy-Delivery": delivery_id,

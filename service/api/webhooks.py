@@ -7,6 +7,7 @@ from typing import Any
 from flask import current_app
 from flask.views import MethodView
 
+from service import webhooks
 from service.api.base import ApiBlueprint
 from service.api.matches import _authorization, service
 from service.api.schemas import ErrorSchema
@@ -72,10 +73,14 @@ class WebhookCollection(MethodView):
         ``X-Rummy-Delivery`` (the same on every retry) and ``X-Rummy-Event`` (the kind).
         A non-2xx answer, a redirect or no answer within 5 s is retried after 1 s, 5 s,
         30 s and 2 min (5 attempts). More than 20 endpoints is a 422
-        ``too_many_webhooks``.
+        ``too_many_webhooks``. With ``RUMMY_WEBHOOK_PRIVATE=deny`` a URL whose host is a
+        loopback, private or link-local address is a 422 ``private_address_refused``.
         """
-        webhook = hooks().create(calling_organiser(), body["url"], body["secret"],
-                                 body["events"])
+        owner = calling_organiser()
+        if webhooks.private_refused() and webhooks.private_address(body["url"]) is not None:
+            raise ApiError(422, "private_address_refused",
+                           "the URL's host is a private address; this server refuses those")
+        webhook = hooks().create(owner, body["url"], body["secret"], body["events"])
         if webhook is None:
             raise ApiError(422, "too_many_webhooks",
                            f"an organiser has at most {MAX_WEBHOOKS} webhooks")

@@ -168,6 +168,27 @@ class TestRegistration:
         assert response.status_code in (400, 404) and "code" in response.json
 
 
+class TestPrivateAddresses:
+    def test_refused_at_registration_when_the_server_denies_them(self, client, monkeypatch):
+        monkeypatch.setenv("RUMMY_WEBHOOK_PRIVATE", "deny")
+        for url in ("http://127.0.0.1:9/hook", "http://localhost/x", "http://10.1.2.3/x",
+                    "http://[::1]/x", "http://169.254.169.254/latest/meta-data"):
+            response = client.post("/v1/webhooks", headers=ADMIN_AUTH, json={
+                "url": url, "secret": SECRET, "events": ["hand_scored"]})
+            assert (response.status_code, response.json["code"]) == (
+                422, "private_address_refused"), url
+
+    def test_refused_at_delivery_too_and_logged(self, client, receiver, runner, monkeypatch):
+        hook = register(client, receiver.url)  # allowed when registered
+        monkeypatch.setenv("RUMMY_WEBHOOK_PRIVATE", "deny")
+        runner.backoff = (0.0,) * 4
+        assert knock(client, new_match(client)).status_code == 200
+        assert runner.drain()
+        assert receiver.requests == []
+        (logged,) = deliveries(client, hook)
+        assert logged["status"] == "failed" and "private address" in logged["last_error"]
+
+
 class TestDeliveries:
     def test_a_receiver_failing_twice_gets_it_on_the_third_attempt(self, client, receiver,
                                                                     runner):
