@@ -298,14 +298,18 @@ def test_reading_never_fails_with_a_500(client, live, data, resource, after, jun
                              "/v1/matches/{id}/nope", "/healthz", "/openapi.json",
                              "/v1/matches/{id}/verifications", "/v1/matches/{id}/export",
                              "/v1/matches/{id}/state?at=1", "/v1/organisers",
-                             "/v1/organisers/x",
+                             "/v1/organisers/x", "/v1/batches", "/v1/batches/x",
+                             "/v1/webhooks", "/v1/webhooks/x", "/v1/webhooks/x/deliveries",
+                             "/v1/feed", "/v1/results?tag=x", "/v1/matches?tag=x",
+                             "/v1/matches/{id}/forfeit", "/v1/matches/{id}/abort",
                              "/v2/matches", "/%00", "/v1/matches/{id}/actions/x"]))
 def test_unknown_routes_and_wrong_methods_never_fail_with_a_500(client, live, data, method,
                                                                 path):
     url = path.format(id=data.draw(match_ids(live)))
     body = data.draw(st.one_of(st.none(), json_values.map(encode)))
-    response = send(client, method, url, body, "application/json", {})
-    if url.endswith("/stream") and method == "GET":
+    headers = headers_of(Authorization=data.draw(authorizations(live)))
+    response = send(client, method, url, body, "application/json", headers)
+    if (url.endswith("/stream") or url.startswith("/v1/feed")) and method == "GET":
         check_stream(response)
     else:
         check(response, method)
