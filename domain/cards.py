@@ -107,3 +107,9 @@ def deal(
     pile = rest[:1] if upcard else ()
     stock = rest[1:] if upcard else rest
     return tuple(tuple(hand) for hand in hands), pile, stock
+
+
+def without(cards: tuple[str, ...], card: str) -> tuple[str, ...]:
+    """``cards`` less one copy of ``card`` (hands are multisets with two decks)."""
+    i = cards.index(card)
+    return cards[:i] + cards[i + 1 :]

@@ -19,13 +19,13 @@ family's view shows ``ended`` (``ended_of``).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from domain.errors import RuleError
 from domain.events import Event
+from domain.evolving import replace
 
 SEAT_FORFEITED = "SeatForfeited"
 MATCH_ABORTED = "MatchAborted"
@@ -112,8 +112,7 @@ def forfeit_result(scores: Sequence[int], seat: int, low_scores_win: bool) -> di
 
 
 def _ended(state: State, phase: str, completion: dict[str, Any]) -> State:
-    return cast(State, dataclasses.replace(cast(Any, state), phase=phase, turn=None,
-                                           completion=completion))
+    return replace(state, phase=phase, turn=None, completion=completion)
 
 
 def seat_forfeited(state: State, data: Mapping[str, Any]) -> State:

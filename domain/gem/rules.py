@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from domain.cards import pip_value, sort_cards
+from domain.cards import pip_value, sort_cards, without
 from domain.errors import RuleError
 from domain.events import Event
 from domain.fairness import Deal
@@ -29,7 +29,6 @@ from domain.gem.state import (
     GemState,
 )
 from domain.gin.rules import CompleteMatch, DeclareBigGin, Discard, Knock, PassUpcard, ScoreHand
-from domain.gin.state import without
 from domain.layoffs import best_layoffs
 from domain.melds import Arrangement, MeldSolver
 

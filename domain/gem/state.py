@@ -11,11 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain import controls
-from domain.cards import deal
-from domain.events import Event
+from domain.cards import deal, without
+from domain.evolving import evolver, replace
 from domain.gem.gems import designated_diamond, knock_limit
 from domain.gem.options import GemOptions
-from domain.gin.state import without
 
 # Phases, named as in gin so clients read both alike (RULES.md 1.3-1.6, 2.2-2.6)
 UPCARD = "upcard"          # two players: the first upcard is being offered
@@ -74,12 +73,6 @@ class GemState:
         return (seat + 1) % self.seats
 
 
-def replace(state: GemState, **changes: Any) -> GemState:
-    """``dataclasses.replace`` without ``__init__``: replay folds every event through here."""
-    new = object.__new__(GemState)
-    new.__dict__.update(state.__dict__)
-    new.__dict__.update(changes)
-    return new
 
 
 def match_winner(scores: Sequence[int], last_points: Sequence[int], target: int) -> int | None:
@@ -207,7 +200,5 @@ def initial_state() -> GemState:
     return GemState(options=GemOptions(), players=())
 
 
-def evolve(state: GemState, event: Event) -> GemState:
-    """Apply one stored event. Unknown event types leave the state as it was."""
-    handler = _HANDLERS.get(event.type)
-    return handler(state, event.data) if handler else state
+evolve = evolver(_HANDLERS)
+"""Apply one stored event (unknown event types leave the state as it was)."""

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from domain.cards import build_deck, sort_cards
+from domain.cards import build_deck, sort_cards, without
 from domain.errors import RuleError
 from domain.events import Event
 from domain.fairness import Deal
@@ -26,7 +26,6 @@ from domain.gin.state import (
     UPCARD,
     GinState,
     hand_size,
-    without,
 )
 from domain.layoffs import best_layoffs
 from domain.melds import Arrangement, MeldSolver, gin_solver

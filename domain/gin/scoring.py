@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from domain.cards import sort_cards
+from domain.cards import sort_cards, without
 from domain.gin.options import GinOptions
-from domain.gin.state import GinState, without
+from domain.gin.state import GinState
 from domain.layoffs import best_layoffs, extensions
 from domain.melds import Meld, MeldSolver
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain import controls
-from domain.cards import deal, pip_value, rank_of, suit_of
-from domain.events import Event
+from domain.cards import deal, pip_value, rank_of, suit_of, without
+from domain.evolving import evolver, replace
 from domain.gin.options import GinOptions
 
 # Phases (RULES.md 1.3-1.6, 1.10)
@@ -64,16 +64,6 @@ class GinState:
         return (seat + 1) % self.seats
 
 
-def replace(state: GinState, **changes: Any) -> GinState:
-    """``dataclasses.replace`` without re-running ``__init__``.
-
-    Replay folds every event through here; copying the instance dict is about ten
-    times faster and the state has no derived fields to recompute.
-    """
-    new = object.__new__(GinState)
-    new.__dict__.update(state.__dict__)
-    new.__dict__.update(changes)
-    return new
 
 
 def _hand_limits(options: GinOptions, upcard: str | None) -> tuple[int, int]:
@@ -94,10 +84,6 @@ def _replace_hand(state: GinState, seat: int, hand: tuple[str, ...]) -> tuple[tu
     return tuple(hands)
 
 
-def without(cards: tuple[str, ...], card: str) -> tuple[str, ...]:
-    """``cards`` less one copy of ``card`` (hands are multisets with two decks)."""
-    i = cards.index(card)
-    return cards[:i] + cards[i + 1 :]
 
 
 def _match_created(state: GinState, data: Mapping[str, Any]) -> GinState:
@@ -208,7 +194,5 @@ def initial_state() -> GinState:
     return GinState(options=GinOptions(), players=())
 
 
-def evolve(state: GinState, event: Event) -> GinState:
-    """Apply one stored event. Unknown event types leave the state as it was."""
-    handler = _HANDLERS.get(event.type)
-    return handler(state, event.data) if handler else state
+evolve = evolver(_HANDLERS)
+"""Apply one stored event (unknown event types leave the state as it was)."""

@@ -14,7 +14,7 @@ from typing import Any
 
 from domain import controls
 from domain.cards import JOKER, deal
-from domain.events import Event
+from domain.evolving import evolver, replace
 from domain.melds import Meld
 from domain.rummy.options import RummyOptions
 
@@ -82,12 +82,6 @@ class RummyState:
         return next((m for m in self.table if m.id == meld_id), None)
 
 
-def replace(state: RummyState, **changes: Any) -> RummyState:
-    """``dataclasses.replace`` without re-running ``__init__`` (replay speed, as in gin)."""
-    new = object.__new__(RummyState)
-    new.__dict__.update(state.__dict__)
-    new.__dict__.update(changes)
-    return new
 
 
 def _set(values: tuple[Any, ...], seat: int, value: Any) -> tuple[Any, ...]:
@@ -219,7 +213,5 @@ def initial_state() -> RummyState:
     return RummyState(variant="", options=RummyOptions(), players=())
 
 
-def evolve(state: RummyState, event: Event) -> RummyState:
-    """Apply one stored event. Unknown event types leave the state as it was."""
-    handler = _HANDLERS.get(event.type)
-    return handler(state, event.data) if handler else state
+evolve = evolver(_HANDLERS)
+"""Apply one stored event (unknown event types leave the state as it was)."""

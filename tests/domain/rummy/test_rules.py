@@ -6,10 +6,11 @@ Two players with seat 0 dealing, so seat 1 plays first, unless a test says other
 from __future__ import annotations
 
 from domain.cards import build_deck
+from domain.evolving import replace
 from domain.fairness import rebuilt_stock
 from domain.rummy import RAMI, RUMMY
 from domain.rummy.scoring import final_result, score_round
-from domain.rummy.state import COMPLETE, COMPLETING, DRAW, PLAY, TableMeld, replace
+from domain.rummy.state import COMPLETE, COMPLETING, DRAW, PLAY, TableMeld
 from domain.rummy.views import redact_event
 from domain.table_melds import declared
 from tests.domain.rummy.support import SEED, given, job, play, refused, send
