@@ -2,7 +2,7 @@
 
 One redaction path for views, the event log and the live stream: a hidden card (a hand,
 a card drawn from the stock, the stock order, the deck and seed of a deal) leaves only
-through ``can_see``. The spread discard pile, the dice and what follows from them (knock
+through ``domain.redaction``. The spread discard pile, the dice and what follows from them (knock
 limit, designated diamond) are public.
 
 ``gems`` maps each card the viewer can see (the seat's hand, the discard pile; every card
@@ -12,21 +12,17 @@ for the organiser) to its gems, so a front end can draw them; the whole deck's g
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
-from domain.cards import deal, sort_cards, standard_deck
+from domain import redaction
+from domain.cards import sort_cards, standard_deck
 from domain.controls import ended_of
 from domain.events import Event
 from domain.family import FULL, Viewer
 from domain.gem.gems import gems_of, shows_all_gems
 from domain.gem.rules import awaiting_job, legal_actions, solver_for
 from domain.gem.state import COMPLETE, DEALING, DISCARD, GemState
-
-
-def can_see(viewer: Viewer, seat: int) -> bool:
-    """Whether ``viewer`` may see the hidden cards of ``seat``."""
-    return viewer == FULL or viewer == seat
 
 
 def gem_map(cards: Iterable[str]) -> dict[str, list[str]]:
@@ -97,28 +93,5 @@ def seat_section(state: GemState, seat: int) -> dict[str, Any]:
 
 
 def redact_event(event: Event, viewer: Viewer) -> dict[str, Any]:
-    """The payload of a stored event as ``viewer`` may see it."""
-    data: Mapping[str, Any] = event.data
-    if viewer == FULL:
-        return dict(data)
-    if event.type == "HandDealt":
-        return _redact_deal(data, viewer)
-    hidden_draw = event.type == "CardDrawn" and data["source"] == "stock"
-    if hidden_draw and not can_see(viewer, data["seat"]):
-        return {key: value for key, value in data.items() if key != "card"}
-    return dict(data)
-
-
-_PUBLIC_DEAL_KEYS = ("hand_number", "dealer", "players", "hand_size", "dice", "knock_limit",
-                     "diamond", "commitment", "prepared", "fixed")
-
-
-def _redact_deal(data: Mapping[str, Any], viewer: Viewer) -> dict[str, Any]:
-    """A deal shows the dice and upcard to all and a seat its own cards; never the deck
-    order or the seed (an allow-list, so a new secret field cannot slip out)."""
-    out = {key: data[key] for key in _PUBLIC_DEAL_KEYS if key in data}
-    hands, pile, stock = deal(data["deck"], data["players"], data["dealer"], data["hand_size"])
-    out.update({"upcard": pile[0] if pile else None, "stock_count": len(stock)})
-    if isinstance(viewer, int) and viewer < data["players"]:
-        out["hand"] = list(sort_cards(hands[viewer]))
-    return out
+    """The payload of a stored event as ``viewer`` may see it; the dice are public."""
+    return redaction.redact_event(event, viewer, ("dice", "knock_limit", "diamond"))

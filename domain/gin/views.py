@@ -1,25 +1,20 @@
 """Projections of a gin match for a viewer: public, one seat, or full (auditors).
 
 One redaction path for views, the event log and the live stream: a hidden card (a hand,
-a card drawn from the stock, the stock order) leaves only through ``can_see``.
+a card drawn from the stock, the stock order) leaves only through ``domain.redaction``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from domain.cards import deal, sort_cards
+from domain import redaction
+from domain.cards import sort_cards
 from domain.controls import ended_of
 from domain.events import Event
 from domain.family import FULL, Viewer
 from domain.gin.rules import awaiting_job, legal_actions, solver_for
 from domain.gin.state import COMPLETE, DEALING, DISCARD, GinState
-
-
-def can_see(viewer: Viewer, seat: int) -> bool:
-    """Whether ``viewer`` may see the hidden cards of ``seat``."""
-    return viewer == FULL or viewer == seat
 
 
 def view(state: GinState, viewer: Viewer) -> dict[str, Any]:
@@ -78,26 +73,5 @@ def seat_section(state: GinState, seat: int) -> dict[str, Any]:
 
 
 def redact_event(event: Event, viewer: Viewer) -> dict[str, Any]:
-    """The payload of a stored event as ``viewer`` may see it."""
-    data: Mapping[str, Any] = event.data
-    if viewer == FULL:
-        return dict(data)
-    if event.type == "HandDealt":
-        return _redact_deal(data, viewer)
-    hidden_draw = event.type == "CardDrawn" and data["source"] == "stock"
-    if hidden_draw and not can_see(viewer, data["seat"]):
-        return {key: value for key, value in data.items() if key != "card"}
-    return dict(data)
-
-
-def _redact_deal(data: Mapping[str, Any], viewer: Viewer) -> dict[str, Any]:
-    """A deal shows the upcard to all and a seat its own cards; never the stock order."""
-    deck, players = data["deck"], data["players"]
-    out = {"hand_number": data["hand_number"], "dealer": data["dealer"], "players": players,
-           "hand_size": data["hand_size"], "commitment": data.get("commitment"),
-           "prepared": data.get("prepared"), "fixed": data.get("fixed", {})}
-    hands, pile, stock = deal(deck, players, data["dealer"], data["hand_size"])
-    out.update({"upcard": pile[0] if pile else None, "stock_count": len(stock)})
-    if isinstance(viewer, int) and viewer < players:
-        out["hand"] = list(sort_cards(hands[viewer]))
-    return out
+    """The payload of a stored event as ``viewer`` may see it (``domain.redaction``)."""
+    return redaction.redact_event(event, viewer)

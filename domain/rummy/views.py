@@ -2,15 +2,15 @@
 
 One redaction path for views, the event log and the live stream: a hidden card (a hand,
 a card drawn from the stock, the deck, a rebuilt stock's order) and the hand's seed leave
-only through ``can_see``. Table melds and the discard pile are public.
+only through ``domain.redaction``. Table melds and the discard pile are public.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from domain.cards import deal, sort_cards
+from domain import redaction
+from domain.cards import sort_cards
 from domain.controls import ended_of
 from domain.events import Event
 from domain.family import FULL, Viewer
@@ -19,11 +19,6 @@ from domain.rummy.rules import awaiting_job, may_open_now
 from domain.rummy.state import COMPLETE, DEALING, PLAY, RummyState
 from domain.rummy.table import best_opening, meld_value, minus_points
 from domain.table_melds import hand_melds
-
-
-def can_see(viewer: Viewer, seat: int) -> bool:
-    """Whether ``viewer`` may see the hidden cards of ``seat``."""
-    return viewer == FULL or viewer == seat
 
 
 def view(state: RummyState, viewer: Viewer) -> dict[str, Any]:
@@ -101,27 +96,6 @@ def _turn_allows_opening(state: RummyState, seat: int) -> bool:
 
 
 def redact_event(event: Event, viewer: Viewer) -> dict[str, Any]:
-    """The payload of a stored event as ``viewer`` may see it."""
-    data: Mapping[str, Any] = event.data
-    if viewer == FULL:
-        return dict(data)
-    if event.type == "HandDealt":
-        return _redact_deal(data, viewer)
-    if event.type == "StockRebuilt":
-        return {key: value for key, value in data.items() if key != "stock"}
-    hidden_draw = event.type == "CardDrawn" and data["source"] == "stock"
-    if hidden_draw and not can_see(viewer, data["seat"]):
-        return {key: value for key, value in data.items() if key != "card"}
-    return dict(data)
-
-
-def _redact_deal(data: Mapping[str, Any], viewer: Viewer) -> dict[str, Any]:
-    """A deal shows the upcard to all and a seat its own cards; never the deck or seed."""
-    players, size = data["players"], data["hand_size"]
-    out = {key: data[key] for key in ("hand_number", "dealer", "players", "hand_size",
-                                      "commitment", "prepared") if key in data}
-    hands, pile, stock = deal(data["deck"], players, data["dealer"], size)
-    out.update({"upcard": pile[0] if pile else None, "stock_count": len(stock)})
-    if isinstance(viewer, int) and 0 <= viewer < players:
-        out["hand"] = list(sort_cards(hands[viewer]))
-    return out
+    """The payload of a stored event as ``viewer`` may see it; a rebuilt stock's order
+    stays secret (its size is public)."""
+    return redaction.redact_event(event, viewer, secret_fields={"StockRebuilt": "stock"})
