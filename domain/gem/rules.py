@@ -7,10 +7,10 @@ Played like two-player gin, so gin's seat commands are reused as they are; a dra
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from domain import knocking
 from domain.cards import pip_value, sort_cards, without
 from domain.errors import RuleError
 from domain.events import Event
@@ -29,8 +29,7 @@ from domain.gem.state import (
     GemState,
 )
 from domain.gin.rules import CompleteMatch, DeclareBigGin, Discard, Knock, PassUpcard, ScoreHand
-from domain.layoffs import best_layoffs
-from domain.melds import Arrangement, MeldSolver
+from domain.melds import MeldSolver
 
 __all__ = ["CompleteMatch", "DeclareBigGin", "Discard", "Draw", "DealHand", "Knock",
            "PassUpcard", "ScoreHand", "decide", "legal_actions", "match_deck", "start_match"]
@@ -61,20 +60,12 @@ def solver_for(state: GemState) -> MeldSolver:
 # --- seat commands ---------------------------------------------------------------------
 
 
-def _require_turn(state: GemState, seat: int, phases: tuple[str, ...]) -> None:
-    if state.phase not in phases:
-        raise RuleError("wrong_phase", f"not possible while the match is in phase {state.phase!r}")
-    if state.turn != seat:
-        raise RuleError("not_your_turn", f"it is seat {state.turn}'s turn")
 
 
-def _pass_upcard(state: GemState, command: PassUpcard) -> list[Event]:
-    _require_turn(state, command.seat, (UPCARD,))
-    return [Event("UpcardPassed", {"seat": command.seat})]
 
 
 def _draw(state: GemState, command: Draw) -> list[Event]:
-    _require_turn(state, command.seat, (UPCARD, DRAW))
+    knocking.require_turn(state, command.seat, (UPCARD, DRAW))
     if command.source == "stock":
         if state.phase == UPCARD:
             raise RuleError("must_take_or_pass_upcard",
@@ -138,7 +129,7 @@ def _blocked_discard(state: GemState) -> str | None:
 
 def _check_discard(state: GemState, seat: int, card: str) -> tuple[str, ...]:
     """The hand left after discarding ``card``, if the rules allow that discard."""
-    _require_turn(state, seat, (DISCARD,))
+    knocking.require_turn(state, seat, (DISCARD,))
     hand = state.hands[seat]
     if card not in hand:
         raise RuleError("card_not_in_hand", f"{card} is not in your hand")
@@ -152,73 +143,33 @@ def _check_discard(state: GemState, seat: int, card: str) -> tuple[str, ...]:
     return rest
 
 
+
+
+
+
+
+
+
+
+
+def _pass_upcard(state: GemState, command: PassUpcard) -> list[Event]:
+    return knocking.pass_upcard(state, command.seat)
+
+
 def _discard(state: GemState, command: Discard) -> list[Event]:
     _check_discard(state, command.seat, command.card)
-    events = [Event("CardDiscarded", {"seat": command.seat, "card": command.card})]
-    if len(state.stock) <= 2:
-        events.append(Event("HandEnded", {"result": "draw", "reason": "stock_exhausted"}))
-    elif state.turns + 1 >= state.options.max_turns:
-        events.append(Event("HandEnded", {"result": "draw", "reason": "turn_cap"}))
-    return events
+    return knocking.discard(state, command.seat, command.card)
 
 
 def _knock(state: GemState, command: Knock) -> list[Event]:
     rest = _check_discard(state, command.seat, command.discard)
-    solver = solver_for(state)
-    deadwood = solver.deadwood(rest)
-    if deadwood > state.knock_limit:
-        raise RuleError("deadwood_over_limit",
-                        f"deadwood after the discard is {deadwood}; "
-                        f"the dice make this hand's knock limit {state.knock_limit}")
-    shown = _shown_arrangement(state, command, rest, deadwood, solver)
-    return [Event("HandKnocked", {
-        "seat": command.seat, "discard": command.discard,
-        "kind": "gin" if deadwood == 0 else "knock", "deadwood": deadwood,
-        "melds": [meld.to_dict() for meld in shown.melds], "unmatched": list(shown.unmatched),
-    })]
-
-
-def _shown_arrangement(state: GemState, command: Knock, rest: tuple[str, ...], deadwood: int,
-                       solver: MeldSolver) -> Arrangement:
-    """The knocker's melds: submitted ones if they reach the minimum, else the engine's pick."""
-    if command.melds is None:
-        candidates = solver.all_best(rest)
-    else:
-        candidates = solver.arrangement_of(rest, command.melds)
-        if not candidates:
-            raise RuleError("invalid_melds",
-                            "the melds must be valid, disjoint and drawn from your hand")
-        candidates = tuple(a for a in candidates if a.deadwood == deadwood)
-        if not candidates:
-            raise RuleError("melds_not_minimal",
-                            f"the shown melds must leave the minimum deadwood {deadwood}")
-    return best_for_knocker(state, command.seat, candidates, solver)
-
-
-def best_for_knocker(state: GemState, knocker: int, candidates: Sequence[Arrangement],
-                     solver: MeldSolver) -> Arrangement:
-    """Among equal arrangements, the one after which the others keep the most deadwood
-    (RULES.md 1.5 *(ours)*, summed over the non-knockers)."""
-    if len(candidates) == 1:
-        return candidates[0]
-    others = [s for s in range(state.seats) if s != knocker]
-    return max(candidates, key=lambda arrangement: sum(
-        best_layoffs(solver, state.hands[s], arrangement.melds).deadwood for s in others))
+    return knocking.knock(state, command.seat, command.discard, rest, command.melds,
+                          solver_for(state))
 
 
 def _big_gin(state: GemState, command: DeclareBigGin) -> list[Event]:
-    _require_turn(state, command.seat, (DISCARD,))
-    if state.options.big_gin_bonus is None:
-        raise RuleError("big_gin_disabled", "big gin is disabled in this match")
-    hand = state.hands[command.seat]
-    solver = solver_for(state)
-    if solver.deadwood(hand) != 0:
-        raise RuleError("not_big_gin", "big gin needs every card in your hand to meld")
-    shown = best_for_knocker(state, command.seat, solver.all_best(hand), solver)
-    return [Event("HandKnocked", {
-        "seat": command.seat, "discard": None, "kind": "big_gin", "deadwood": 0,
-        "melds": [meld.to_dict() for meld in shown.melds], "unmatched": [],
-    })]
+    return knocking.big_gin(state, command.seat, solver_for(state))
+
 
 
 # --- job commands ----------------------------------------------------------------------

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from domain import knocking
 from domain.cards import build_deck, sort_cards, without
 from domain.errors import RuleError
 from domain.events import Event
@@ -27,8 +28,7 @@ from domain.gin.state import (
     GinState,
     hand_size,
 )
-from domain.layoffs import best_layoffs
-from domain.melds import Arrangement, MeldSolver, gin_solver
+from domain.melds import MeldSolver, gin_solver
 
 
 @dataclass(frozen=True)
@@ -115,20 +115,12 @@ def check_deck(options: GinOptions, deck: Sequence[str]) -> None:
 # --- seat commands ---------------------------------------------------------------------
 
 
-def _require_turn(state: GinState, seat: int, phases: tuple[str, ...]) -> None:
-    if state.phase not in phases:
-        raise RuleError("wrong_phase", f"not possible while the match is in phase {state.phase!r}")
-    if state.turn != seat:
-        raise RuleError("not_your_turn", f"it is seat {state.turn}'s turn")
 
 
-def _pass_upcard(state: GinState, command: PassUpcard) -> list[Event]:
-    _require_turn(state, command.seat, (UPCARD,))
-    return [Event("UpcardPassed", {"seat": command.seat})]
 
 
 def _draw(state: GinState, command: Draw) -> list[Event]:
-    _require_turn(state, command.seat, (UPCARD, DRAW))
+    knocking.require_turn(state, command.seat, (UPCARD, DRAW))
     if command.source == "stock":
         if state.phase == UPCARD:
             raise RuleError("must_take_or_pass_upcard",
@@ -157,7 +149,7 @@ def _blocked_discard(state: GinState, hand: tuple[str, ...]) -> str | None:
 
 def _check_discard(state: GinState, seat: int, card: str) -> tuple[str, ...]:
     """The hand left after discarding ``card``, if the rules allow that discard."""
-    _require_turn(state, seat, (DISCARD,))
+    knocking.require_turn(state, seat, (DISCARD,))
     hand = state.hands[seat]
     if card not in hand:
         raise RuleError("card_not_in_hand", f"{card} is not in your hand")
@@ -167,82 +159,33 @@ def _check_discard(state: GinState, seat: int, card: str) -> tuple[str, ...]:
     return without(hand, card)
 
 
+
+
+
+
+
+
+
+
+
+def _pass_upcard(state: GinState, command: PassUpcard) -> list[Event]:
+    return knocking.pass_upcard(state, command.seat)
+
+
 def _discard(state: GinState, command: Discard) -> list[Event]:
     _check_discard(state, command.seat, command.card)
-    events = [Event("CardDiscarded", {"seat": command.seat, "card": command.card})]
-    if len(state.stock) <= 2:
-        events.append(Event("HandEnded", {"result": "draw", "reason": "stock_exhausted"}))
-    elif state.turns + 1 >= state.options.max_turns:
-        events.append(Event("HandEnded", {"result": "draw", "reason": "turn_cap"}))
-    return events
+    return knocking.discard(state, command.seat, command.card)
 
 
 def _knock(state: GinState, command: Knock) -> list[Event]:
     rest = _check_discard(state, command.seat, command.discard)
-    solver = solver_for(state.options)
-    deadwood = solver.deadwood(rest)
-    if deadwood > state.knock_limit:
-        raise RuleError("deadwood_over_limit",
-                        f"deadwood after the discard is {deadwood}; "
-                        f"this hand's knock limit is {state.knock_limit}")
-    shown = _shown_arrangement(state, command, rest, deadwood, solver)
-    return [Event("HandKnocked", {
-        "seat": command.seat, "discard": command.discard,
-        "kind": "gin" if deadwood == 0 else "knock", "deadwood": deadwood,
-        "melds": [meld.to_dict() for meld in shown.melds],
-        "unmatched": list(shown.unmatched),
-    })]
-
-
-def _shown_arrangement(
-    state: GinState, command: Knock, rest: tuple[str, ...], deadwood: int, solver: MeldSolver
-) -> Arrangement:
-    """The knocker's melds: submitted ones if they reach the minimum, else the engine's pick."""
-    if command.melds is None:
-        candidates = solver.all_best(rest)
-    else:
-        candidates = solver.arrangement_of(rest, command.melds)
-        if not candidates:
-            raise RuleError("invalid_melds",
-                            "the melds must be valid, disjoint and drawn from your hand")
-        candidates = tuple(a for a in candidates if a.deadwood == deadwood)
-        if not candidates:
-            raise RuleError("melds_not_minimal",
-                            f"the shown melds must leave the minimum deadwood {deadwood}")
-    return best_for_knocker(state, command.seat, candidates, solver)
-
-
-def best_for_knocker(
-    state: GinState, knocker: int, candidates: Sequence[Arrangement], solver: MeldSolver
-) -> Arrangement:
-    """Among equal arrangements, the one after which defenders keep the most deadwood.
-
-    RULES.md 1.5 *(ours)*. With several defenders their best lay-off deadwoods are summed.
-    """
-    if len(candidates) == 1:
-        return candidates[0]
-    defenders = [s for s in range(state.seats) if s != knocker]
-
-    def defenders_left(arrangement: Arrangement) -> int:
-        return sum(best_layoffs(solver, state.hands[d], arrangement.melds).deadwood
-                   for d in defenders)
-
-    return max(candidates, key=defenders_left)
+    return knocking.knock(state, command.seat, command.discard, rest, command.melds,
+                          solver_for(state.options))
 
 
 def _big_gin(state: GinState, command: DeclareBigGin) -> list[Event]:
-    _require_turn(state, command.seat, (DISCARD,))
-    if state.options.big_gin_bonus is None:
-        raise RuleError("big_gin_disabled", "big gin is disabled in this match")
-    hand = state.hands[command.seat]
-    solver = solver_for(state.options)
-    if solver.deadwood(hand) != 0:
-        raise RuleError("not_big_gin", "big gin needs every card in your hand to meld")
-    shown = best_for_knocker(state, command.seat, solver.all_best(hand), solver)
-    return [Event("HandKnocked", {
-        "seat": command.seat, "discard": None, "kind": "big_gin", "deadwood": 0,
-        "melds": [meld.to_dict() for meld in shown.melds], "unmatched": [],
-    })]
+    return knocking.big_gin(state, command.seat, solver_for(state.options))
+
 
 
 # --- job commands ----------------------------------------------------------------------

@@ -1,0 +1,124 @@
+"""The turn rules gin and gem share: whose turn, passing the upcard, the discard that may
+end the hand, knocking, big gin, and which melds the knocker shows (RULES.md 1.3-1.5, 2.4).
+
+Each family passes its own state (anything with the fields of ``KnockTable``) and its own
+meld solver; the family keeps what differs (how a card is drawn, which discard is blocked).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from domain.errors import RuleError
+from domain.events import Event
+from domain.layoffs import best_layoffs
+from domain.melds import Arrangement, MeldSolver
+
+UPCARD, DISCARD = "upcard", "discard"
+
+
+class KnockTable(Protocol):
+    @property
+    def phase(self) -> str: ...
+    @property
+    def turn(self) -> int | None: ...
+    @property
+    def seats(self) -> int: ...
+    @property
+    def hands(self) -> tuple[tuple[str, ...], ...]: ...
+    @property
+    def stock(self) -> tuple[str, ...]: ...
+    @property
+    def turns(self) -> int: ...
+    @property
+    def knock_limit(self) -> int: ...
+    @property
+    def options(self) -> Any: ...
+
+
+def require_turn(state: KnockTable, seat: int, phases: tuple[str, ...]) -> None:
+    if state.phase not in phases:
+        raise RuleError("wrong_phase", f"not possible while the match is in phase {state.phase!r}")
+    if state.turn != seat:
+        raise RuleError("not_your_turn", f"it is seat {state.turn}'s turn")
+
+
+def pass_upcard(state: KnockTable, seat: int) -> list[Event]:
+    require_turn(state, seat, (UPCARD,))
+    return [Event("UpcardPassed", {"seat": seat})]
+
+
+def discard(state: KnockTable, seat: int, card: str) -> list[Event]:
+    """The discard, and the drawn hand it causes at 2 stock cards or at the turn cap."""
+    events = [Event("CardDiscarded", {"seat": seat, "card": card})]
+    if len(state.stock) <= 2:
+        events.append(Event("HandEnded", {"result": "draw", "reason": "stock_exhausted"}))
+    elif state.turns + 1 >= state.options.max_turns:
+        events.append(Event("HandEnded", {"result": "draw", "reason": "turn_cap"}))
+    return events
+
+
+def knock(state: KnockTable, seat: int, card: str, rest: tuple[str, ...],
+          submitted: Sequence[Sequence[str]] | None, solver: MeldSolver) -> list[Event]:
+    """A knock (or gin) discarding ``card`` and keeping ``rest``, within the knock limit."""
+    deadwood = solver.deadwood(rest)
+    if deadwood > state.knock_limit:
+        raise RuleError("deadwood_over_limit",
+                        f"deadwood after the discard is {deadwood}; "
+                        f"this hand's knock limit is {state.knock_limit}")
+    shown = shown_arrangement(state, seat, rest, deadwood, submitted, solver)
+    return [Event("HandKnocked", {
+        "seat": seat, "discard": card, "kind": "gin" if deadwood == 0 else "knock",
+        "deadwood": deadwood, "melds": [meld.to_dict() for meld in shown.melds],
+        "unmatched": list(shown.unmatched),
+    })]
+
+
+def big_gin(state: KnockTable, seat: int, solver: MeldSolver) -> list[Event]:
+    require_turn(state, seat, (DISCARD,))
+    if state.options.big_gin_bonus is None:
+        raise RuleError("big_gin_disabled", "big gin is disabled in this match")
+    hand = state.hands[seat]
+    if solver.deadwood(hand) != 0:
+        raise RuleError("not_big_gin", "big gin needs every card in your hand to meld")
+    shown = best_for_knocker(state, seat, solver.all_best(hand), solver)
+    return [Event("HandKnocked", {
+        "seat": seat, "discard": None, "kind": "big_gin", "deadwood": 0,
+        "melds": [meld.to_dict() for meld in shown.melds], "unmatched": [],
+    })]
+
+
+def shown_arrangement(state: KnockTable, seat: int, rest: tuple[str, ...], deadwood: int,
+                      submitted: Sequence[Sequence[str]] | None,
+                      solver: MeldSolver) -> Arrangement:
+    """The knocker's melds: submitted ones if they reach the minimum, else the engine's pick."""
+    if submitted is None:
+        candidates = solver.all_best(rest)
+    else:
+        candidates = solver.arrangement_of(rest, submitted)
+        if not candidates:
+            raise RuleError("invalid_melds",
+                            "the melds must be valid, disjoint and drawn from your hand")
+        candidates = tuple(a for a in candidates if a.deadwood == deadwood)
+        if not candidates:
+            raise RuleError("melds_not_minimal",
+                            f"the shown melds must leave the minimum deadwood {deadwood}")
+    return best_for_knocker(state, seat, candidates, solver)
+
+
+def best_for_knocker(state: KnockTable, knocker: int, candidates: Sequence[Arrangement],
+                     solver: MeldSolver) -> Arrangement:
+    """Among equal arrangements, the one after which defenders keep the most deadwood.
+
+    RULES.md 1.5 *(ours)*. With several defenders their best lay-off deadwoods are summed.
+    """
+    if len(candidates) == 1:
+        return candidates[0]
+    defenders = [s for s in range(state.seats) if s != knocker]
+
+    def defenders_left(arrangement: Arrangement) -> int:
+        return sum(best_layoffs(solver, state.hands[d], arrangement.melds).deadwood
+                   for d in defenders)
+
+    return max(candidates, key=defenders_left)
