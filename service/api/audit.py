@@ -7,14 +7,12 @@ from typing import Any
 from flask import Response, stream_with_context
 from flask.views import MethodView
 
-from service.api.base import ApiBlueprint
-from service.api.matches import _authorization, _errors, service
+from service.api.base import ANYONE, ApiBlueprint, authorization, service
 from service.api.schemas import MatchViewSchema, StateQuerySchema, VerificationSchema
 
 blp = ApiBlueprint("audit", __name__, url_prefix="/v1/matches",
                    description="Replay a match to any step, export its log, verify it")
 
-ANYONE: list[dict[str, list[str]]] = [{}, {"bearerAuth": []}]
 
 
 @blp.route("/<match_id>/state")
@@ -22,7 +20,7 @@ class State(MethodView):
     @blp.arguments(StateQuerySchema, location="query")
     @blp.response(200, MatchViewSchema)
     @blp.doc(security=ANYONE)
-    @_errors(400, 401, 404)
+    @blp.errors(400, 401, 404)
     def get(self, query: dict[str, Any], match_id: str) -> Any:
         """The match as it stood right after event ``at``.
 
@@ -30,7 +28,7 @@ class State(MethodView):
         organiser); once a hand's seed has been revealed, its states are shown in full to
         everyone. A version past the log's end is a 404 ``version_not_found``.
         """
-        return service().state_at(match_id, _authorization(), query["at"])
+        return service().state_at(match_id, authorization(), query["at"])
 
 
 @blp.route("/<match_id>/export")
@@ -39,10 +37,10 @@ class Export(MethodView):
         "description": "NDJSON: one event per line, as in /events (version, hashes, command, "
                        "redacted), keys sorted. Check it offline with `rummy verify FILE`.",
         "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}})
-    @_errors(401, 404)
+    @blp.errors(401, 404)
     def get(self, match_id: str) -> Any:
         """The whole log for archiving, redacted for the caller like /events."""
-        lines = service().export(match_id, _authorization())
+        lines = service().export(match_id, authorization())
         return Response(stream_with_context(lines), mimetype="application/x-ndjson",
                         headers={"Content-Disposition":
                                  f'attachment; filename="{match_id}.ndjson"'})
@@ -52,7 +50,7 @@ class Export(MethodView):
 class Verifications(MethodView):
     @blp.response(202, VerificationSchema)
     @blp.doc(security=ANYONE)
-    @_errors(401, 404)
+    @blp.errors(401, 404)
     def post(self, match_id: str) -> Any:
         """Verify the match from its full log with a ``replays`` job.
 
@@ -60,7 +58,7 @@ class Verifications(MethodView):
         every seat's events against the rules, and every score against a fresh
         recomputation. Poll the returned resource (``Location``) until ``finished``.
         """
-        created = service().request_verification(match_id, _authorization())
+        created = service().request_verification(match_id, authorization())
         location = f"/v1/matches/{match_id}/verifications/{created['id']}"
         return created, 202, {"Location": location}
 
@@ -69,7 +67,7 @@ class Verifications(MethodView):
 class Verification(MethodView):
     @blp.response(200, VerificationSchema)
     @blp.doc(security=ANYONE)
-    @_errors(401, 404)
+    @blp.errors(401, 404)
     def get(self, match_id: str, verification_id: str) -> Any:
         """A verification: its status and, once finished, the report."""
-        return service().verification(match_id, verification_id, _authorization())
+        return service().verification(match_id, verification_id, authorization())

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
+from flask import current_app, request
 from flask_smorest import Api, Blueprint
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
 from service.api.schemas import ErrorSchema
+from service.matches import MatchService
 
 HTTP_CODES = {400: "invalid_request", 401: "unauthorized", 403: "forbidden",
               404: "not_found", 405: "method_not_allowed", 409: "version_conflict",
@@ -37,6 +39,29 @@ class Parser(FlaskParser):
 
 class ApiBlueprint(Blueprint):
     ARGUMENTS_PARSER = Parser()
+
+    def errors(self, *statuses: int) -> Any:
+        """Document the error responses a view can give (all ``ErrorSchema``)."""
+        def decorate(func: Any) -> Any:
+            for status in statuses:
+                func = self.alt_response(status, schema=ErrorSchema)(func)
+            return func
+        return decorate
+
+
+BEARER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
+"""OpenAPI security of a view that needs a token."""
+ANYONE: list[dict[str, list[str]]] = [{}, {"bearerAuth": []}]
+"""OpenAPI security of a view that answers without a token too."""
+
+
+def service() -> MatchService:
+    """The app's match service (the one object every view calls)."""
+    return cast(MatchService, current_app.extensions["rummy"])
+
+
+def authorization() -> str | None:
+    return request.headers.get("Authorization")
 
 
 class RummyApi(Api):

@@ -9,8 +9,7 @@ from typing import Any
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 
-from service.api.base import ApiBlueprint
-from service.api.matches import service
+from service.api.base import BEARER, ApiBlueprint, service
 from service.api.schemas import ErrorSchema
 from service.api.webhook_schemas import FeedQuerySchema
 from service.api.webhooks import calling_organiser
@@ -47,7 +46,7 @@ def _sse(items: Iterator[tuple[str, dict[str, Any]] | None]) -> Iterator[str]:
 @blp.route("")
 class Feed(MethodView):
     @blp.arguments(FeedQuerySchema, location="query")
-    @blp.doc(security=[{"bearerAuth": []}], responses={"200": {
+    @blp.doc(security=BEARER, responses={"200": {
         "description": "Server-Sent Events: `event: <kind>` (hand_scored, match_completed, "
                        "match_forfeited, match_aborted), `id` = the feed entry id, `data` = "
                        "the lifecycle message (as webhooks receive it). Resume with "

@@ -9,12 +9,11 @@ from typing import Any
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 
-from service.api.base import ApiBlueprint
+from service.api.base import ANYONE, BEARER, ApiBlueprint, authorization, service
 from service.api.schemas import (
     MAX_VERSION,
     ActionHeadersSchema,
     ActionSchema,
-    ErrorSchema,
     EventListSchema,
     EventQuerySchema,
     MatchCreatedSchema,
@@ -23,50 +22,34 @@ from service.api.schemas import (
 )
 from service.api.tournament_schemas import MatchListQuerySchema, MatchListSchema
 from service.errors import ApiError
-from service.matches import MatchService
 from service.tournaments import Tournaments
 
 blp = ApiBlueprint("matches", __name__, url_prefix="/v1/matches",
                    description="Create matches, play them move by move, follow them live")
 
-AUTH: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 
 
-def service() -> MatchService:
-    return current_app.extensions["rummy"]
 
-
-def _authorization() -> str | None:
-    return request.headers.get("Authorization")
-
-
-def _errors(*statuses: int) -> Any:
-    """Document the error responses a view can give."""
-    def decorate(func: Any) -> Any:
-        for status in statuses:
-            func = blp.alt_response(status, schema=ErrorSchema)(func)
-        return func
-    return decorate
 
 
 @blp.route("")
 class Matches(MethodView):
     @blp.arguments(MatchCreateSchema)
     @blp.response(201, MatchCreatedSchema)
-    @blp.doc(security=[{}, {"bearerAuth": []}])
-    @_errors(400, 401, 403)
+    @blp.doc(security=ANYONE)
+    @blp.errors(400, 401, 403)
     def post(self, body: dict[str, Any]) -> Any:
         """Create a match and deal its first hand.
 
         Returns each seat's bearer token once. ``seed`` and ``deck`` need the organiser
         (admin) token.
         """
-        return service().create(body, _authorization())
+        return service().create(body, authorization())
 
     @blp.arguments(MatchListQuerySchema, location="query")
     @blp.response(200, MatchListSchema)
-    @blp.doc(security=AUTH)
-    @_errors(400, 401, 403)
+    @blp.doc(security=BEARER)
+    @blp.errors(400, 401, 403)
     def get(self, query: dict[str, Any]) -> Any:
         """List matches, newest first: an organiser key's own, or every match for the admin.
 
@@ -75,7 +58,7 @@ class Matches(MethodView):
         it is null (a page may be short when filters skip many matches). Seat tokens and
         anonymous callers get 403/401 ``organiser_only``.
         """
-        return Tournaments(service()).find(_authorization(), query["tag"], query.get("status"),
+        return Tournaments(service()).find(authorization(), query["tag"], query.get("status"),
                                            query.get("external_id"), query["limit"],
                                            query.get("cursor"))
 
@@ -83,11 +66,11 @@ class Matches(MethodView):
 @blp.route("/<match_id>")
 class Match(MethodView):
     @blp.response(200, MatchViewSchema)
-    @blp.doc(security=[{}, {"bearerAuth": []}])
-    @_errors(401, 404)
+    @blp.doc(security=ANYONE)
+    @blp.errors(401, 404)
     def get(self, match_id: str) -> Any:
         """The match: public without a token, a seat's view with its token, full for the admin."""
-        return service().view(match_id, _authorization())
+        return service().view(match_id, authorization())
 
 
 def _version_header(header: str, text: str, what: str) -> int:
@@ -116,8 +99,8 @@ class Actions(MethodView):
     @blp.arguments(ActionHeadersSchema, location="headers")
     @blp.arguments(ActionSchema)
     @blp.response(200, MatchViewSchema)
-    @blp.doc(security=AUTH)
-    @_errors(400, 401, 403, 404, 409, 422)
+    @blp.doc(security=BEARER)
+    @blp.errors(400, 401, 403, 404, 409, 422)
     def post(self, headers: dict[str, Any], action: dict[str, Any], match_id: str) -> Any:
         """Play one action for the seat whose token is sent; returns that seat's new view.
 
@@ -143,7 +126,7 @@ class Actions(MethodView):
         ``invalid_meld``, ``meld_too_short``, ``too_many_jokers``, ``adjacent_jokers``. A
         stale ``If-Match`` is a 409 ``version_conflict``.
         """
-        return service().act(match_id, _authorization(), action, _if_match(headers),
+        return service().act(match_id, authorization(), action, _if_match(headers),
                              headers.get("idempotency_key"))
 
 
@@ -151,11 +134,11 @@ class Actions(MethodView):
 class Events(MethodView):
     @blp.arguments(EventQuerySchema, location="query")
     @blp.response(200, EventListSchema)
-    @blp.doc(security=[{}, {"bearerAuth": []}])
-    @_errors(400, 401, 404)
+    @blp.doc(security=ANYONE)
+    @blp.errors(400, 401, 404)
     def get(self, query: dict[str, Any], match_id: str) -> Any:
         """The event log, redacted for the caller like the views (full with the admin token)."""
-        return {"events": service().events(match_id, _authorization(), query["after"])}
+        return {"events": service().events(match_id, authorization(), query["after"])}
 
 
 def _sse(items: Iterator[dict[str, Any] | None]) -> Iterator[str]:
@@ -170,13 +153,13 @@ def _sse(items: Iterator[dict[str, Any] | None]) -> Iterator[str]:
 @blp.route("/<match_id>/stream")
 class Stream(MethodView):
     @blp.arguments(EventQuerySchema, location="query")
-    @blp.doc(security=[{}, {"bearerAuth": []}], responses={"200": {
+    @blp.doc(security=ANYONE, responses={"200": {
         "description": "Server-Sent Events: one `event: <type>` per stored event, `id` = its "
                        "version, `data` = the redacted event as in /events. Resume with "
                        "`Last-Event-ID` (or `?after=`). Ends after the match's last event "
                        "(MatchCompleted, SeatForfeited or MatchAborted).",
         "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
-    @_errors(400, 401, 404)
+    @blp.errors(400, 401, 404)
     def get(self, query: dict[str, Any], match_id: str) -> Any:
         """Follow the match live: new events for the caller, redacted."""
         after = query["after"]
@@ -184,7 +167,7 @@ class Stream(MethodView):
         if last:
             after = _version_header("Last-Event-ID", last, "an event version")
         keepalive = current_app.config["SETTINGS"].sse_keepalive_ms
-        items = service().follow(match_id, _authorization(), after, keepalive)
+        items = service().follow(match_id, authorization(), after, keepalive)
         return Response(stream_with_context(_sse(items)),
                         mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -6,8 +6,7 @@ from typing import Any
 
 from flask.views import MethodView
 
-from service.api.base import ApiBlueprint
-from service.api.matches import _authorization, _errors, service
+from service.api.base import BEARER, ApiBlueprint, authorization, service
 from service.api.schemas import (
     OrganiserCreatedSchema,
     OrganiserCreateSchema,
@@ -19,12 +18,11 @@ from service.errors import ApiError
 blp = ApiBlueprint("organisers", __name__, url_prefix="/v1/organisers",
                    description="Organiser API keys (admin token only)")
 
-ADMIN_ONLY: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 
 
 def _require_admin() -> None:
-    if not service().is_admin(_authorization()):
-        auth = _authorization()
+    if not service().is_admin(authorization()):
+        auth = authorization()
         raise ApiError(403 if auth else 401, "admin_only", "this needs the admin token")
 
 
@@ -32,8 +30,8 @@ def _require_admin() -> None:
 class Organisers(MethodView):
     @blp.arguments(OrganiserCreateSchema)
     @blp.response(201, OrganiserCreatedSchema)
-    @blp.doc(security=ADMIN_ONLY)
-    @_errors(400, 401, 403)
+    @blp.doc(security=BEARER)
+    @blp.errors(400, 401, 403)
     def post(self, body: dict[str, Any]) -> Any:
         """Create an organiser and its API key (returned once; only its hash is kept)."""
         _require_admin()
@@ -41,8 +39,8 @@ class Organisers(MethodView):
         return {**organiser.to_dict(), "key": key}
 
     @blp.response(200, OrganiserListSchema)
-    @blp.doc(security=ADMIN_ONLY)
-    @_errors(401, 403)
+    @blp.doc(security=BEARER)
+    @blp.errors(401, 403)
     def get(self) -> Any:
         """Every organiser, revoked ones included (never their keys)."""
         _require_admin()
@@ -52,8 +50,8 @@ class Organisers(MethodView):
 @blp.route("/<organiser_id>")
 class Organiser(MethodView):
     @blp.response(200, OrganiserSchema)
-    @blp.doc(security=ADMIN_ONLY)
-    @_errors(401, 403, 404)
+    @blp.doc(security=BEARER)
+    @blp.errors(401, 403, 404)
     def delete(self, organiser_id: str) -> Any:
         """Revoke the organiser's key at once; its matches keep playing."""
         _require_admin()

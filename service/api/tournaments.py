@@ -7,8 +7,7 @@ from typing import Any
 from flask import Response
 from flask.views import MethodView
 
-from service.api.base import ApiBlueprint
-from service.api.matches import _authorization, _errors, service
+from service.api.base import BEARER, ApiBlueprint, authorization, service
 from service.api.tournament_schemas import (
     BatchCreatedSchema,
     BatchCreateSchema,
@@ -17,8 +16,6 @@ from service.api.tournament_schemas import (
     ResultsSchema,
 )
 from service.tournaments import Tournaments, results_csv
-
-ORGANISER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 
 batches = ApiBlueprint("batches", __name__, url_prefix="/v1/batches",
                        description="Create a whole round of matches at once (organisers)")
@@ -34,8 +31,8 @@ def tournaments() -> Tournaments:
 class Batches(MethodView):
     @batches.arguments(BatchCreateSchema)
     @batches.response(201, BatchCreatedSchema)
-    @batches.doc(security=ORGANISER)
-    @_errors(400, 401, 403)
+    @batches.doc(security=BEARER)
+    @batches.errors(400, 401, 403)
     def post(self, body: dict[str, Any]) -> Any:
         """Create many matches at once, all or nothing (an organiser key or the admin token).
 
@@ -46,17 +43,17 @@ class Batches(MethodView):
         seat (two players swap); a pair that differs in variant, options or players is a
         400 ``invalid_duplicate``.
         """
-        return tournaments().create_batch(body, _authorization())
+        return tournaments().create_batch(body, authorization())
 
 
 @batches.route("/<batch_id>")
 class Batch(MethodView):
     @batches.response(200, BatchSchema)
-    @batches.doc(security=ORGANISER)
-    @_errors(401, 403, 404)
+    @batches.doc(security=BEARER)
+    @batches.errors(401, 403, 404)
     def get(self, batch_id: str) -> Any:
         """A batch and its matches as listed (its owner or the admin; others get 404)."""
-        return tournaments().batch(batch_id, _authorization())
+        return tournaments().batch(batch_id, authorization())
 
 
 @results.route("")
@@ -69,14 +66,14 @@ class Results(MethodView):
         "match_id, match_external_id, variant, tags (joined by ';'), batch, "
         "duplicate_group, duplicate_table, seat, name, player_external_id, winner "
         "(true/false), final_score, bonus"))
-    @results.doc(security=ORGANISER)
-    @_errors(400, 401, 403)
+    @results.doc(security=BEARER)
+    @results.errors(400, 401, 403)
     def get(self, query: dict[str, Any]) -> Any:
         """Completed matches carrying every ``tag``: players, winner(s), final scores, bonuses.
 
         Only the caller's matches (every match for the admin), oldest first.
         """
-        found = tournaments().results(_authorization(), query["tag"])
+        found = tournaments().results(authorization(), query["tag"])
         if query["format"] == "csv":
             return Response(results_csv(found), mimetype="text/csv",
                             headers={"Content-Disposition": 'attachment; filename="results.csv"'})

@@ -8,9 +8,7 @@ from flask import current_app
 from flask.views import MethodView
 
 from service import webhooks
-from service.api.base import ApiBlueprint
-from service.api.matches import _authorization, service
-from service.api.schemas import ErrorSchema
+from service.api.base import BEARER, ApiBlueprint, authorization, service
 from service.api.webhook_schemas import (
     DeliveryListSchema,
     DeliveryQuerySchema,
@@ -24,20 +22,12 @@ from service.webhooks import MAX_WEBHOOKS, Webhooks
 blp = ApiBlueprint("webhooks", __name__, url_prefix="/v1/webhooks",
                    description="Webhooks: signed POSTs of an organiser's match lifecycle events")
 
-ORGANISER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 
-
-def _errors(*statuses: int) -> Any:
-    def decorate(func: Any) -> Any:
-        for status in statuses:
-            func = blp.alt_response(status, schema=ErrorSchema)(func)
-        return func
-    return decorate
 
 
 def calling_organiser() -> str:
     """The organiser id of the key sent (``admin`` for the admin token); 401/403 otherwise."""
-    auth = _authorization()
+    auth = authorization()
     owner = service().organiser(auth)
     if owner is None:
         raise ApiError(403 if auth else 401, "organiser_only",
@@ -62,8 +52,8 @@ def _own(webhook_id: str) -> tuple[str, Any]:
 class WebhookCollection(MethodView):
     @blp.arguments(WebhookCreateSchema)
     @blp.response(201, WebhookSchema)
-    @blp.doc(security=ORGANISER)
-    @_errors(400, 401, 403, 422)
+    @blp.doc(security=BEARER)
+    @blp.errors(400, 401, 403, 422)
     def post(self, body: dict[str, Any]) -> Any:
         """Register an endpoint for the lifecycle events of the caller's matches.
 
@@ -87,8 +77,8 @@ class WebhookCollection(MethodView):
         return webhook.public()
 
     @blp.response(200, WebhookListSchema)
-    @blp.doc(security=ORGANISER)
-    @_errors(401, 403)
+    @blp.doc(security=BEARER)
+    @blp.errors(401, 403)
     def get(self) -> Any:
         """The caller's endpoints (never their secrets)."""
         return {"webhooks": [w.public() for w in hooks().all(calling_organiser())]}
@@ -97,8 +87,8 @@ class WebhookCollection(MethodView):
 @blp.route("/<webhook_id>")
 class WebhookItem(MethodView):
     @blp.response(204)
-    @blp.doc(security=ORGANISER)
-    @_errors(401, 403, 404)
+    @blp.doc(security=BEARER)
+    @blp.errors(401, 403, 404)
     def delete(self, webhook_id: str) -> Any:
         """Remove an endpoint and its delivery log; pending retries stop."""
         owner, webhook = _own(webhook_id)
@@ -110,8 +100,8 @@ class WebhookItem(MethodView):
 class Deliveries(MethodView):
     @blp.arguments(DeliveryQuerySchema, location="query")
     @blp.response(200, DeliveryListSchema)
-    @blp.doc(security=ORGANISER)
-    @_errors(400, 401, 403, 404)
+    @blp.doc(security=BEARER)
+    @blp.errors(400, 401, 403, 404)
     def get(self, query: dict[str, Any], webhook_id: str) -> Any:
         """The delivery log, newest first (the last 500 deliveries are kept)."""
         _, webhook = _own(webhook_id)
