@@ -3,21 +3,13 @@ in random two- and three-player gem games (RULES.md section 2)."""
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import pytest
 
 from tests.builders import prepared_deck
 from tests.service.conftest import ADMIN_AUTH, bearer
-from tests.service.test_hidden_information import (
-    PUBLIC,
-    Truth,
-    check_organiser_stream,
-    check_viewer,
-    play_and_check,
-    read_truth,
-)
+from tests.service.test_hidden_information import Truth, play, read_truth
 
 NAMES = ["Ann", "Bob", "Cy"]
 
@@ -129,27 +121,7 @@ def read_gem_truth(client: Any, match_id: str, players: int) -> Truth:
     return truth
 
 
-def play_gem(client: Any, players: int, hands: int, seed: int, **options: Any) -> int:
-    """``test_hidden_information.play`` for gem: every caller checked at every step."""
-    rng = random.Random(f"gem-{players}-{seed}")
-    match = create_gem(client, players=players, **options)
-    steps, dealt = 0, 0
-    while True:
-        truth = read_gem_truth(client, match["id"], players)
-        full = truth.full
-        last = full["phase"] == "complete" or full["hand_number"] > hands
-        check_organiser_stream(client, match, truth)
-        views = {viewer: check_viewer(client, match, truth, viewer,
-                                      whole_log=truth.dealt != dealt or last)
-                 for viewer in [PUBLIC, *range(players)]}
-        dealt = truth.dealt
-        if last:
-            return steps
-        assert full["turn"] is not None, full["phase"]
-        play_and_check(client, match, truth, views[full["turn"]], rng)
-        steps += 1
-
-
 @pytest.mark.parametrize("players, target", [(2, 110), (3, 110), (3, 1)])
 def test_no_caller_ever_sees_hidden_cards_or_the_stock(client, players, target):
-    assert play_gem(client, players, hands=2, seed=target, target=target) > 0
+    assert play(client, players, hands=2, seed=target, new_match=create_gem,
+                read=read_gem_truth, target=target) > 0

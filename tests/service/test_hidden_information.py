@@ -285,13 +285,17 @@ def play_and_check(client: Any, match: dict[str, Any], truth: Truth,
         assert_no_hidden_cards(label, new, hidden_after(truth, viewer, seat, action))
 
 
-def play(client: Any, players: int, hands: int, seed: int, **options: Any) -> int:
-    """Play up to ``hands`` hands, checking every caller at every step; returns the steps."""
-    rng = random.Random(f"{players}-{seed}")
-    match = create(client, players=players, **options)
+def play(client: Any, players: int, hands: int, seed: int, new_match: Any = create,
+         read: Any = read_truth, **options: Any) -> int:
+    """Play up to ``hands`` hands, checking every caller at every step; returns the steps.
+
+    ``new_match`` and ``read`` (the organiser's ground truth) let other families reuse it.
+    """
+    rng = random.Random(f"{new_match.__name__}-{players}-{seed}")
+    match = new_match(client, players=players, **options)
     steps, dealt = 0, 0
     while True:
-        truth = read_truth(client, match["id"], players)
+        truth = read(client, match["id"], players)
         full = truth.full
         last = full["phase"] == "complete" or full["hand_number"] > hands
         check_organiser_stream(client, match, truth)
