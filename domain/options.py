@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, Self
 
 from domain.errors import OptionError
 
@@ -68,3 +68,34 @@ def parse_options(specs: tuple[OptionSpec, ...], raw: Mapping[str, Any] | None) 
             raise OptionError(name, "unknown option")
     return {spec.name: spec.parse(raw[spec.name]) if spec.name in raw else spec.default
             for spec in specs}
+
+
+def check_first_dealer(first_dealer: int | None, players: int) -> None:
+    """A fixed first dealer must be one of the match's seats."""
+    if first_dealer is not None and first_dealer >= players:
+        raise OptionError("first_dealer", f"must be a seat below {players}")
+
+
+class MatchOptions:
+    """What every family's frozen options dataclass shares: parsing against its ``SPECS``
+    (set on the class once they are built from its defaults) and the plain-dict form."""
+
+    SPECS: ClassVar[tuple[OptionSpec, ...]] = ()
+    first_dealer: int | None
+
+    @classmethod
+    def parse(cls, raw: Mapping[str, Any] | None, players: int) -> Self:
+        """Validate client options for a match of ``players`` seats."""
+        options = cls(**parse_options(cls.SPECS, raw))
+        check_first_dealer(options.first_dealer, players)
+        return options
+
+    def to_dict(self) -> dict[str, Any]:
+        return {spec.name: getattr(self, spec.name) for spec in self.SPECS}
+
+    @classmethod
+    def spec(cls, name: str, description: str, type_: type | None = None,
+             **limits: Any) -> OptionSpec:
+        """An option described for clients, its default taken from the class."""
+        default = getattr(cls, name)
+        return OptionSpec(name, type_ or type(default), default, description, **limits)

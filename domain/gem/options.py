@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from domain.errors import OptionError
-from domain.options import OptionSpec, parse_options
+from domain.options import MatchOptions, OptionSpec
 
 
 @dataclass(frozen=True)
-class GemOptions:
+class GemOptions(MatchOptions):
     """The parsed, immutable options of one gem match; the defaults live here only."""
 
     target: int = 110
@@ -27,22 +24,9 @@ class GemOptions:
     first_dealer: int | None = None
     max_turns: int = 300
 
-    @classmethod
-    def parse(cls, raw: Mapping[str, Any] | None, players: int) -> GemOptions:
-        """Validate client options for a match of ``players`` seats."""
-        options = cls(**parse_options(SPECS, raw))
-        if options.first_dealer is not None and options.first_dealer >= players:
-            raise OptionError("first_dealer", f"must be a seat below {players}")
-        return options
-
-    def to_dict(self) -> dict[str, Any]:
-        return {spec.name: getattr(self, spec.name) for spec in SPECS}
 
 
-def _spec(name: str, description: str, type_: type | None = None, **limits: Any) -> OptionSpec:
-    """An option described for clients, its default taken from ``GemOptions``."""
-    default = getattr(GemOptions, name)
-    return OptionSpec(name, type_ or type(default), default, description, **limits)
+_spec = GemOptions.spec
 
 
 SPECS: tuple[OptionSpec, ...] = (
@@ -69,3 +53,4 @@ SPECS: tuple[OptionSpec, ...] = (
     _spec("max_turns", "Turns after which a hand ends drawn (RULES.md 0).",
           minimum=2, maximum=10000),
 )
+GemOptions.SPECS = SPECS

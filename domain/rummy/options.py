@@ -10,8 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from domain.errors import OptionError
-from domain.options import OptionSpec, parse_options
+from domain.options import OptionSpec, check_first_dealer, parse_options
 
 MAX_PLAYERS = 6
 
@@ -64,8 +63,7 @@ def parser(defaults: RummyOptions) -> Any:
 
     def parse(raw: Mapping[str, Any] | None, players: int) -> RummyOptions:
         options = RummyOptions(**parse_options(variant_specs, raw))
-        if options.first_dealer is not None and options.first_dealer >= players:
-            raise OptionError("first_dealer", f"must be a seat below {players}")
+        check_first_dealer(options.first_dealer, players)
         if options.rounds is None:
             options = RummyOptions(**{**options.to_dict(), "rounds": players})
         return options

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from domain.rummy import RUMMY
 from tests.service.conftest import ADMIN_AUTH, bearer
 from tests.service.test_hidden_information import auth, keys_in, name, nodes, stream
 
@@ -112,17 +113,25 @@ class TestActionShapes:
         assert response.status_code == 422 and response.json["code"] == code
 
     def test_a_lay_down_with_a_declared_joker_reaches_the_table(self, client):
-        match = create(client, 2)
-        rng = random.Random(1)
-        for _ in range(400):
-            view = client.get(f"/v1/matches/{match['id']}", headers=ADMIN_AUTH).json
-            if view["table"]:
-                meld = view["table"][0]
-                assert {"id", "owner", "kind", "cards", "represents"} <= set(meld)
-                assert len(meld["cards"]) == len(meld["represents"])
-                return
-            play_step(client, match, rng)
-        pytest.fail("nobody laid a meld down in 400 moves")
+        """Bob (seat 1, first to play) holds 7H 8H and a joker; with no opening minimum he
+        lays them down as 7H-8H-9H, and the table shows what the joker stands for."""
+        shoe = list(RUMMY.deck(RUMMY.parse_options(None, 2)))
+        for card in ("7H", "8H", "JK"):
+            shoe.remove(card)
+        bob = ["7H", "8H", "JK", *shoe[13:23]]  # dealt first: he sits after the dealer
+        deck = [card for pair in zip(bob, shoe[:13], strict=True) for card in pair] + shoe[23:]
+        response = client.post("/v1/matches", headers=ADMIN_AUTH, json={
+            "variant": "rummy", "players": [{"name": "Ann"}, {"name": "Bob"}], "deck": deck,
+            "options": {"first_dealer": 0, "opening_minimum": 0}})
+        assert response.status_code == 201, response.json
+        match = response.json
+        assert act(client, match, 1, {"type": "draw", "source": "stock"}).status_code == 200
+        laid = act(client, match, 1, {"type": "lay_down", "melds": [
+            {"cards": ["7H", "8H", "JK"], "represents": ["7H", "8H", "9H"]}]})
+        assert laid.status_code == 200, laid.json
+        (meld,) = client.get(f"/v1/matches/{match['id']}").json["table"]
+        assert (meld["owner"], meld["kind"]) == (1, "run")
+        assert dict(zip(meld["cards"], meld["represents"], strict=True))["JK"] == "9H"
 
 
 # --- hidden information ------------------------------------------------------------------------
