@@ -1,4 +1,5 @@
-"""What every family's ``evolve`` is made of: a handler per event type over frozen states.
+"""What every family's ``decide`` and ``evolve`` are made of: a function per command type
+and a handler per event type, over frozen states.
 
 Replay folds every event of a match through a handler, so the state copy is the hot
 path: ``replace`` copies the instance dict instead of re-running ``__init__`` (about ten
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from domain.errors import RuleError
 from domain.events import Event
 
 S = TypeVar("S")
@@ -32,3 +34,16 @@ def evolver(handlers: Mapping[str, Handler[S]]) -> Callable[[S, Event], S]:
         return handler(state, event.data) if handler else state
 
     return evolve
+
+
+def decider(deciders: Mapping[type, Callable[[S, Any], list[Event]]],
+            game: str) -> Callable[[S, object], list[Event]]:
+    """A family's ``decide``: the events a command causes, or a ``RuleError`` saying why not."""
+
+    def decide(state: S, command: object) -> list[Event]:
+        decide_one = deciders.get(type(command))
+        if decide_one is None:
+            raise RuleError("unknown_command", f"{type(command).__name__} is not a {game} command")
+        return decide_one(state, command)
+
+    return decide

@@ -14,6 +14,7 @@ from domain import knocking
 from domain.cards import pip_value, sort_cards, without
 from domain.errors import RuleError
 from domain.events import Event
+from domain.evolving import decider
 from domain.fairness import Deal
 from domain.gem import scoring
 from domain.gem.dealing import check_deck, deal_event, match_deck, start_match
@@ -207,12 +208,7 @@ _DECIDERS: dict[type, Any] = {
 }
 
 
-def decide(state: GemState, command: object) -> list[Event]:
-    """The events ``command`` causes in ``state``, or a ``RuleError`` saying why not."""
-    decider = _DECIDERS.get(type(command))
-    if decider is None:
-        raise RuleError("unknown_command", f"{type(command).__name__} is not a gem command")
-    return decider(state, command)
+decide = decider(_DECIDERS, "gem")
 
 
 # --- legal actions ---------------------------------------------------------------------

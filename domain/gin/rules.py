@@ -15,6 +15,7 @@ from domain import knocking
 from domain.cards import build_deck, sort_cards, without
 from domain.errors import RuleError
 from domain.events import Event
+from domain.evolving import decider
 from domain.fairness import Deal
 from domain.gin import scoring
 from domain.gin.options import GinOptions
@@ -223,12 +224,7 @@ _DECIDERS: dict[type, Any] = {
 }
 
 
-def decide(state: GinState, command: object) -> list[Event]:
-    """The events ``command`` causes in ``state``, or a ``RuleError`` saying why not."""
-    decider = _DECIDERS.get(type(command))
-    if decider is None:
-        raise RuleError("unknown_command", f"{type(command).__name__} is not a gin command")
-    return decider(state, command)
+decide = decider(_DECIDERS, "gin")
 
 
 # --- legal actions ---------------------------------------------------------------------

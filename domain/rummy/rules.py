@@ -16,6 +16,7 @@ from typing import Any
 from domain.cards import JOKER, build_deck
 from domain.errors import RuleError
 from domain.events import Event
+from domain.evolving import decider
 from domain.fairness import Deal, rebuilt_stock
 from domain.melds import Meld
 from domain.rummy import scoring
@@ -354,12 +355,7 @@ _DECIDERS: dict[type, Any] = {
 }
 
 
-def decide(state: RummyState, command: object) -> list[Event]:
-    """The events ``command`` causes in ``state``, or a ``RuleError`` saying why not."""
-    decider = _DECIDERS.get(type(command))
-    if decider is None:
-        raise RuleError("unknown_command", f"{type(command).__name__} is not a rummy command")
-    return decider(state, command)
+decide = decider(_DECIDERS, "rummy")
 
 
 def awaiting_job(state: RummyState) -> str | None:
