@@ -167,10 +167,10 @@ def _next_dealer(state: GinState, winner: int | None, points: list[int],
                  records: dict[int, dict[str, Any]]) -> int:
     """RULES.md 1.3 ``next_dealer``; a hand nobody won is dealt again by the same dealer."""
     policy = state.options.next_dealer
-    if policy == "alternate":
-        return state.next_seat(state.dealer)
     if winner is None:
         return state.dealer
+    if policy == "alternate":
+        return state.next_seat(state.dealer)
     if policy == "winner":
         return winner
     # loser: the lowest hand score, then the most deadwood, then the first clockwise

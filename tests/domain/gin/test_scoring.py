@@ -128,6 +128,16 @@ class TestNextDealer:
         _, events = act(state, ScoreHand())
         assert events[0].data["next_dealer"] == dealer
 
+    @pytest.mark.parametrize("policy", ["alternate", "winner", "loser"])
+    def test_a_tied_hand_is_dealt_again_by_the_same_dealer(self, policy):
+        # RULES.md 1.3: nobody won (5 against 5, no undercut on a tie), so dealer 0 deals again
+        state = knocked("7H 8H 9H 4D 4S 4H JC QC KC 5S", draw="AS", discard="AS",
+                        defender="2C 3C 4C 9S 9D 9C 6D 7D 8D 5H", upcard="KD",
+                        undercut_on_tie=False, next_dealer=policy)
+        _, events = act(state, ScoreHand())
+        assert events[0].data["result"] == "tie"
+        assert events[0].data["next_dealer"] == 0
+
 
 class TestThreePlayers:
     def test_each_defender_is_settled_separately_after_lay_offs_in_turn(self):
