@@ -35,7 +35,7 @@ bench: $(STAMP)  ## solver and domain playouts; bench/api.py needs a running ser
 	$(BIN)/python bench/playouts.py
 
 openapi: $(STAMP)  ## regenerate openapi.yaml from the schemas
-	$(BIN)/flask --app "service.app:create_app" openapi write --format yaml openapi.yaml
+	$(BIN)/flask --app "service.api.app:create_app" openapi write --format yaml openapi.yaml
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -31,8 +31,8 @@ import redis  # noqa: E402
 
 from domain.audit import verify  # noqa: E402
 from domain.variants import VARIANTS  # noqa: E402
-from service.app import create_app  # noqa: E402
-from service.codec import fold  # noqa: E402
+from service.adapters.codec import fold  # noqa: E402
+from service.api.app import create_app  # noqa: E402
 from service.config import Settings  # noqa: E402
 from tests.conftest import rq_left_as_found  # noqa: E402
 

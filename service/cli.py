@@ -57,7 +57,7 @@ def _summary(report: dict[str, Any]) -> str:
 
 
 def _service() -> Any:
-    from service.app import create_app
+    from service.api.app import create_app
     from service.config import Settings
 
     settings = Settings.from_env()
@@ -74,7 +74,7 @@ def _service() -> Any:
 def export_command(match_id: str, output: TextIO) -> None:
     """Write a match's full log as NDJSON (what GET .../export gives the organiser)."""
     from domain.chain import canonical_json
-    from service.errors import ApiError
+    from service.usecases.errors import ApiError
 
     try:
         records = _service().log_for(match_id, FULL)
@@ -92,7 +92,7 @@ def export_command(match_id: str, output: TextIO) -> None:
               help="Show it as this seat would have seen it (default: the full view).")
 def replay_command(match_id: str, at: int, seat: int | None) -> None:
     """Print the match's state after event AT, rebuilt from its events."""
-    from service.errors import ApiError
+    from service.usecases.errors import ApiError
 
     try:
         view = _service().state_for(match_id, FULL if seat is None else seat, at)

@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> None:
               "data is in memory only and lost on exit (set REDIS_URL for a real Redis)",
               file=sys.stderr, flush=True)
     command = [
-        sys.executable, "-m", "gunicorn", "service.app:wsgi()",
+        sys.executable, "-m", "gunicorn", "service.api.app:wsgi()",
         "--bind", f"{args.host}:{args.port}", "--workers", workers,
         "--worker-class", "gthread", "--threads", os.environ.get("THREADS", "64"),
         "--timeout", "60", "--access-logfile", "-",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from service.jobs import QUEUES
+from service.adapters.jobs import QUEUES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -31,5 +31,5 @@ def test_the_api_and_the_worker_share_the_redis():
 
 def test_the_image_serves_the_app_factory_under_gunicorn():
     dockerfile = (ROOT / "Dockerfile").read_text()
-    assert '"gunicorn", "service.app:wsgi()"' in dockerfile
+    assert '"gunicorn", "service.api.app:wsgi()"' in dockerfile
     assert "pip install --no-cache-dir ." in dockerfile

@@ -19,11 +19,16 @@ from domain.events import Event
 from domain.fairness import MatchSecrets
 from domain.family import Family
 from domain.variants import VARIANTS
-from service import controls
-from service.codec import fold, to_store
-from service.jobs import QUEUES, JobQueue
-from service.lifecycle import notify
-from service.store import RedisEventStore, StoredEvent, VerificationReports, VersionConflict
+from service.adapters.codec import fold, to_store
+from service.adapters.jobs import QUEUES, JobQueue
+from service.adapters.store import (
+    RedisEventStore,
+    StoredEvent,
+    VerificationReports,
+    VersionConflict,
+)
+from service.usecases import controls
+from service.usecases.lifecycle import notify
 
 ATTEMPTS = 5
 
@@ -80,7 +85,7 @@ def _run(job: str, match_id: str, prefix: str, inline: bool) -> int:
 def run_clock(match_id: str, turn_version: int, prefix: str = "rummy",
               inline: bool = False) -> int:
     """Time out the turn that started at ``turn_version`` if it is still running and its
-    deadline has passed (``service.controls``); a check that came early raises, so RQ
+    deadline has passed (``service.usecases.controls``); a check that came early raises, so RQ
     retries it."""
     current = get_current_job()
     if current is None:

@@ -1,4 +1,4 @@
-"""RQ job: one webhook delivery attempt (``service.webhooks.attempt``).
+"""RQ job: one webhook delivery attempt (``service.adapters.webhooks.attempt``).
 
 A failed attempt raises, so RQ's ``Retry`` schedules the next one after ``BACKOFF`` (the
 worker runs with ``--with-scheduler``) and the last failure lands in the failed-job
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from rq import get_current_job
 
-from service.webhooks import DeliveryRef, Webhooks, attempt
+from service.adapters.webhooks import DeliveryRef, Webhooks, attempt
 
 
 class DeliveryFailed(Exception):

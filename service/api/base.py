@@ -11,7 +11,7 @@ from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
 from service.api.schemas import ErrorSchema
-from service.matches import MatchService
+from service.usecases.matches import MatchService
 
 HTTP_CODES = {400: "invalid_request", 401: "unauthorized", 403: "forbidden",
               404: "not_found", 405: "method_not_allowed", 409: "version_conflict",

@@ -8,8 +8,8 @@ import redis
 from flask import Flask, jsonify
 
 from domain.errors import RuleError
-from service.errors import ApiError
-from service.store import IdempotencyKeyReused, UnknownMatch, VersionConflict
+from service.adapters.store import IdempotencyKeyReused, UnknownMatch, VersionConflict
+from service.usecases.errors import ApiError
 
 
 def _error(status: int, code: str, message: str, errors: Any = None) -> Any:

@@ -13,8 +13,8 @@ from service.api.base import BEARER, ApiBlueprint, service
 from service.api.schemas import ErrorSchema
 from service.api.webhook_schemas import FeedQuerySchema
 from service.api.webhooks import calling_organiser
-from service.errors import ApiError
-from service.lifecycle import follow_feed, parse_entry_id
+from service.usecases.errors import ApiError
+from service.usecases.lifecycle import follow_feed, parse_entry_id
 
 blp = ApiBlueprint("feed", __name__, url_prefix="/v1/feed",
                    description="Lifecycle events of the caller's matches, live")

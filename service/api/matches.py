@@ -21,8 +21,8 @@ from service.api.schemas import (
     MatchViewSchema,
 )
 from service.api.tournament_schemas import MatchListQuerySchema, MatchListSchema
-from service.errors import ApiError
-from service.tournaments import Tournaments
+from service.usecases.errors import ApiError
+from service.usecases.tournaments import Tournaments
 
 blp = ApiBlueprint("matches", __name__, url_prefix="/v1/matches",
                    description="Create matches, play them move by move, follow them live")

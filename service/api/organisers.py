@@ -13,7 +13,7 @@ from service.api.schemas import (
     OrganiserListSchema,
     OrganiserSchema,
 )
-from service.errors import ApiError
+from service.usecases.errors import ApiError
 
 blp = ApiBlueprint("organisers", __name__, url_prefix="/v1/organisers",
                    description="Organiser API keys (admin token only)")

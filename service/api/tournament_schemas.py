@@ -16,7 +16,7 @@ from service.api.schemas import (
     printable_text,
     tags_field,
 )
-from service.tournaments import STATUSES
+from service.usecases.tournaments import STATUSES
 
 BATCH_MAX = 64
 

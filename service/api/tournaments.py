@@ -15,7 +15,7 @@ from service.api.tournament_schemas import (
     ResultsQuerySchema,
     ResultsSchema,
 )
-from service.tournaments import Tournaments, results_csv
+from service.usecases.tournaments import Tournaments, results_csv
 
 batches = ApiBlueprint("batches", __name__, url_prefix="/v1/batches",
                        description="Create a whole round of matches at once (organisers)")

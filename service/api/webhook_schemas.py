@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from service.adapters.webhooks import KINDS, MAX_DELIVERIES
 from service.api.schemas import unicode_text
-from service.webhooks import KINDS, MAX_DELIVERIES
 
 KIND_FIELD = fields.String(validate=validate.OneOf(KINDS))
 

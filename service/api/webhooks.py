@@ -7,7 +7,8 @@ from typing import Any
 from flask import current_app
 from flask.views import MethodView
 
-from service import webhooks
+from service.adapters import webhooks
+from service.adapters.webhooks import MAX_WEBHOOKS, Webhooks
 from service.api.base import BEARER, ApiBlueprint, authorization, service
 from service.api.webhook_schemas import (
     DeliveryListSchema,
@@ -16,8 +17,7 @@ from service.api.webhook_schemas import (
     WebhookListSchema,
     WebhookSchema,
 )
-from service.errors import ApiError
-from service.webhooks import MAX_WEBHOOKS, Webhooks
+from service.usecases.errors import ApiError
 
 blp = ApiBlueprint("webhooks", __name__, url_prefix="/v1/webhooks",
                    description="Webhooks: signed POSTs of an organiser's match lifecycle events")

@@ -17,7 +17,7 @@ import redis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.store import (
+from service.adapters.store import (
     GENESIS_HASH,
     AppendResult,
     IdempotencyKeyReused,

@@ -8,7 +8,7 @@ import pytest
 import redis
 from flask.testing import FlaskClient
 
-from service.app import create_app
+from service.api.app import create_app
 from service.config import Settings
 
 ADMIN = "admin-secret"

@@ -26,10 +26,10 @@ from domain.clocks import Clock, ClockSettings, track
 from domain.events import Event
 from domain.fairness import UNFOLDED_EVENTS
 from domain.variants import VARIANTS
-from service import controls
-from service.app import create_app
+from service.adapters.store import RedisEventStore
+from service.api.app import create_app
 from service.config import Settings
-from service.store import RedisEventStore
+from service.usecases import controls
 from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer
 
 NAMES = ["Ann", "Bob", "Cy", "Di"]

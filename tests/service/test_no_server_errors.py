@@ -24,8 +24,8 @@ from domain.family import FULL
 from domain.gin import GIN
 from domain.gin.options import SPECS
 from domain.variants import VARIANTS
+from service.adapters.store import GENESIS_HASH, event_hash
 from service.api.schemas import ACTION_TYPES
-from service.store import GENESIS_HASH, event_hash
 from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer, create
 
 FUZZ = settings(max_examples=40, deadline=None,

@@ -8,7 +8,7 @@ from pathlib import Path
 import fakeredis
 import yaml
 
-from service.app import create_app
+from service.api.app import create_app
 from service.config import Settings
 
 SPEC_FILE = Path(__file__).resolve().parents[2] / "openapi.yaml"

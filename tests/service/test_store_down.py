@@ -6,7 +6,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from service.app import create_app
+from service.api.app import create_app
 from service.config import Settings
 
 

@@ -22,9 +22,9 @@ from rq import Queue, SimpleWorker
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
-from service.app import create_app
+from service.adapters.deliveries import DeliveryRunner
+from service.api.app import create_app
 from service.config import Settings
-from service.runner import DeliveryRunner
 from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer
 from tests.service.test_matches_api import DECK, act
 from tests.service.test_organisers_api import new_organiser
@@ -255,7 +255,7 @@ class TestDeliveries:
         def broken(*args: Any) -> None:
             raise RuntimeError("feed down")
 
-        monkeypatch.setattr("service.lifecycle._publish", broken)
+        monkeypatch.setattr("service.usecases.lifecycle._publish", broken)
         match = new_match(client)
         assert knock(client, match).status_code == 200
         assert client.get(f"/v1/matches/{match['id']}").json["hand_number"] == 2

@@ -12,9 +12,9 @@ import pytest
 from rq import Queue, SimpleWorker
 from rq.job import Job
 
-from service.app import create_app
+from service.adapters.store import RedisEventStore
+from service.api.app import create_app
 from service.config import Settings
-from service.store import RedisEventStore
 from tests.service.conftest import ADMIN
 from tests.service.test_matches_api import knocked
 from workers.jobs import advance

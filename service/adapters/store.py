@@ -29,8 +29,8 @@ from typing import Any
 import redis
 
 from domain.chain import GENESIS_HASH, canonical_json, event_hash
-from service import store_scripts as scripts
-from service.store_scripts import CONFLICT, EXISTS, KEY_REUSED, OK, REPLAYED, UNKNOWN
+from service.adapters import store_scripts as scripts
+from service.adapters.store_scripts import CONFLICT, EXISTS, KEY_REUSED, OK, REPLAYED, UNKNOWN
 
 # Meta fields owned by the store; callers may neither set nor see them through meta().
 _VERSION_FIELD = "_version"

@@ -10,10 +10,10 @@ from __future__ import annotations
 import secrets
 
 from domain.family import FULL, PUBLIC
-from service.auth import TokenIndex, bearer, same_secret, token_hash
-from service.errors import ApiError, storable
-from service.organisers import ADMIN, OrganiserKeys
-from service.store import RedisEventStore
+from service.adapters.auth import TokenIndex, bearer, same_secret, token_hash
+from service.adapters.organisers import ADMIN, OrganiserKeys
+from service.adapters.store import RedisEventStore
+from service.usecases.errors import ApiError, storable
 
 CACHE_SIZE = 512
 

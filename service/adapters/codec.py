@@ -10,7 +10,7 @@ from domain.events import Event
 from domain.fairness import CLOCK_SET, UNFOLDED_EVENTS
 from domain.family import Family
 from domain.upcasting import upcast
-from service.store import NewEvent, StoredEvent
+from service.adapters.store import NewEvent, StoredEvent
 
 
 def to_domain(stored: StoredEvent) -> Event:

@@ -9,7 +9,7 @@ Metadata is fixed when a match is created and lives in its meta hash
 - ``names``: JSON list of the players' names, by seat;
 - ``batch``: the batch that created the match, if any;
 - ``duplicate_group``, ``duplicate_table`` ("1" or "2"), ``duplicate_partner``: a
-  duplicate-deal pair (see service/tournaments.py).
+  duplicate-deal pair (see service/usecases/tournaments.py).
 
 Indexes (sorted sets, score = creation time, member = match id) are derived data,
 written right after the match and rebuilt from the meta keys by ``MatchIndex.rebuild``:

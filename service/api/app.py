@@ -9,6 +9,10 @@ import fakeredis
 import redis
 from flask import Flask
 
+from service.adapters.clock_runner import ClockRunner, use_clock_runner
+from service.adapters.deliveries import DeliveryRunner
+from service.adapters.jobs import JobQueue
+from service.adapters.store import RedisEventStore
 from service.api import (
     audit,
     controls,
@@ -22,13 +26,9 @@ from service.api import (
     webhooks,
 )
 from service.api.base import RummyApi
-from service.clock_runner import ClockRunner, use_clock_runner
 from service.config import Settings
-from service.jobs import JobQueue
-from service.lifecycle import use_runner
-from service.matches import MatchService
-from service.runner import DeliveryRunner
-from service.store import RedisEventStore
+from service.usecases.lifecycle import use_runner
+from service.usecases.matches import MatchService
 
 log = logging.getLogger("rummy")
 
@@ -92,6 +92,6 @@ def _connect(settings: Settings) -> redis.Redis:
 
 
 def wsgi() -> Any:
-    """Entry point for gunicorn: ``gunicorn 'service.app:wsgi()'``."""
+    """Entry point for gunicorn: ``gunicorn 'service.api.app:wsgi()'``."""
     logging.basicConfig(level=logging.INFO)
     return create_app()

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 
 import redis
 
-from service.webhooks import BACKOFF, TIMEOUT_S, DeliveryRef, Webhooks, attempt
+from service.adapters.webhooks import BACKOFF, TIMEOUT_S, DeliveryRef, Webhooks, attempt
 
 log = logging.getLogger("rummy.webhooks")
 

@@ -14,7 +14,7 @@ Keys (every one under the key prefix):
 A delivery is a POST of the lifecycle message as JSON with ``X-Rummy-Signature:
 sha256=<hex HMAC-SHA256(secret, raw body)>``, ``X-Rummy-Delivery`` (stable across
 retries) and ``X-Rummy-Event``. Attempts follow ``BACKOFF``: RQ jobs in real mode
-(``workers.webhooks``), the in-process runner in embedded mode (``service.runner``).
+(``workers.webhooks``), the in-process runner in embedded mode (``service.adapters.deliveries``).
 """
 
 from __future__ import annotations

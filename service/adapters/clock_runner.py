@@ -100,7 +100,7 @@ class ClockRunner:
             thread.join(timeout)
 
 
-# Runners by (Redis client, prefix), as service.lifecycle does for deliveries: jobs run
+# Runners by (Redis client, prefix), as service.usecases.lifecycle does for deliveries: jobs run
 # inline with the app's own client, so JobQueue finds the app's runner through it.
 _RUNNERS: weakref.WeakValueDictionary[tuple[int, str], ClockRunner] = (
     weakref.WeakValueDictionary())

@@ -27,11 +27,11 @@ from typing import Any
 
 import redis
 
-from service.jobs import JobQueue
-from service.organisers import ADMIN, OrganiserKeys
-from service.runner import DeliveryRunner
-from service.store import RedisEventStore, StoredEvent
-from service.webhooks import DeliveryRef, Webhooks
+from service.adapters.deliveries import DeliveryRunner
+from service.adapters.jobs import JobQueue
+from service.adapters.organisers import ADMIN, OrganiserKeys
+from service.adapters.store import RedisEventStore, StoredEvent
+from service.adapters.webhooks import DeliveryRef, Webhooks
 
 log = logging.getLogger("rummy.lifecycle")
 

@@ -4,7 +4,7 @@
 
 Every append here uses the expected version it read, so running a timeout check twice
 appends nothing the second time; every successful append is passed to
-``service.lifecycle.notify``.
+``service.usecases.lifecycle.notify``.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from domain.events import Event
 from domain.fairness import SEED_REVEALED, MatchSecrets
 from domain.family import Family
 from domain.variants import VARIANTS
-from service.codec import fold_clock, to_store
-from service.jobs import QUEUES, JobQueue
-from service.lifecycle import notify
-from service.store import GENESIS_HASH, RedisEventStore, StoredEvent, VersionConflict
+from service.adapters.codec import fold_clock, to_store
+from service.adapters.jobs import QUEUES, JobQueue
+from service.adapters.store import GENESIS_HASH, RedisEventStore, StoredEvent, VersionConflict
+from service.usecases.lifecycle import notify
 
 ATTEMPTS = 5
 TIMEOUT_REASON = "time ran out"

@@ -15,8 +15,8 @@ from rq import Queue, Retry
 from rq.exceptions import NoSuchJobError
 from rq.job import Job
 
-from service.clock_runner import clock_runner_for
-from service.webhooks import ATTEMPTS, BACKOFF, TIMEOUT_S
+from service.adapters.clock_runner import clock_runner_for
+from service.adapters.webhooks import ATTEMPTS, BACKOFF, TIMEOUT_S
 
 QUEUES = ("scoring", "bonuses")
 """Jobs a match waits for (``Family.awaiting_job``); re-driven until they are done."""
@@ -62,7 +62,7 @@ class JobQueue:
         return job_id
 
     def enqueue_delivery(self, owner: str, webhook_id: str, delivery_id: str) -> str:
-        """Queue a webhook delivery (always on RQ; embedded mode uses ``service.runner``);
+        """Queue a webhook delivery (always on RQ; embedded mode: ``deliveries``);
         failed attempts are retried after ``BACKOFF`` by the worker's scheduler."""
         job_id = f"{self._prefix}-{WEBHOOKS}-{delivery_id}"
         self._queues[WEBHOOKS].enqueue(
@@ -79,7 +79,7 @@ class JobQueue:
     def schedule_clock(self, match_id: str, turn_version: int, deadline: float) -> str | None:
         """Check the turn that started at ``turn_version`` when its ``deadline`` (epoch
         seconds) has passed: an RQ job at that time, or with jobs inline the app's
-        in-process clock runner (``service.clock_runner``; none registered: nothing)."""
+        in-process clock runner (``service.adapters.clock_runner``; none registered: nothing)."""
         if self._inline:
             runner = clock_runner_for(self._client, self._prefix)
             if runner is not None:

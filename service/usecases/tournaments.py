@@ -1,6 +1,6 @@
 """Tournaments: find matches by their metadata, create whole rounds, export results.
 
-- **Listing** scans the narrowest index (service/catalog.py) newest first and filters the
+- **Listing** scans the narrowest index (service/adapters/catalog.py) newest first and filters the
   rest in memory; the cursor is the (creation time, id) of the last match scanned.
 - **Batches** validate every match before creating any, so one bad match creates none.
   The record lives at ``{prefix}:batch:<id>`` (JSON: id, owner, created_at, duplicate,
@@ -26,11 +26,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from service.auth import bearer
-from service.catalog import MatchInfo
-from service.errors import ApiError
-from service.matches import MatchService, NewMatch
-from service.organisers import ADMIN
+from service.adapters.auth import bearer
+from service.adapters.catalog import MatchInfo
+from service.adapters.organisers import ADMIN
+from service.usecases.errors import ApiError
+from service.usecases.matches import MatchService, NewMatch
 
 STATUSES = ("live", "complete", "aborted")
 TERMINAL_PHASES = {"complete": "complete", "aborted": "aborted"}

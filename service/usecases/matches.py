@@ -28,21 +28,21 @@ from domain.fairness import CLOCK_SET, SEED_REVEALED, Deal, MatchSecrets
 from domain.family import FULL, Family
 from domain.shuffle import choose
 from domain.variants import VARIANTS
-from service import controls
-from service.access import Access
-from service.auth import bearer, new_token, token_hash
-from service.catalog import MatchIndex, MatchInfo, meta_fields
-from service.codec import fold_clock, to_domain, to_store
-from service.errors import ApiError, bad_request, storable
-from service.jobs import QUEUES, JobQueue
-from service.lifecycle import notify
-from service.store import (
+from service.adapters.auth import bearer, new_token, token_hash
+from service.adapters.catalog import MatchIndex, MatchInfo, meta_fields
+from service.adapters.codec import fold_clock, to_domain, to_store
+from service.adapters.jobs import QUEUES, JobQueue
+from service.adapters.store import (
     GENESIS_HASH,
     RedisEventStore,
     StoredEvent,
     VerificationReports,
     VersionConflict,
 )
+from service.usecases import controls
+from service.usecases.access import Access
+from service.usecases.errors import ApiError, bad_request, storable
+from service.usecases.lifecycle import notify
 
 CACHE_SIZE = 512
 ORGANISER_FIELDS = ("seed", "deck", "dice")
@@ -141,7 +141,7 @@ class MatchService:
                 match_secrets: MatchSecrets | None = None) -> NewMatch:
         """Validate a creation body and decide the match's first events, storing nothing.
 
-        ``match_secrets`` (a duplicate table's, service/tournaments.py) replaces the
+        ``match_secrets`` (a duplicate table's, service/usecases/tournaments.py) replaces the
         secrets the body would give, so every hand deals exactly as at the other table.
         """
         family = VARIANTS.get(body["variant"])
@@ -275,7 +275,7 @@ class MatchService:
         return Loaded(loaded.family, state, events[-1].version if events else 0,
                       events[-1].hash if events else GENESIS_HASH, clock)
 
-    # --- who is asking (service.access) ------------------------------------------------
+    # --- who is asking (service.usecases.access) ------------------------------------------------
 
     def viewer(self, match_id: str, authorization: str | None) -> int | str:
         return self.access.viewer(match_id, authorization)

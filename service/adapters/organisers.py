@@ -18,7 +18,7 @@ from typing import Any
 
 import redis
 
-from service.auth import token_hash
+from service.adapters.auth import token_hash
 
 ADMIN = "admin"
 """The owner id of matches the admin token created."""
