@@ -26,8 +26,8 @@ test: $(STAMP)  ## lint, then the whole suite, on fakeredis and on real Redis
 	$(BIN)/mypy domain service workers
 	$(BIN)/python -m pytest
 
-worker: $(STAMP)  ## an RQ worker for real mode (needs REDIS_URL)
-	$(BIN)/rq worker --url "$${REDIS_URL:?set REDIS_URL}" --with-scheduler scoring bonuses replays webhooks clocks
+worker: $(STAMP)  ## one worker process for real mode (needs REDIS_URL); run it under a supervisor
+	$(BIN)/python -m workers --url "$${REDIS_URL:?set REDIS_URL}"
 
 bench: $(STAMP)  ## solver and domain playouts; bench/api.py needs a running server (README)
 	$(BIN)/python bench/solver.py --random 2000

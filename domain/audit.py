@@ -12,11 +12,16 @@ event). The checks:
   revealed match seed matches its commitment and yields every hand seed (with the
   players' entropy) and the drawn first dealer.
 - ``rules``: every seat's events are exactly what the rules make of the action it sent;
-  an organiser's forfeit or abort (``organiser:`` commands) is what ``domain.controls``
-  makes of it; a clock's move or forfeit (``clock:``) came after the seat's deadline as the
-  log's timestamps give it (``domain.clocks``) and is what the rules make of it.
+  an organiser's forfeit or abort (``organiser:`` commands) is what
+  ``domain.controls.ending_events`` makes of it; a clock's move or forfeit (``clock:``)
+  came after the seat's deadline as the log's timestamps give it, and is the move, command
+  and command id ``domain.clocks.decide_timeout`` makes of it.
 - ``scores``: every job's events (hand scores, the next deal, the match's bonuses) are
-  exactly what the rules compute afresh.
+  exactly what ``domain.steps.decide_step`` computes afresh.
+
+The server appends with these same functions; the verifier feeds them the reveals and the
+deal the log recorded (``RecordedSecrets``). In a log that committed to a match seed the
+reveals are compared too, so a reveal left out or out of place fails like a wrong score.
 
 Events an export redacted (hands not yet revealed) cannot be recomputed; they still link
 into the chain, and the report says from which version the rule checks stopped.
@@ -32,7 +37,7 @@ from typing import Any
 
 from domain import controls
 from domain.chain import GENESIS_HASH, event_hash
-from domain.clocks import Clock, track
+from domain.clocks import Clock, decide_timeout, track
 from domain.errors import OptionError, RuleError
 from domain.events import Event
 from domain.fairness import (
@@ -48,10 +53,12 @@ from domain.fairness import (
 )
 from domain.family import Family
 from domain.shuffle import choose
+from domain.steps import SystemStep, decide_step
 from domain.upcasting import upcast
 
 Record = Mapping[str, Any]
 CHECKS = ("hash_chain", "deals", "rules", "scores")
+REVEALS = frozenset({SEED_REVEALED, MATCH_SEED_REVEALED})
 
 
 @dataclass
@@ -203,40 +210,55 @@ class _Replayer:
 
     def _command(self, command_id: str, records: list[Record]) -> None:
         events = [_event(r) for r in records]
-        played = [e for e in events if e.type not in UNFOLDED_EVENTS]
-        versions = [r["version"] for r, e in zip(records, events, strict=True)
-                    if e.type not in UNFOLDED_EVENTS]
         for record, event in zip(records, events, strict=True):
             self._note_audit(record["version"], event)
         for record, event in zip(records, events, strict=True):
             if event.type == "HandDealt":
                 self._check_deal(record["version"], record["schema"], event)
-        if command_id.startswith("create:"):
-            expected, check = self._created(played), "rules"
-        elif command_id.startswith("seat"):
-            expected, check = self._seat_action(command_id, records[0], played), "rules"
-        elif command_id.startswith("job:"):
-            expected, check = self._job(command_id.split(":")[1], played), "scores"
-        elif command_id.startswith("organiser:"):
-            expected, check = self._control(records[0], "organiser"), "rules"
-        elif command_id.startswith("clock:"):
-            expected, check = self._clocked(records[0], played), "rules"
-        else:
-            expected, check = played, "rules"
-            self.checks["rules"].skipped.append(
-                f"version {records[0]['version']}: no rule to recompute {command_id!r}")
-        self.checks[check].checked += 1
-        differs = _same(played, expected)
-        if differs is not None:
-            version = versions[differs] if differs < len(versions) else records[-1]["version"]
-            self.checks[check].fail(version, f"recorded events differ from what the rules "
-                                             f"make of {command_id!r}")
+        expected, check = self._expected(command_id, records, events)
+        self._compare(command_id, records, events, expected, check)
         for record, event in zip(records, events, strict=True):
             if event.type not in UNFOLDED_EVENTS:
                 self.state = self.family.evolve(self.state, event)
             if self.clock is not None or event.type == CLOCK_SET:
                 self.clock = track(self.clock, event, float(record["ts"]), record["version"],
                                    self.state.turn, len(self.state.players))
+
+    def _expected(self, command_id: str, records: list[Record],
+                  events: list[Event]) -> tuple[list[Event], str]:
+        """What the command should have appended, and the check that judges it."""
+        played = [e for e in events if e.type not in UNFOLDED_EVENTS]
+        if command_id.startswith("create:"):
+            return self._created(played), "rules"
+        if command_id.startswith("seat"):
+            return self._seat_action(command_id, records[0], played), "rules"
+        if command_id.startswith("job:"):
+            return self._job(command_id.split(":")[1], events), "scores"
+        if command_id.startswith("organiser:"):
+            return self._control(records[0], "organiser", events), "rules"
+        if command_id.startswith("clock:"):
+            return self._clocked(command_id, records[0], events), "rules"
+        self.checks["rules"].skipped.append(
+            f"version {records[0]['version']}: no rule to recompute {command_id!r}")
+        return played, "rules"
+
+    def _compare(self, command_id: str, records: list[Record], events: list[Event],
+                 expected: list[Event], check: str) -> None:
+        self.checks[check].checked += 1
+        recorded = [(r["version"], e) for r, e in zip(records, events, strict=True)
+                    if self._compared(e)]
+        differs = _same([e for _, e in recorded], [e for e in expected if self._compared(e)])
+        if differs is not None:
+            version = recorded[differs][0] if differs < len(recorded) else records[-1]["version"]
+            self.checks[check].fail(version, f"recorded events differ from what the rules "
+                                             f"make of {command_id!r}")
+
+    def _compared(self, event: Event) -> bool:
+        """Game events always; the seed reveals too once the log committed to a match seed
+        (older logs have none), so a reveal left out or misplaced fails like a wrong score."""
+        if event.type in REVEALS:
+            return self.seed_commitment is not None
+        return event.type not in UNFOLDED_EVENTS
 
     # --- recomputing -------------------------------------------------------------------
 
@@ -246,7 +268,7 @@ class _Replayer:
         self.players = len(names)
         self.options = self.family.parse_options(created["options"], len(names))
         self.first_dealer = created["first_dealer"]
-        deal = self._recorded_deal(played)
+        deal = recorded_deal(played)
         return self.family.start_match(names, self.options, created["first_dealer"], deal)
 
     def _seat_action(self, command_id: str, first: Record, played: list[Event]) -> list[Event]:
@@ -256,30 +278,42 @@ class _Replayer:
             return self.family.decide(self.state, command)
         return self._inferred_action(int(command_id[4:].split(":")[0]), played)
 
-    def _control(self, first: Record, by: str) -> list[Event]:
+    def _control(self, first: Record, by: str, events: list[Event]) -> list[Event]:
         """An organiser's forfeit or abort (or the clock's forfeit): ``domain.controls``."""
         sent = first.get("command")
         control = controls.command_of(sent if isinstance(sent, Mapping) else {})
         if control.by != by:
             raise RuleError("invalid_command", f"a {by} command recorded as by {control.by}")
-        return controls.decide(self.state, control, self.family.low_scores_win)
+        return controls.ending_events(self.family, self.state, control, RecordedSecrets(events))
 
-    def _clocked(self, first: Record, played: list[Event]) -> list[Event]:
+    def _clocked(self, command_id: str, first: Record, events: list[Event]) -> list[Event]:
         """A timeout: only once the seat's deadline had passed (``domain.clocks``, from
-        the log's timestamps); then an automatic move, re-decided like a seat's, or the
-        seat's forfeit."""
+        the log's timestamps); then what ``decide_timeout`` makes of it, under the command
+        and command id it gives."""
         sent = first.get("command")
         clock = self.clock
         if not isinstance(sent, Mapping) or clock is None or clock.seat != sent.get("seat"):
             raise RuleError("invalid_command", "a clock command for a seat whose turn "
                                                "is not timed")
-        if not clock.expired(float(first["ts"])):
+        decision = decide_timeout(self.family, self.state, clock, first["version"] - 1,
+                                  RecordedSecrets(events), float(first["ts"]))
+        if decision is None:
             self.checks["rules"].fail(first["version"], f"the clock acted for seat "
                                       f"{clock.seat} at {first['ts']}, before its deadline "
                                       f"{clock.deadline}")
-        if "control" in sent:
-            return self._control(first, "clock")
-        return self._seat_action("", first, played)
+            return self._as_recorded(first, events)
+        if (dict(sent), command_id) != (decision.command, decision.command_id):
+            self.checks["rules"].fail(first["version"], f"the clock's command {command_id!r} "
+                                      f"is not what the clock decides: "
+                                      f"{decision.command_id!r} {decision.command}")
+        return decision.events
+
+    def _as_recorded(self, first: Record, events: list[Event]) -> list[Event]:
+        """A clock command re-decided as it was recorded, when the clock had no say."""
+        sent = first.get("command")
+        if isinstance(sent, Mapping) and "control" in sent:
+            return self._control(first, "clock", events)
+        return self._seat_action("", first, [e for e in events if e.type not in UNFOLDED_EVENTS])
 
     def _inferred_action(self, seat: int, played: list[Event]) -> list[Event]:
         """Logs written before commands were stored: some legal action must explain them."""
@@ -293,24 +327,10 @@ class _Replayer:
                 return events
         return []
 
-    def _job(self, job: str, played: list[Event]) -> list[Event]:
-        state = self.state
-        expected = list(self.family.decide(state, self.family.job_command(job, state, None)))
-        for event in expected:
-            state = self.family.evolve(state, event)
-        if self.family.awaiting_job(state) == "deal":
-            deal = self._recorded_deal(played)
-            expected += self.family.decide(state, self.family.job_command("deal", state, deal))
-        return expected
-
-    def _recorded_deal(self, played: list[Event]) -> Deal:
-        """The Deal a recorded deal event claims; its seed and deck are checked separately."""
-        dealt = next((e.data for e in played if e.type == "HandDealt"), None)
-        if dealt is None:
-            return Deal((), b"")
-        seed = bytes.fromhex(dealt["seed"]) if dealt.get("seed") else b""
-        return Deal(tuple(dealt["deck"]), seed, bool(dealt.get("prepared")),
-                    dict(dealt.get("fixed") or {}))
+    def _job(self, job: str, events: list[Event]) -> list[Event]:
+        """A system step (``domain.steps``), from the reveals and the deal it recorded."""
+        step = SystemStep(job, self.state.hand_number)
+        return decide_step(self.family, self.state, step, RecordedSecrets(events))
 
     # --- fairness ----------------------------------------------------------------------
 
@@ -373,6 +393,38 @@ class _Replayer:
         if getattr(self.options, "first_dealer", 0) is None and self.players:
             if choose(self.players, seed, "first_dealer") != self.first_dealer:
                 check.fail(version, "the first dealer was not drawn from the match seed")
+
+
+def recorded_deal(events: Sequence[Event]) -> Deal:
+    """The Deal a recorded deal event claims; its seed and deck are checked separately."""
+    dealt = next((e.data for e in events if e.type == "HandDealt"), None)
+    if dealt is None:
+        return Deal((), b"")
+    seed = bytes.fromhex(dealt["seed"]) if dealt.get("seed") else b""
+    return Deal(tuple(dealt["deck"]), seed, bool(dealt.get("prepared")),
+                dict(dealt.get("fixed") or {}))
+
+
+@dataclass(frozen=True)
+class RecordedSecrets:
+    """``StepSecrets`` from what one command recorded: the verifier holds no secrets, so it
+    takes the reveals and the deal as the log claims them. The ``deals`` check judges the
+    claims; the rule checks judge whether they stand where the rules put them (a reveal the
+    log lacks comes back with no seed, so the comparison finds it missing)."""
+
+    events: Sequence[Event]
+
+    def hand_revealed(self, hand_number: int) -> Event:
+        return next((e for e in self.events if e.type == SEED_REVEALED
+                     and e.data.get("hand_number") == hand_number),
+                    Event(SEED_REVEALED, {"hand_number": hand_number, "seed": None}))
+
+    def match_revealed(self) -> Event:
+        return next((e for e in self.events if e.type == MATCH_SEED_REVEALED),
+                    Event(MATCH_SEED_REVEALED, {"seed": None}))
+
+    def deal(self, family: Family, options: Any, hand_number: int) -> Deal:
+        return recorded_deal(self.events)
 
 
 def parse_ndjson(lines: Iterable[str]) -> list[dict[str, Any]]:

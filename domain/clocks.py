@@ -14,6 +14,8 @@ stored events' timestamps, so a replay of the log shows the same clock:
 - When the deadline passes and the seat has not moved, ``on_timeout`` applies: ``forfeit``
   (the seat loses the match, ``domain.controls``) or ``auto_play`` (``auto_action``: a safe
   move is made for the seat, and its turn goes on if the move did not end it).
+  ``decide_timeout`` is that decision, made alike by the server when a deadline passes
+  and by the verifier when it meets a ``clock:`` command in the log.
 
 ``Clock`` is the fold of ``track`` over (event, ts, version, turn after the event).
 """
@@ -23,14 +25,21 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from domain import controls
 from domain.cards import JOKER, rank_of
-from domain.errors import OptionError
+from domain.errors import OptionError, RuleError
 from domain.events import Event
 from domain.fairness import CLOCK_SET
+from domain.steps import StepSecrets
+
+if TYPE_CHECKING:
+    from domain.family import Family
 
 ON_TIMEOUT = ("forfeit", "auto_play")
+TIMEOUT_REASON = "time ran out"
+"""The reason a clock's forfeit records."""
 MIN_SECONDS = 0.1
 MAX_SECONDS = 7 * 24 * 3600
 
@@ -170,3 +179,56 @@ def auto_action(legal: list[dict[str, Any]], best_discards: list[str] | None = N
     if not natural:
         return dict(discards[0]) if discards else None
     return dict(max(natural, key=lambda a: (_value(a["card"]), rank_of(a["card"]))))
+
+
+# --- timeouts ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TimeoutDecision:
+    """What the clock does to a seat whose deadline passed, as the log stores it."""
+
+    events: list[Event]
+    command: dict[str, Any]
+    """``{"seat", "action", "auto": True}`` for an automatic move, the stored control
+    (``controls.stored_command``) for a forfeit."""
+    command_id: str
+    """``clock:<seat>:<turn's started version>:<version>`` for an automatic move (a turn
+    may take several), ``clock:<seat>:<turn's started version>:forfeit`` for a forfeit."""
+
+
+def decide_timeout(family: Family, state: Any, clock: Clock, version: int,
+                   secrets: StepSecrets, now: float) -> TimeoutDecision | None:
+    """None unless the running turn's deadline has passed at ``now``; then the seat's
+    automatic move (``auto_play``) or its forfeit (``forfeit``, or no safe move exists).
+
+    ``version`` is the match's version the decision is appended after.
+    """
+    seat = clock.seat
+    if seat is None or not clock.expired(now):
+        return None
+    turn = f"clock:{seat}:{clock.started_version}"
+    if clock.settings.on_timeout == "auto_play":
+        move = _auto_move(family, state, seat)
+        if move is not None:
+            action, events = move
+            return TimeoutDecision(events, {"seat": seat, "action": action, "auto": True},
+                                   f"{turn}:{version}")
+    forfeit = controls.ForfeitSeat(seat, TIMEOUT_REASON, "clock")
+    return TimeoutDecision(controls.ending_events(family, state, forfeit, secrets),
+                           controls.stored_command(forfeit), f"{turn}:forfeit")
+
+
+def _auto_move(family: Family, state: Any,
+               seat: int) -> tuple[dict[str, Any], list[Event]] | None:
+    """``auto_action`` and its events; None when no safe move exists or it causes nothing,
+    so the seat forfeits instead."""
+    best = (family.view(state, seat).get("best_discard") or {}).get("cards")
+    action = auto_action(family.legal_actions(state, seat), best)
+    if action is None:
+        return None
+    try:
+        events = family.decide(state, family.command(seat, action))
+    except RuleError:
+        return None
+    return (action, events) if events else None

@@ -13,6 +13,10 @@
 seat's time ran out, ``domain.clocks``). Neither is possible once the match has reached
 its end (``completing``, ``complete``, ``aborted``): ``match_over``.
 
+``ending_events`` puts before the control's event the seed reveals that keep the log
+verifiable (docs/fairness.md): the current hand's seed unless it is out already, then the
+match seed.
+
 Every family's ``evolve`` folds these two events with the handlers below, and every
 family's view shows ``ended`` (``ended_of``).
 """
@@ -21,11 +25,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from domain.errors import RuleError
 from domain.events import Event
 from domain.evolving import replace
+from domain.steps import COMPLETING_PHASE, DEALING_PHASE, StepSecrets
+
+if TYPE_CHECKING:
+    from domain.family import Family
 
 SEAT_FORFEITED = "SeatForfeited"
 MATCH_ABORTED = "MatchAborted"
@@ -36,8 +44,13 @@ TERMINAL_EVENTS = frozenset({MATCH_COMPLETED, SEAT_FORFEITED, MATCH_ABORTED})
 COMPLETE = "complete"
 ABORTED = "aborted"
 FINAL_PHASES = frozenset({COMPLETE, ABORTED})
-OVER_PHASES = FINAL_PHASES | {"completing"}
+OVER_PHASES = FINAL_PHASES | {COMPLETING_PHASE}
 """Phases in which the match's result is settled: nothing can end it any more."""
+SEED_OUT_PHASES = OVER_PHASES | {DEALING_PHASE}
+"""Phases in which the current hand's seed is in the log: a hand's seed is revealed in the
+append that settles it, with its score (then ``dealing``, or ``completing`` and later
+``complete``) or with the forfeit or abort that ends the match mid-hand (``complete``,
+``aborted``)."""
 
 BY = ("organiser", "clock")
 REASON_MAX = 500
@@ -95,6 +108,22 @@ def decide(state: Any, control: Control, low_scores_win: bool = False) -> list[E
     return [Event(SEAT_FORFEITED, {"seat": control.seat, "reason": control.reason,
                                    "by": control.by,
                                    **forfeit_result(state.scores, control.seat, low_scores_win)})]
+
+
+def ending_events(family: Family, state: Any, control: Control,
+                  secrets: StepSecrets) -> list[Event]:
+    """What ``control`` appends: the current hand's seed reveal (unless it is out already),
+    the match seed's reveal, then the control's event; a ``RuleError`` as ``decide``."""
+    decided = decide(state, control, family.low_scores_win)
+    hand = getattr(state, "hand_number", 0)
+    hand_reveal = [] if not hand or hand_seed_revealed(state) else [secrets.hand_revealed(hand)]
+    return [*hand_reveal, secrets.match_revealed(), *decided]
+
+
+def hand_seed_revealed(state: Any) -> bool:
+    """Whether the log already reveals the current hand's seed, read from the phase alone
+    (``SEED_OUT_PHASES``), so no scan of the stored events is needed."""
+    return state.phase in SEED_OUT_PHASES
 
 
 def forfeit_result(scores: Sequence[int], seat: int, low_scores_win: bool) -> dict[str, Any]:

@@ -21,10 +21,13 @@ import hashlib
 import hmac
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domain.events import Event
 from domain.shuffle import choose, shuffled
+
+if TYPE_CHECKING:
+    from domain.family import Family
 
 SEPARATOR = b"\x1f"
 
@@ -100,11 +103,18 @@ class MatchSecrets:
         return Event(SEED_COMMITTED, {"seed_commitment": commitment(self.seed),
                                       "entropy": list(self.entropy)})
 
-    def revealed(self, hand_number: int) -> Event:
+    def hand_revealed(self, hand_number: int) -> Event:
         """Published when hand ``hand_number`` ends: its seed, checkable against the deal."""
         return Event(SEED_REVEALED, {"hand_number": hand_number,
                                      "seed": self.hand_seed(hand_number).hex()})
 
+    revealed = hand_revealed
+    """The older name, kept while the service still calls it."""
+
     def match_revealed(self) -> Event:
         """Published when the match ends: proves every hand seed came from it and the entropy."""
         return Event(MATCH_SEED_REVEALED, {"seed": self.seed.hex()})
+
+    def deal(self, family: Family, options: Any, hand_number: int) -> Deal:
+        """Hand ``hand_number``'s Deal: the match deck shuffled from its hand seed."""
+        return family.deal_for(options, self, hand_number)

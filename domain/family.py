@@ -13,6 +13,7 @@ from typing import Any
 from domain.events import Event
 from domain.fairness import UNFOLDED_EVENTS, Deal, MatchSecrets, shuffled_deck
 from domain.options import OptionSpec
+from domain.steps import awaiting_job, job_command
 
 PUBLIC = "public"
 FULL = "full"
@@ -39,9 +40,6 @@ class Family:
     legal_actions: Callable[[Any, int], list[dict[str, Any]]]
     view: Callable[[Any, Any], dict[str, Any]]
     redact_event: Callable[[Event, Any], dict[str, Any]]
-    awaiting_job: Callable[[Any], str | None]
-    job_command: Callable[[str, Any, Deal | None], object]
-    """The command a background job issues; the ``deal`` job gets the next hand's Deal."""
     low_scores_win: bool = False
     """Rummy/rami: scores are minus points, the lowest wins (forfeit rankings use it)."""
 
@@ -49,6 +47,15 @@ class Family:
         return {"name": self.name, "description": self.description,
                 "min_players": self.min_players, "max_players": self.max_players,
                 "options": [spec.to_dict() for spec in self.option_specs]}
+
+    def awaiting_job(self, state: Any) -> str | None:
+        """``domain.steps.awaiting_job``: the same between-hands phases in every family."""
+        return awaiting_job(state)
+
+    def job_command(self, job: str, state: Any, deal: Deal | None) -> object:
+        """The command a background job issues (``domain.steps``, shared by every family);
+        the ``deal`` job gets the next hand's Deal."""
+        return job_command(job, deal)
 
     def new_deal(self, options: Any, seed: bytes, fixed: dict[str, Any] | None = None) -> Deal:
         """A hand's Deal: the match deck shuffled from the hand's seed (domain.fairness)."""

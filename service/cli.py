@@ -56,15 +56,19 @@ def _summary(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _service() -> Any:
-    from service.api.app import create_app
+def _wiring() -> Any:
+    from service.bootstrap import bootstrap
     from service.config import Settings
 
     settings = Settings.from_env()
     if settings.embedded:
         raise click.ClickException("set REDIS_URL to the server's Redis "
                                    "(the embedded server's data lives in its own process)")
-    return create_app(settings).extensions["rummy"]
+    return bootstrap(settings, in_process=False)
+
+
+def _service() -> Any:
+    return _wiring().matches
 
 
 @main.command("export")
@@ -74,11 +78,11 @@ def _service() -> Any:
 def export_command(match_id: str, output: TextIO) -> None:
     """Write a match's full log as NDJSON (what GET .../export gives the organiser)."""
     from domain.chain import canonical_json
-    from service.usecases.errors import ApiError
+    from service.usecases.errors import AppError
 
     try:
         records = _service().log_for(match_id, FULL)
-    except ApiError as exc:
+    except AppError as exc:
         raise click.ClickException(exc.message) from exc
     for record in records:
         output.write(canonical_json(record) + "\n")
@@ -92,10 +96,22 @@ def export_command(match_id: str, output: TextIO) -> None:
               help="Show it as this seat would have seen it (default: the full view).")
 def replay_command(match_id: str, at: int, seat: int | None) -> None:
     """Print the match's state after event AT, rebuilt from its events."""
-    from service.usecases.errors import ApiError
+    from service.usecases.errors import AppError
 
     try:
         view = _service().state_for(match_id, FULL if seat is None else seat, at)
-    except ApiError as exc:
+    except AppError as exc:
         raise click.ClickException(exc.message) from exc
     click.echo(json.dumps(view, indent=2, sort_keys=True))
+
+
+@main.command("reconcile")
+@click.option("--scan", is_flag=True, required=True,
+              help="Look at every match (not only the indexed ones).")
+def reconcile_command(scan: bool) -> None:
+    """Index every match that awaits a system step or has a running turn clock, so the
+    workers' reconciler drives it (once, after upgrading from a release without the index)."""
+    from service.usecases.reconciling import index_everything
+
+    marked = index_everything(_wiring())
+    click.echo(json.dumps(marked, sort_keys=True))

@@ -1,8 +1,8 @@
 """Random legal-move playouts through the pure domain (property tests and the benchmark).
 
-The driver plays what ``legal_actions`` offers, runs the jobs' commands itself (score,
-deal from the seed, bonuses) and returns every event, so tests can rebuild the state
-from the log at any step.
+The driver plays what ``legal_actions`` offers, runs the system steps itself (score,
+deal from the seed, bonuses: ``domain.steps``) and returns every event, so tests can
+rebuild the state from the log at any step.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from domain.fairness import MatchSecrets
 from domain.family import Family
 from domain.gin import GIN
 from domain.gin.rules import solver_for
-from workers.jobs import job_events
+from domain.steps import decide_step, pending_step
 
 
 def new_match(rng: random.Random, players: int = 2, family: Family = GIN,
@@ -51,9 +51,9 @@ def steps(rng: random.Random, state: Any, seed: MatchSecrets, family: Family = G
     """Yield (state, events) after every command until the match completes."""
     produced = 0
     while state.phase != "complete" and produced < max_events:
-        job = family.awaiting_job(state)
-        if job is not None:
-            events = job_events(family, state, job, seed)
+        step = pending_step(family, state)
+        if step is not None:
+            events = decide_step(family, state, step, seed)
         else:
             seat = state.turn
             actions = family.legal_actions(state, seat)

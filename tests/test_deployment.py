@@ -1,13 +1,12 @@
 """docker-compose.yml describes the real set-up (no Docker engine runs here to start it):
-Redis with AOF, the API under gunicorn, and an RQ worker on the job queues."""
+Redis with AOF, the API under gunicorn, and a worker process (RQ jobs and the reconciler),
+each restarted when it exits."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import yaml
-
-from service.adapters.jobs import QUEUES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,9 +23,14 @@ def test_redis_keeps_an_append_only_file():
 def test_the_api_and_the_worker_share_the_redis():
     services = compose()
     assert services["api"]["environment"]["REDIS_URL"] == "redis://redis:6379/0"
-    worker = services["worker"]["command"]
-    assert worker[:2] == ["rq", "worker"] and "redis://redis:6379/0" in worker
-    assert set(QUEUES) <= set(worker)
+    worker = services["worker"]
+    assert worker["command"] == ["python", "-m", "workers"]
+    assert worker["environment"]["REDIS_URL"] == "redis://redis:6379/0"
+
+
+def test_every_process_is_restarted_when_it_exits():
+    assert {name: service.get("restart") for name, service in compose().items()} == {
+        "redis": "unless-stopped", "api": "unless-stopped", "worker": "unless-stopped"}
 
 
 def test_the_image_serves_the_app_factory_under_gunicorn():

@@ -6,11 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.errors import RuleError
-from domain.fairness import Deal
 from domain.family import Family
 from domain.gem import dealing, gems, rules, views
 from domain.gem.options import SPECS, GemOptions
-from domain.gem.state import GemState, evolve, initial_state
+from domain.gem.state import evolve, initial_state
 
 
 def command(seat: int, action: Mapping[str, Any]) -> object:
@@ -31,19 +30,6 @@ def command(seat: int, action: Mapping[str, Any]) -> object:
         return rules.DeclareBigGin(seat)
     raise RuleError("unknown_action", f"gem has no action {kind!r}")
 
-
-def job_command(job: str, state: GemState, deal: Deal | None) -> object:
-    """The command a background job issues: ``scoring``, ``deal`` (with the next hand's
-    Deal) or ``bonuses``."""
-    if job == "scoring":
-        return rules.ScoreHand()
-    if job == "deal":
-        if deal is None:
-            raise ValueError("the deal job needs the next hand's Deal")
-        return rules.DealHand(deal)
-    if job == "bonuses":
-        return rules.CompleteMatch()
-    raise ValueError(job)
 
 
 class GemFamily(Family):
@@ -70,6 +56,4 @@ GEM = GemFamily(
     legal_actions=rules.legal_actions,
     view=views.view,
     redact_event=views.redact_event,
-    awaiting_job=rules.awaiting_job,
-    job_command=job_command,
 )

@@ -15,7 +15,6 @@ from domain.cards import pip_value, sort_cards, without
 from domain.errors import RuleError
 from domain.events import Event
 from domain.evolving import decider
-from domain.fairness import Deal
 from domain.gem import scoring
 from domain.gem.dealing import check_deck, deal_event, match_deck, start_match
 from domain.gem.gems import designated_diamond
@@ -29,8 +28,9 @@ from domain.gem.state import (
     UPCARD,
     GemState,
 )
-from domain.gin.rules import CompleteMatch, DeclareBigGin, Discard, Knock, PassUpcard, ScoreHand
+from domain.gin.rules import DeclareBigGin, Discard, Knock, PassUpcard
 from domain.melds import MeldSolver
+from domain.steps import CompleteMatch, DealHand, ScoreHand
 
 __all__ = ["CompleteMatch", "DeclareBigGin", "Discard", "Draw", "DealHand", "Knock",
            "PassUpcard", "ScoreHand", "decide", "legal_actions", "match_deck", "start_match"]
@@ -44,13 +44,6 @@ class Draw:
     seat: int
     source: str  # "stock" | "discard"
     depth: int = 1
-
-
-@dataclass(frozen=True)
-class DealHand:
-    """Issued with the next hand's Deal (its deck, seed and any fixed dice)."""
-
-    deal: Deal
 
 
 def solver_for(state: GemState) -> MeldSolver:
@@ -266,13 +259,3 @@ def _deadwood_without(solver: MeldSolver, hand: tuple[str, ...], card: str) -> i
         return solver.deadwood(hand) - pip_value(card)
     return solver.deadwood(without(hand, card))
 
-
-def awaiting_job(state: GemState) -> str | None:
-    """Which background job the match waits for: ``scoring``, ``deal``, ``bonuses`` or none."""
-    if state.phase == SCORING:
-        return "scoring"
-    if state.phase == DEALING:
-        return "deal"
-    if state.phase == COMPLETING:
-        return "bonuses"
-    return None

@@ -21,8 +21,9 @@ from domain.controls import ended_of
 from domain.events import Event
 from domain.family import FULL, Viewer
 from domain.gem.gems import gems_of, shows_all_gems
-from domain.gem.rules import awaiting_job, legal_actions, solver_for
+from domain.gem.rules import legal_actions, solver_for
 from domain.gem.state import COMPLETE, DEALING, DISCARD, GemState
+from domain.steps import awaiting_job
 
 
 def gem_map(cards: Iterable[str]) -> dict[str, list[str]]:

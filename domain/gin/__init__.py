@@ -6,11 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.errors import RuleError
-from domain.fairness import Deal
 from domain.family import Family
 from domain.gin import rules, views
 from domain.gin.options import SPECS, GinOptions
-from domain.gin.state import GinState, evolve, initial_state
+from domain.gin.state import evolve, initial_state
 
 
 def command(seat: int, action: Mapping[str, Any]) -> object:
@@ -31,17 +30,6 @@ def command(seat: int, action: Mapping[str, Any]) -> object:
     raise RuleError("unknown_action", f"gin has no action {kind!r}")
 
 
-def job_command(job: str, state: GinState, deal: Deal | None) -> object:
-    """The command a background job issues: ``scoring``, ``deal`` (with the Deal the
-    service drew outside the rules) or ``bonuses``."""
-    if job == "scoring":
-        return rules.ScoreHand()
-    if job == "deal" and deal is not None:
-        return rules.DealHand(deal)
-    if job == "bonuses":
-        return rules.CompleteMatch()
-    raise ValueError(job)
-
 
 GIN = Family(
     name="gin",
@@ -59,6 +47,4 @@ GIN = Family(
     legal_actions=rules.legal_actions,
     view=views.view,
     redact_event=views.redact_event,
-    awaiting_job=rules.awaiting_job,
-    job_command=job_command,
 )

@@ -30,6 +30,7 @@ from domain.gin.state import (
     hand_size,
 )
 from domain.melds import MeldSolver, gin_solver
+from domain.steps import CompleteMatch, DealHand, ScoreHand
 
 
 @dataclass(frozen=True)
@@ -59,23 +60,6 @@ class Knock:
 @dataclass(frozen=True)
 class DeclareBigGin:
     seat: int
-
-
-@dataclass(frozen=True)
-class ScoreHand:
-    """Issued by the scoring job once a hand has ended."""
-
-
-@dataclass(frozen=True)
-class DealHand:
-    """Issued with the next hand's Deal (randomness arrives from outside)."""
-
-    deal: Deal
-
-
-@dataclass(frozen=True)
-class CompleteMatch:
-    """Issued by the bonuses job once the target is reached."""
 
 
 def solver_for(options: GinOptions) -> MeldSolver:
@@ -261,16 +245,3 @@ def _discard_actions(state: GinState, seat: int) -> list[dict[str, Any]]:
         actions.append({"type": "big_gin"})
     return actions
 
-
-def awaiting_job(state: GinState) -> str | None:
-    """Which background job the match waits for: ``scoring``, ``deal``, ``bonuses`` or none.
-
-    ``deal`` follows ``scoring`` in the same job and the same append.
-    """
-    if state.phase == SCORING:
-        return "scoring"
-    if state.phase == DEALING:
-        return "deal"
-    if state.phase == COMPLETING:
-        return "bonuses"
-    return None

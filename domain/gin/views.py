@@ -13,8 +13,9 @@ from domain.cards import sort_cards
 from domain.controls import ended_of
 from domain.events import Event
 from domain.family import FULL, Viewer
-from domain.gin.rules import awaiting_job, legal_actions, solver_for
+from domain.gin.rules import legal_actions, solver_for
 from domain.gin.state import COMPLETE, DEALING, DISCARD, GinState
+from domain.steps import awaiting_job
 
 
 def view(state: GinState, viewer: Viewer) -> dict[str, Any]:

@@ -8,25 +8,11 @@ from __future__ import annotations
 
 from functools import partial
 
-from domain.fairness import Deal
 from domain.family import Family
 from domain.rummy import rules, views
 from domain.rummy.actions import command, legal_actions
 from domain.rummy.options import RAMI_DEFAULTS, RUMMY_DEFAULTS, RummyOptions, parser, specs
-from domain.rummy.state import RummyState, evolve, initial_state
-
-
-def job_command(job: str, state: RummyState, deal: Deal | None) -> object:
-    """The command a background job issues: ``scoring``, ``deal`` (with its Deal), ``bonuses``."""
-    if job == "scoring":
-        return rules.ScoreHand()
-    if job == "deal":
-        if deal is None:
-            raise ValueError("the deal job needs the next round's Deal")
-        return rules.DealHand(deal)
-    if job == "bonuses":
-        return rules.CompleteMatch()
-    raise ValueError(job)
+from domain.rummy.state import evolve, initial_state
 
 
 def _family(name: str, description: str, defaults: RummyOptions) -> Family:
@@ -46,8 +32,6 @@ def _family(name: str, description: str, defaults: RummyOptions) -> Family:
         legal_actions=legal_actions,
         view=views.view,
         redact_event=views.redact_event,
-        awaiting_job=rules.awaiting_job,
-        job_command=job_command,
         low_scores_win=True,
     )
 

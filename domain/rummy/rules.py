@@ -31,6 +31,7 @@ from domain.rummy.state import (
     RummyState,
 )
 from domain.rummy.table import Table, can_end_turn, can_go_out, meld_value
+from domain.steps import CompleteMatch, DealHand, ScoreHand
 from domain.table_melds import MeldError, declared, exchanged, laid_off, without_cards
 
 
@@ -67,23 +68,6 @@ class ExchangeJoker:
 class Discard:
     seat: int
     card: str
-
-
-@dataclass(frozen=True)
-class ScoreHand:
-    """Issued by the scoring job once a round has ended."""
-
-
-@dataclass(frozen=True)
-class DealHand:
-    """Issued by the deal job with the next round's Deal (randomness from outside)."""
-
-    deal: Deal
-
-
-@dataclass(frozen=True)
-class CompleteMatch:
-    """Issued by the bonuses job once the game is over."""
 
 
 def match_deck(options: RummyOptions) -> tuple[str, ...]:
@@ -357,7 +341,3 @@ _DECIDERS: dict[type, Any] = {
 
 decide = decider(_DECIDERS, "rummy")
 
-
-def awaiting_job(state: RummyState) -> str | None:
-    """Which background job the game waits for: ``scoring``, ``deal``, ``bonuses`` or none."""
-    return {SCORING: "scoring", DEALING: "deal", COMPLETING: "bonuses"}.get(state.phase)

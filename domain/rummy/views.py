@@ -15,9 +15,10 @@ from domain.controls import ended_of
 from domain.events import Event
 from domain.family import FULL, Viewer
 from domain.rummy.actions import legal_actions
-from domain.rummy.rules import awaiting_job, may_open_now
+from domain.rummy.rules import may_open_now
 from domain.rummy.state import COMPLETE, DEALING, PLAY, RummyState
 from domain.rummy.table import best_opening, meld_value, minus_points
+from domain.steps import awaiting_job
 from domain.table_melds import hand_melds
 
 

@@ -1,11 +1,10 @@
-"""The in-process clock runner: timeout checks at their deadlines when jobs run inline.
+"""The in-process clock timer of embedded mode: timeout checks at their deadlines.
 
-Real mode schedules each check as an RQ job (``Queue.enqueue_at``, run by a worker started
-``--with-scheduler``). With jobs inline (embedded mode) there is no worker, so the app
-factory registers one of these for its Redis client: one daemon thread, started on the
-first schedule, sleeping until the earliest deadline. It never keeps a process alive, and
-``stop`` ends it. A check that fails is logged and dropped: the next view or move of the
-match schedules it again.
+Real mode indexes each running turn's deadline (``service.adapters.work``) and the
+workers' reconciler checks it when due. Embedded mode has no worker, so the bootstrap
+builds one of these: one daemon thread, started on the first schedule, sleeping until the
+earliest deadline. It never keeps a process alive, and ``stop`` ends it. A check that
+fails is logged and dropped: the match's next move times its turn again.
 """
 
 from __future__ import annotations
@@ -15,10 +14,7 @@ import itertools
 import logging
 import threading
 import time
-import weakref
 from collections.abc import Callable
-
-import redis
 
 log = logging.getLogger("rummy.clocks")
 
@@ -98,19 +94,3 @@ class ClockRunner:
             thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout)
-
-
-# Runners by (Redis client, prefix), as service.usecases.lifecycle does for deliveries: jobs run
-# inline with the app's own client, so JobQueue finds the app's runner through it.
-_RUNNERS: weakref.WeakValueDictionary[tuple[int, str], ClockRunner] = (
-    weakref.WeakValueDictionary())
-_LOCK = threading.Lock()
-
-
-def use_clock_runner(client: redis.Redis, prefix: str, runner: ClockRunner) -> None:
-    with _LOCK:
-        _RUNNERS[(id(client), prefix)] = runner
-
-
-def clock_runner_for(client: redis.Redis, prefix: str) -> ClockRunner | None:
-    return _RUNNERS.get((id(client), prefix))

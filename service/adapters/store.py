@@ -36,6 +36,10 @@ from service.adapters.store_scripts import CONFLICT, EXISTS, KEY_REUSED, OK, REP
 _VERSION_FIELD = "_version"
 _LAST_HASH_FIELD = "_last_hash"
 _RESERVED_META = frozenset({_VERSION_FIELD, _LAST_HASH_FIELD})
+# Idempotency: refusals share the ``idem`` hash under this prefix (a seat's keys start with
+# a digit); claims of keys in flight are short-lived keys of the match's own slot.
+_REFUSED = "refused:"
+_CLAIM = "claim:"
 
 # redis-py 8 defaults socket_timeout to 5 s and retries a timed-out read, so one XREAD BLOCK
 # longer than the socket timeout hangs and then fails. wait() blocks in slices below both.
@@ -105,6 +109,16 @@ class StoredEvent:
             "prev_hash": self.prev_hash,
             "hash": self.hash,
         }
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """The first outcome of an idempotency key: the version its events reached, or the
+    refusal it got (``{"kind", "code", "message", "errors"}``)."""
+
+    fingerprint: str
+    version: int | None = None
+    refusal: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -401,6 +415,36 @@ class RedisEventStore:
             return None
         version, _, fingerprint = _text(raw).partition("|")
         return int(version), fingerprint
+
+    def idempotency_outcome(self, match_id: str, key: str) -> Recorded | None:
+        """What the first request with this key ended in: events appended, or a refusal."""
+        appended, refused = self._client.hmget(self._key(match_id, "idem"), key,
+                                               _REFUSED + key)
+        if appended is not None:
+            version, _, fingerprint = _text(appended).partition("|")
+            return Recorded(fingerprint, version=int(version))
+        if refused is not None:
+            fingerprint, _, body = _text(refused).partition("|")
+            return Recorded(fingerprint, refusal=json.loads(body))
+        return None
+
+    def record_refusal(self, match_id: str, key: str, fingerprint: str,
+                       refusal: Mapping[str, Any]) -> None:
+        """Keep the refusal a key's first request got, so its retries get it too."""
+        self._client.hsetnx(self._key(match_id, "idem"), _REFUSED + key,
+                            f"{fingerprint}|{canonical_json(dict(refusal))}")
+
+    def claim_idempotency(self, match_id: str, key: str, ttl_ms: int) -> bool:
+        """Take the key for one request in flight; False when another holds it. The claim
+        lapses after ``ttl_ms``, so a request that died frees its key."""
+        return bool(self._client.set(self._key(match_id, _CLAIM + key), "1", nx=True,
+                                     px=ttl_ms))
+
+    def release_idempotency(self, match_id: str, key: str) -> None:
+        self._client.delete(self._key(match_id, _CLAIM + key))
+
+    def idempotency_claimed(self, match_id: str, key: str) -> bool:
+        return bool(self._client.exists(self._key(match_id, _CLAIM + key)))
 
     @property
     def client(self) -> redis.Redis:

@@ -9,7 +9,15 @@ from flask import Flask, jsonify
 
 from domain.errors import RuleError
 from service.adapters.store import IdempotencyKeyReused, UnknownMatch, VersionConflict
-from service.usecases.errors import ApiError
+from service.usecases.errors import (
+    AppError,
+    Conflict,
+    Forbidden,
+    Invalid,
+    NotFound,
+    Rejected,
+    Unauthenticated,
+)
 
 
 def _error(status: int, code: str, message: str, errors: Any = None) -> Any:
@@ -23,10 +31,19 @@ MALFORMED = frozenset({"invalid_action"})
 """Rule-error codes that mean the request was malformed for the variant, not illegal."""
 
 
+STATUS = {Invalid: 400, Unauthenticated: 401, Forbidden: 403, NotFound: 404, Conflict: 409,
+          Rejected: 422}
+"""Each application error type's HTTP status: the one place use cases meet HTTP."""
+
+
+def status_of(exc: AppError) -> int:
+    return next((status for kind, status in STATUS.items() if isinstance(exc, kind)), 400)
+
+
 def register(app: Flask) -> None:
-    @app.errorhandler(ApiError)
-    def api_error(exc: ApiError) -> Any:
-        return _error(exc.status, exc.code, exc.message, exc.errors)
+    @app.errorhandler(AppError)
+    def app_error(exc: AppError) -> Any:
+        return _error(status_of(exc), exc.code, exc.message, exc.errors)
 
     @app.errorhandler(RuleError)
     def rule_error(exc: RuleError) -> Any:

@@ -13,7 +13,7 @@ from service.api.base import BEARER, ApiBlueprint, service
 from service.api.schemas import ErrorSchema
 from service.api.webhook_schemas import FeedQuerySchema
 from service.api.webhooks import calling_organiser
-from service.usecases.errors import ApiError
+from service.usecases.errors import Invalid
 from service.usecases.lifecycle import follow_feed, parse_entry_id
 
 blp = ApiBlueprint("feed", __name__, url_prefix="/v1/feed",
@@ -28,7 +28,7 @@ def _position(query: dict[str, Any]) -> str:
         return "0-0"
     position = parse_entry_id(text)
     if position is None:
-        raise ApiError(400, "invalid_request", f"{source} must be a feed entry id "
+        raise Invalid("invalid_request", f"{source} must be a feed entry id "
                        "(as sent in `id:`)", {source: ["must be a feed entry id"]})
     return position
 

@@ -21,7 +21,7 @@ from service.api.schemas import (
     MatchViewSchema,
 )
 from service.api.tournament_schemas import MatchListQuerySchema, MatchListSchema
-from service.usecases.errors import ApiError
+from service.usecases.errors import Invalid
 from service.usecases.tournaments import Tournaments
 
 blp = ApiBlueprint("matches", __name__, url_prefix="/v1/matches",
@@ -81,7 +81,7 @@ def _version_header(header: str, text: str, what: str) -> int:
     """
     if (not (text.isascii() and text.isdigit()) or len(text) > len(str(MAX_VERSION))
             or int(text) > MAX_VERSION):
-        raise ApiError(400, "invalid_request", f"{header} must be {what} (an integer)",
+        raise Invalid("invalid_request", f"{header} must be {what} (an integer)",
                        {header: ["must be an integer version"]})
     return int(text)
 
@@ -125,6 +125,12 @@ class Actions(MethodView):
         ``unknown_meld``, ``joker_not_declared``, ``invalid_lay_off``, ``invalid_exchange``,
         ``invalid_meld``, ``meld_too_short``, ``too_many_jokers``, ``adjacent_jokers``. A
         stale ``If-Match`` is a 409 ``version_conflict``.
+
+        Every retry with the same ``Idempotency-Key`` (per seat) gets the first request's
+        answer, status and body, a refusal included, and appends nothing; a retry sent while
+        the first is still in flight waits for its answer (up to 10 s, then 409
+        ``request_in_flight``). The same key with another action is a 422
+        ``idempotency_key_reused``.
         """
         return service().act(match_id, authorization(), action, _if_match(headers),
                              headers.get("idempotency_key"))

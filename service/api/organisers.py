@@ -13,7 +13,7 @@ from service.api.schemas import (
     OrganiserListSchema,
     OrganiserSchema,
 )
-from service.usecases.errors import ApiError
+from service.usecases.errors import NotFound, not_allowed
 
 blp = ApiBlueprint("organisers", __name__, url_prefix="/v1/organisers",
                    description="Organiser API keys (admin token only)")
@@ -23,7 +23,7 @@ blp = ApiBlueprint("organisers", __name__, url_prefix="/v1/organisers",
 def _require_admin() -> None:
     if not service().is_admin(authorization()):
         auth = authorization()
-        raise ApiError(403 if auth else 401, "admin_only", "this needs the admin token")
+        raise not_allowed(auth is not None, "admin_only", "this needs the admin token")
 
 
 @blp.route("")
@@ -57,5 +57,5 @@ class Organiser(MethodView):
         _require_admin()
         organiser = service().organisers.revoke(organiser_id)
         if organiser is None:
-            raise ApiError(404, "organiser_not_found", f"no organiser {organiser_id!r}")
+            raise NotFound("organiser_not_found", f"no organiser {organiser_id!r}")
         return organiser.to_dict()

@@ -17,7 +17,7 @@ from service.api.webhook_schemas import (
     WebhookListSchema,
     WebhookSchema,
 )
-from service.usecases.errors import ApiError
+from service.usecases.errors import NotFound, Rejected, not_allowed
 
 blp = ApiBlueprint("webhooks", __name__, url_prefix="/v1/webhooks",
                    description="Webhooks: signed POSTs of an organiser's match lifecycle events")
@@ -30,7 +30,7 @@ def calling_organiser() -> str:
     auth = authorization()
     owner = service().organiser(auth)
     if owner is None:
-        raise ApiError(403 if auth else 401, "organiser_only",
+        raise not_allowed(auth is not None, "organiser_only",
                        "this needs an organiser key (or the admin token)")
     return owner
 
@@ -44,7 +44,7 @@ def _own(webhook_id: str) -> tuple[str, Any]:
     owner = calling_organiser()
     webhook = hooks().get(owner, webhook_id)
     if webhook is None:
-        raise ApiError(404, "webhook_not_found", f"no webhook {webhook_id!r}")
+        raise NotFound("webhook_not_found", f"no webhook {webhook_id!r}")
     return owner, webhook
 
 
@@ -68,11 +68,11 @@ class WebhookCollection(MethodView):
         """
         owner = calling_organiser()
         if webhooks.private_refused() and webhooks.private_address(body["url"]) is not None:
-            raise ApiError(422, "private_address_refused",
+            raise Rejected("private_address_refused",
                            "the URL's host is a private address; this server refuses those")
         webhook = hooks().create(owner, body["url"], body["secret"], body["events"])
         if webhook is None:
-            raise ApiError(422, "too_many_webhooks",
+            raise Rejected("too_many_webhooks",
                            f"an organiser has at most {MAX_WEBHOOKS} webhooks")
         return webhook.public()
 

@@ -13,7 +13,7 @@ from domain.family import FULL, PUBLIC
 from service.adapters.auth import TokenIndex, bearer, same_secret, token_hash
 from service.adapters.organisers import ADMIN, OrganiserKeys
 from service.adapters.store import RedisEventStore
-from service.usecases.errors import ApiError, storable
+from service.usecases.errors import Forbidden, NotFound, Unauthenticated, not_allowed, storable
 
 CACHE_SIZE = 512
 
@@ -43,10 +43,10 @@ class Access:
             self.require_owner(match_id, authorization)
             return FULL
         if not self.seat_hashes(match_id):
-            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
+            raise NotFound("match_not_found", f"no match {match_id!r}")
         seat = self.seat_of(match_id, token)
         if seat is None:
-            raise ApiError(401, "invalid_token", "the bearer token is not valid for this match")
+            raise Unauthenticated("invalid_token", "the bearer token is not valid for this match")
         return seat
 
     def is_admin(self, authorization: str | None) -> bool:
@@ -66,12 +66,12 @@ class Access:
         """The calling organiser, who must own the match: another organiser's is a 404."""
         organiser = self.organiser(authorization)
         if organiser is None:
-            raise ApiError(403 if bearer(authorization) else 401, "organiser_only",
+            raise not_allowed(bearer(authorization) is not None, "organiser_only",
                            "this needs an organiser key (or the admin token)")
         if organiser != ADMIN and self.owner_of(match_id) != organiser:
-            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
+            raise NotFound("match_not_found", f"no match {match_id!r}")
         if organiser == ADMIN and not self.seat_hashes(match_id):
-            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
+            raise NotFound("match_not_found", f"no match {match_id!r}")
         return organiser
 
     def owner_of(self, match_id: str) -> str | None:
@@ -114,16 +114,16 @@ class Access:
     def acting_seat(self, match_id: str, authorization: str | None) -> int:
         token = bearer(authorization)
         if not token:
-            raise ApiError(401, "missing_token", "acting needs a seat's bearer token")
+            raise Unauthenticated("missing_token", "acting needs a seat's bearer token")
         if self.organiser(authorization) is not None:
             self.require_owner(match_id, authorization)
-            raise ApiError(403, "forbidden", "an organiser key cannot act for a seat")
+            raise Forbidden("forbidden", "an organiser key cannot act for a seat")
         if not self.seat_hashes(match_id):
-            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
+            raise NotFound("match_not_found", f"no match {match_id!r}")
         seat = self.seat_of(match_id, token)
         if seat is not None:
             return seat
         if self._tokens.owner(token_hash(token)) is not None:
-            raise ApiError(403, "forbidden", "this token belongs to another match")
-        raise ApiError(401, "invalid_token", "the bearer token is not valid")
+            raise Forbidden("forbidden", "this token belongs to another match")
+        raise Unauthenticated("invalid_token", "the bearer token is not valid")
 

@@ -1,7 +1,7 @@
 """Lifecycle notifications: what organisers hear about their matches (feed, webhooks).
 
-Every path that appends events (seat actions, jobs, organiser controls, clocks) calls
-``notify`` after a successful append, with the stored events it appended. For the
+The command runner (``service.usecases.runner``), the one path that appends events, calls
+``Notifier.notify`` after every successful append, with the stored events it appended. For the
 lifecycle events among them it builds one message each::
 
     {"id": "<match_id>-<version>", "kind": "hand_scored", "match_id", "version", "ts",
@@ -9,8 +9,8 @@ lifecycle events among them it builds one message each::
 
 appends it to the owner's feed stream ``{prefix}:feed:<owner>`` (trimmed to about
 ``FEED_MAXLEN`` entries) and logs a delivery for each of the owner's webhooks subscribed
-to its kind. Deliveries go to the in-process runner registered for the Redis client
-(embedded mode) or else to the RQ ``webhooks`` queue. The game's append has already
+to its kind. Deliveries go to the dispatch the bootstrap wired: the in-process runner
+(embedded mode) or the RQ ``webhooks`` queue. The game's append has already
 happened: a failure here is logged, never raised.
 """
 
@@ -19,16 +19,12 @@ from __future__ import annotations
 import json
 import logging
 import re
-import threading
 import time
-import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import redis
 
-from service.adapters.deliveries import DeliveryRunner
-from service.adapters.jobs import JobQueue
 from service.adapters.organisers import ADMIN, OrganiserKeys
 from service.adapters.store import RedisEventStore, StoredEvent
 from service.adapters.webhooks import DeliveryRef, Webhooks
@@ -49,39 +45,44 @@ _SUMMARY_FIELDS = {
     "match_aborted": ("reason", "by"),
 }
 
-# Runners by (Redis client, prefix): embedded mode's jobs run inline with the app's own
-# client, so a job's notify finds the app's runner through the connection it was given.
-_RUNNERS: weakref.WeakValueDictionary[tuple[int, str], DeliveryRunner] = (
-    weakref.WeakValueDictionary())
-_RUNNERS_LOCK = threading.Lock()
-
-
-def use_runner(client: redis.Redis, prefix: str, runner: DeliveryRunner) -> None:
-    """Send deliveries of matches in ``client``/``prefix`` to ``runner``, not to RQ.
-
-    The runner holds the client, so the id cannot be reused while the entry lives.
-    """
-    with _RUNNERS_LOCK:
-        _RUNNERS[(id(client), prefix)] = runner
-
-
 def feed_key(prefix: str, owner: str) -> str:
     return f"{prefix}:feed:{owner}"
 
 
-def notify(store: RedisEventStore, match_id: str, events: Sequence[StoredEvent]) -> None:
-    """Publish the lifecycle events among ``events`` to the match owner's feed and webhooks."""
-    lifecycle = [event for event in events if event.type in KIND_OF]
-    if not lifecycle:
-        return
-    try:
-        _publish(store, match_id, lifecycle)
-    except Exception:  # the game already happened; the feed and webhooks must not undo it
-        log.exception("lifecycle notification of match %s failed", match_id)
+Dispatch = Callable[[Sequence[DeliveryRef]], None]
+"""Sends logged deliveries on their way: the in-process runner (embedded) or RQ jobs."""
+MetaOf = Callable[[str], Mapping[str, str] | None]
+"""A match's creation metadata (owner, tags, external id): the repository's cached copy."""
 
 
-def _publish(store: RedisEventStore, match_id: str, events: Sequence[StoredEvent]) -> None:
-    meta = store.meta(match_id) or {}
+class Notifier:
+    """Publishes what every successful append says to organisers; wired by the bootstrap."""
+
+    def __init__(self, store: RedisEventStore, meta: MetaOf, dispatch: Dispatch) -> None:
+        self.store = store
+        self.meta = meta
+        self.dispatch = dispatch
+
+    def notify(self, match_id: str, events: Sequence[StoredEvent],
+               scores: Sequence[int] | None = None) -> None:
+        """Publish the lifecycle events among ``events`` to the owner's feed and webhooks.
+
+        ``scores``: the running totals after ``events``, when the caller knows them (a hand
+        score's message carries them; otherwise they are summed from the log).
+        """
+        lifecycle = [event for event in events if event.type in KIND_OF]
+        if not lifecycle:
+            return
+        try:
+            _publish(self.store, match_id, self.meta(match_id) or {}, lifecycle,
+                     self.dispatch, scores)
+        except Exception:  # the game already happened; the feed and webhooks must not undo it
+            log.exception("lifecycle notification of match %s failed", match_id)
+
+
+def _publish(store: RedisEventStore, match_id: str, meta: Mapping[str, str],
+             events: Sequence[StoredEvent], dispatch: Dispatch,
+             scores: Sequence[int] | None = None) -> None:
     owner = meta.get("owner", "")
     if not owner:
         return
@@ -90,7 +91,7 @@ def _publish(store: RedisEventStore, match_id: str, events: Sequence[StoredEvent
     webhooks = hooks.all(owner) if _live(client, prefix, owner) else []
     refs: list[DeliveryRef] = []
     for event in events:
-        message = lifecycle_message(store, match_id, meta, event)
+        message = lifecycle_message(store, match_id, meta, event, scores)
         body = json.dumps(message, separators=(",", ":"), sort_keys=True)
         client.xadd(feed_key(prefix, owner), {"message": body}, maxlen=FEED_MAXLEN,
                     approximate=True)
@@ -100,7 +101,7 @@ def _publish(store: RedisEventStore, match_id: str, events: Sequence[StoredEvent
                 if ref is not None:
                     refs.append(ref)
     if refs:
-        _dispatch(client, prefix, refs)
+        dispatch(refs)
 
 
 def _live(client: redis.Redis, prefix: str, owner: str) -> bool:
@@ -111,24 +112,15 @@ def _live(client: redis.Redis, prefix: str, owner: str) -> bool:
     return organiser is not None and organiser.revoked_at is None
 
 
-def _dispatch(client: redis.Redis, prefix: str, refs: Sequence[DeliveryRef]) -> None:
-    runner = _RUNNERS.get((id(client), prefix))
-    if runner is not None:
-        for ref in refs:
-            runner.submit(ref)
-        return
-    jobs = JobQueue(client, prefix, run_inline=False)
-    for ref in refs:
-        jobs.enqueue_delivery(ref.owner, ref.webhook_id, ref.delivery_id)
-
-
 def lifecycle_message(store: RedisEventStore, match_id: str, meta: Mapping[str, str],
-                      event: StoredEvent) -> dict[str, Any]:
+                      event: StoredEvent,
+                      scores: Sequence[int] | None = None) -> dict[str, Any]:
     """The message organisers get for one lifecycle event."""
     kind = KIND_OF[event.type]
     data = {key: event.data[key] for key in _SUMMARY_FIELDS[kind] if key in event.data}
     if kind == "hand_scored" and "scores" not in data:
-        data["scores"] = _scores_after(store, match_id, event)
+        data["scores"] = (list(scores) if scores is not None
+                          else _scores_after(store, match_id, event))
     return {"id": f"{match_id}-{event.version}", "kind": kind, "match_id": match_id,
             "version": event.version, "ts": event.ts, "owner": meta.get("owner", ""),
             "tags": _tags(meta), "external_id": meta.get("external_id") or None,

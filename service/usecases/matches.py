@@ -1,8 +1,8 @@
-"""The match service: creates matches, authorises seats, runs commands, re-drives jobs.
+"""The match use cases: create matches, show them to whoever asks, run seats' actions and
+organisers' controls, serve the log for audits.
 
-Flask views call this and nothing else; it calls the pure domain and the adapters
-(event store, job queue). State is always the fold of the stored events; a small
-in-process cache only saves re-reading events already folded.
+Flask views call this and nothing else. Matches are loaded by the repository and every
+command goes through the command runner; reads never change anything.
 """
 
 from __future__ import annotations
@@ -10,17 +10,15 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-import threading
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from domain.cards import CardError, parse_cards
 from domain.chain import canonical_json
-from domain.clocks import Clock, ClockSettings
+from domain.clocks import ClockSettings
 from domain.controls import FINAL_PHASES, TERMINAL_EVENTS, AbortMatch, ForfeitSeat
 from domain.errors import OptionError, RuleError
 from domain.events import Event
@@ -30,19 +28,18 @@ from domain.shuffle import choose
 from domain.variants import VARIANTS
 from service.adapters.auth import bearer, new_token, token_hash
 from service.adapters.catalog import MatchIndex, MatchInfo, meta_fields
-from service.adapters.codec import fold_clock, to_domain, to_store
-from service.adapters.jobs import QUEUES, JobQueue
+from service.adapters.codec import to_domain, to_store
 from service.adapters.store import (
     GENESIS_HASH,
-    RedisEventStore,
     StoredEvent,
     VerificationReports,
-    VersionConflict,
 )
-from service.usecases import controls
 from service.usecases.access import Access
-from service.usecases.errors import ApiError, bad_request, storable
-from service.usecases.lifecycle import notify
+from service.usecases.background import Work
+from service.usecases.commands import EndMatch, SeatAction
+from service.usecases.errors import NotFound, invalid, not_allowed, storable
+from service.usecases.repository import Loaded
+from service.usecases.runner import CommandRunner, Idempotency, command_id
 
 CACHE_SIZE = 512
 ORGANISER_FIELDS = ("seed", "deck", "dice")
@@ -55,7 +52,7 @@ def clock_events(settings: Mapping[str, Any] | None) -> list[Event]:
     try:
         return [ClockSettings.parse(settings).event()]
     except OptionError as exc:
-        raise bad_request(f"clock.{exc.field}", exc.message, "invalid_clock") from exc
+        raise invalid(f"clock.{exc.field}", exc.message, "invalid_clock") from exc
 
 
 class HandIndex:
@@ -105,31 +102,19 @@ class NewMatch:
     player_ids: tuple[str | None, ...] = ()
 
 
-@dataclass(frozen=True)
-class Loaded:
-    """A match folded up to ``version``."""
-
-    family: Family
-    state: Any
-    version: int
-    last_hash: str
-    clock: Clock | None = None
-
-
 class MatchService:
     """Use cases of the match API, independent of HTTP."""
 
-    def __init__(self, store: RedisEventStore, jobs: JobQueue, admin_token: str | None) -> None:
-        self.store = store
-        self.jobs = jobs
-        self.access = Access(store, admin_token)
+    def __init__(self, runner: CommandRunner, work: Work, admin_token: str | None) -> None:
+        self.runner = runner
+        self.repository = runner.repository
+        self.store = runner.store
+        self.work = work
+        self.access = Access(self.store, admin_token)
         self.organisers = self.access.organisers
-        self._reports = VerificationReports(store)
+        self._reports = VerificationReports(self.store)
         self._info_cache: dict[str, MatchInfo] = {}
-        self.index = MatchIndex(store.client, store.prefix)
-        self._cache: OrderedDict[str, Loaded] = OrderedDict()
-        self._clock_watched: dict[str, int] = {}
-        self._lock = threading.Lock()
+        self.index = MatchIndex(self.store.client, self.store.prefix)
 
     # --- creation ----------------------------------------------------------------------
 
@@ -146,20 +131,20 @@ class MatchService:
         """
         family = VARIANTS.get(body["variant"])
         if family is None:
-            raise bad_request("variant", f"unknown variant; one of {sorted(VARIANTS)}",
+            raise invalid("variant", f"unknown variant; one of {sorted(VARIANTS)}",
                               "unknown_variant")
         names = [player["name"] for player in body["players"]]
         if not family.min_players <= len(names) <= family.max_players:
-            raise bad_request("players", f"{family.name} takes {family.min_players}-"
+            raise invalid("players", f"{family.name} takes {family.min_players}-"
                               f"{family.max_players} players", "invalid_players")
         try:
             options = family.parse_options(body.get("options"), len(names))
         except OptionError as exc:
-            raise bad_request(f"options.{exc.field}", exc.message, "invalid_option") from exc
+            raise invalid(f"options.{exc.field}", exc.message, "invalid_option") from exc
         owner = self.organiser(authorization)
         organiser_fields = [f for f in ORGANISER_FIELDS if body.get(f) is not None]
         if organiser_fields and owner is None:
-            raise ApiError(403 if bearer(authorization) else 401, "organiser_only",
+            raise not_allowed(bearer(authorization) is not None, "organiser_only",
                            f"{', '.join(organiser_fields)} need an organiser key "
                            "(or the admin token)")
         if match_secrets is None:
@@ -175,7 +160,7 @@ class MatchService:
             events = family.start_match(names, options, first_dealer, deal)
         except RuleError as exc:
             field = "dice" if body.get("dice") is not None and "dice" in exc.code else "deck"
-            raise bad_request(field, exc.message, exc.code) from exc
+            raise invalid(field, exc.message, exc.code) from exc
         events.insert(1, match_secrets.committed())
         events[2:2] = clock_events(body.get("clock"))
         return NewMatch(family, options, names, events, match_secrets, owner or "",
@@ -192,7 +177,7 @@ class MatchService:
         try:
             deck = parse_cards(body["deck"])
         except CardError as exc:
-            raise bad_request("deck", str(exc), "invalid_card") from exc
+            raise invalid("deck", str(exc), "invalid_card") from exc
         return Deal(deck, deal.seed, prepared=True, fixed=deal.fixed)
 
     def store_new(self, new: NewMatch, match_id: str | None = None,
@@ -212,7 +197,7 @@ class MatchService:
         info = MatchInfo.from_meta(match_id, meta)
         self.index.add(info)
         if any(event.type == CLOCK_SET for event in new.events):
-            self.watch_clock(match_id, self.load(match_id))
+            self.work.after(match_id, self.load(match_id))
         return {"id": match_id, "version": result.version, **info.fields(),
                 "seats": [{"seat": seat, "name": name, "external_id": info.player_id(seat),
                            "token": tokens[seat]} for seat, name in enumerate(new.names)]}
@@ -235,45 +220,12 @@ class MatchService:
     # --- reading -----------------------------------------------------------------------
 
     def load(self, match_id: str) -> Loaded:
-        """The match folded to its newest version (404 when unknown)."""
-        if not storable(match_id):
-            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
-        with self._lock:
-            cached = self._cache.get(match_id)
-        after = cached.version if cached else 0
-        fresh = self.store.read(match_id, after=after)
-        if cached is None and not fresh:
-            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
-        loaded = cached or self._empty(match_id)
-        if fresh:
-            state, clock = fold_clock(loaded.family, loaded.state, loaded.clock, fresh)
-            loaded = Loaded(loaded.family, state, fresh[-1].version, fresh[-1].hash, clock)
-        self._remember(match_id, loaded)
-        return loaded
-
-    def _remember(self, match_id: str, loaded: Loaded) -> None:
-        with self._lock:
-            cached = self._cache.get(match_id)
-            if cached is None or cached.version <= loaded.version:
-                self._cache[match_id] = loaded
-            self._cache.move_to_end(match_id)
-            while len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
-
-    def _empty(self, match_id: str) -> Loaded:
-        meta = self.store.meta(match_id)
-        if meta is None:
-            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
-        family = VARIANTS[meta["variant"]]
-        return Loaded(family, family.initial_state(), 0, GENESIS_HASH)
+        """The match folded to its newest version (``NotFound`` when unknown)."""
+        return self.repository.get(match_id)
 
     def load_at(self, match_id: str, version: int) -> Loaded:
-        """The match as it stood at ``version`` (replays from the start)."""
-        loaded = self.load(match_id)
-        events = self.store.read(match_id, until=version)
-        state, clock = fold_clock(loaded.family, loaded.family.initial_state(), None, events)
-        return Loaded(loaded.family, state, events[-1].version if events else 0,
-                      events[-1].hash if events else GENESIS_HASH, clock)
+        """The match as it stood at ``version``."""
+        return self.repository.at(match_id, version)
 
     # --- who is asking (service.usecases.access) ------------------------------------------------
 
@@ -294,9 +246,7 @@ class MatchService:
 
     def view(self, match_id: str, authorization: str | None) -> dict[str, Any]:
         viewer = self.viewer(match_id, authorization)
-        loaded = self.load(match_id)
-        self.redrive(match_id, loaded)
-        return self._render(match_id, loaded, viewer)
+        return self._render(match_id, self.load(match_id), viewer)
 
     def _render(self, match_id: str, loaded: Loaded, viewer: int | str) -> dict[str, Any]:
         out = loaded.family.view(loaded.state, viewer)
@@ -314,7 +264,7 @@ class MatchService:
 
     def log_for(self, match_id: str, viewer: int | str, after: int = 0) -> list[dict[str, Any]]:
         loaded = self.load(match_id)
-        stored = self.store.read(match_id)
+        stored = self.repository.stored(match_id)
         hands = HandIndex(stored)
         return [self.render_event(loaded.family, e, hands.viewer_of(e.version, viewer))
                 for e in stored[after:]]
@@ -327,12 +277,11 @@ class MatchService:
     def state_for(self, match_id: str, viewer: int | str, at: int) -> dict[str, Any]:
         loaded = self.load(match_id)
         if at > loaded.version:
-            raise ApiError(404, "version_not_found",
+            raise NotFound("version_not_found",
                            f"the match has {loaded.version} events, not {at}")
-        stored = self.store.read(match_id)
-        state, clock = fold_clock(loaded.family, loaded.family.initial_state(), None,
-                                  stored[:at])
-        past = Loaded(loaded.family, state, at, stored[at - 1].hash, clock)
+        stored = self.repository.stored(match_id)
+        empty = Loaded(loaded.family, loaded.family.initial_state(), 0, GENESIS_HASH)
+        past = self.repository.fold(empty, stored[:at])
         return self._render(match_id, past, HandIndex(stored).viewer_of(at, viewer))
 
     @staticmethod
@@ -364,7 +313,7 @@ class MatchService:
 
     def _follow(self, match_id: str, family: Family, viewer: int | str, after: int,
                 keepalive_ms: int) -> Iterator[dict[str, Any] | None]:
-        hands = HandIndex(self.store.read(match_id))
+        hands = HandIndex(self.repository.stored(match_id))
         while True:
             batch = self.store.wait(match_id, after, keepalive_ms)
             if not batch:
@@ -385,44 +334,11 @@ class MatchService:
         seat = self.access.acting_seat(match_id, authorization)
         fingerprint = hashlib.sha256(
             json.dumps([seat, action], sort_keys=True).encode()).hexdigest()
-        key = f"{seat}:{idempotency_key}" if idempotency_key else None
-        if key:
-            recorded = self.store.idempotency_record(match_id, key)
-            if recorded is not None:
-                return self._replayed(match_id, seat, recorded, fingerprint)
-        for _ in range(3):
-            loaded = self.load(match_id)
-            if if_match is not None and if_match != loaded.version:
-                raise ApiError(409, "version_conflict",
-                               f"the match is at version {loaded.version}, not {if_match}")
-            events = loaded.family.decide(loaded.state, loaded.family.command(seat, action))
-            try:
-                result = self.store.append(
-                    match_id, loaded.version, to_store(events),
-                    command_id=f"seat{seat}:{idempotency_key or uuid.uuid4().hex}",
-                    idempotency_key=key, fingerprint=fingerprint, prev_hash=loaded.last_hash,
-                    command={"seat": seat, "action": dict(action)})
-            except VersionConflict as exc:
-                if if_match is not None:
-                    raise ApiError(409, "version_conflict", str(exc)) from exc
-                continue
-            if result.replayed:
-                return self._replayed(match_id, seat, (result.version, fingerprint), fingerprint)
-            notify(self.store, match_id, result.events)
-            state, clock = fold_clock(loaded.family, loaded.state, loaded.clock, result.events)
-            now = Loaded(loaded.family, state, result.version, result.events[-1].hash, clock)
-            self._remember(match_id, now)
-            self.redrive(match_id, now)
-            return self._render(match_id, now, seat)
-        raise ApiError(409, "version_conflict", "the match kept changing; re-read and retry")
-
-    def _replayed(self, match_id: str, seat: int, recorded: tuple[int, str],
-                  fingerprint: str) -> dict[str, Any]:
-        version, first_fingerprint = recorded
-        if first_fingerprint != fingerprint:
-            raise ApiError(422, "idempotency_key_reused",
-                           "this Idempotency-Key was used for a different action")
-        return self._render(match_id, self.load_at(match_id, version), seat)
+        command = SeatAction(seat, action, command_id(f"seat{seat}", idempotency_key))
+        once = Idempotency(f"{seat}:{idempotency_key}", fingerprint) if idempotency_key else None
+        outcome = self.runner.run(match_id, command, expected_version=if_match,
+                                  idempotency=once)
+        return self._render(match_id, outcome.match, seat)
 
     # --- auditing ----------------------------------------------------------------------
 
@@ -441,7 +357,7 @@ class MatchService:
         verification_id = uuid.uuid4().hex
         record = {"status": "queued", "requested_at": round(time.time(), 3)}
         self._reports.save(match_id, verification_id, record)
-        self.jobs.enqueue_replay(match_id, verification_id)
+        self.work.verify(match_id, verification_id)
         return self.verification(match_id, verification_id, authorization)
 
     def verification(self, match_id: str, verification_id: str,
@@ -449,35 +365,9 @@ class MatchService:
         self.viewer(match_id, authorization)
         record = self._reports.get(match_id, verification_id) if storable(match_id) else None
         if record is None:
-            raise ApiError(404, "verification_not_found",
+            raise NotFound("verification_not_found",
                            f"no verification {verification_id!r} of match {match_id!r}")
         return {"id": verification_id, "match_id": match_id, **record}
-
-    # --- background work ---------------------------------------------------------------
-
-    def redrive(self, match_id: str, loaded: Loaded) -> None:
-        """Queue the job the match waits for, unless it is already queued or running."""
-        job = loaded.family.awaiting_job(loaded.state)
-        if job in QUEUES:
-            self.jobs.enqueue(job, match_id, loaded.version)
-        self.watch_clock(match_id, loaded)
-
-    def watch_clock(self, match_id: str, loaded: Loaded) -> None:
-        """Schedule the timeout check of the running turn (once per turn and process)."""
-        clock = loaded.clock
-        if clock is None or clock.deadline is None:
-            return
-        with self._lock:
-            if self._clock_watched.get(match_id) == clock.started_version:
-                return
-            if len(self._clock_watched) > 16 * CACHE_SIZE:
-                self._clock_watched.clear()
-            self._clock_watched[match_id] = clock.started_version
-        controls.schedule(self.jobs, match_id, clock)
-
-    def on_clock(self, match_id: str, turn_version: int) -> None:
-        """The in-process clock runner's callback: time the turn out if it is still due."""
-        controls.on_timeout(self.store, self.jobs, match_id, turn_version, time.time())
 
     # --- organiser controls ------------------------------------------------------------
 
@@ -488,7 +378,7 @@ class MatchService:
         loaded = self.load(match_id)
         seat = body["seat"]
         if not 0 <= seat < len(loaded.state.players):
-            raise bad_request("seat", f"the match has seats 0-{len(loaded.state.players) - 1}",
+            raise invalid("seat", f"the match has seats 0-{len(loaded.state.players) - 1}",
                               "unknown_seat")
         control = ForfeitSeat(seat, body["reason"])
         return self._end(match_id, control, f"organiser:forfeit:{uuid.uuid4().hex}")
@@ -503,5 +393,5 @@ class MatchService:
 
     def _end(self, match_id: str, control: ForfeitSeat | AbortMatch,
              command_id: str) -> dict[str, Any]:
-        controls.end_match(self.store, match_id, control, command_id)
-        return self._render(match_id, self.load(match_id), FULL)
+        outcome = self.runner.run(match_id, EndMatch(control, command_id))
+        return self._render(match_id, outcome.match, FULL)

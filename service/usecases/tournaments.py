@@ -29,7 +29,7 @@ from typing import Any
 from service.adapters.auth import bearer
 from service.adapters.catalog import MatchInfo
 from service.adapters.organisers import ADMIN
-from service.usecases.errors import ApiError
+from service.usecases.errors import AppError, Invalid, NotFound, not_allowed
 from service.usecases.matches import MatchService, NewMatch
 
 STATUSES = ("live", "complete", "aborted")
@@ -57,10 +57,10 @@ def decode_cursor(cursor: str) -> tuple[float, str]:
         score, match_id = raw.split("|", 1)
         value = float(score)
     except (ValueError, binascii.Error, UnicodeDecodeError) as exc:
-        raise ApiError(400, "invalid_cursor", "cursor: not a cursor this API gave",
+        raise Invalid("invalid_cursor", "cursor: not a cursor this API gave",
                        {"cursor": ["not a cursor this API gave"]}) from exc
     if value != value or not match_id:  # NaN
-        raise ApiError(400, "invalid_cursor", "cursor: not a cursor this API gave",
+        raise Invalid("invalid_cursor", "cursor: not a cursor this API gave",
                        {"cursor": ["not a cursor this API gave"]})
     return value, match_id
 
@@ -77,7 +77,7 @@ class Tournaments:
     def organiser(self, authorization: str | None) -> str:
         organiser = self.matches.organiser(authorization)
         if organiser is None:
-            raise ApiError(403 if bearer(authorization) else 401, "organiser_only",
+            raise not_allowed(bearer(authorization) is not None, "organiser_only",
                            "this needs an organiser key (or the admin token)")
         return organiser
 
@@ -137,7 +137,7 @@ class Tournaments:
         owner = self.organiser(authorization)
         bodies, duplicate = list(body["matches"]), bool(body.get("duplicate"))
         if duplicate and len(bodies) % 2:
-            raise ApiError(400, "invalid_request", "matches: duplicate deals pair the matches "
+            raise Invalid("invalid_request", "matches: duplicate deals pair the matches "
                            "(0, 1), (2, 3), ...: send an even number",
                            {"matches": ["duplicate needs an even number of matches"]})
         prepared: list[NewMatch] = []
@@ -170,7 +170,7 @@ class Tournaments:
             if new.options != first_match.options:
                 raise _pair_error("options", "must be the first table's options")
             return new
-        except ApiError as exc:
+        except AppError as exc:
             raise _prefixed(index, exc) from exc
 
     @staticmethod
@@ -188,7 +188,7 @@ class Tournaments:
         raw = self._client.get(self._batch_key(batch_id))
         record = json.loads(raw) if raw is not None else None
         if record is None or (organiser != ADMIN and record["owner"] != organiser):
-            raise ApiError(404, "batch_not_found", f"no batch {batch_id!r}")
+            raise NotFound("batch_not_found", f"no batch {batch_id!r}")
         infos = [self.matches.info(match_id) for match_id in record["matches"]]
         return {**self._public(record),
                 "matches": [self.summary(info) for info in infos if info is not None]}
@@ -234,15 +234,15 @@ def _player(player: Mapping[str, Any]) -> tuple[Any, ...]:
     return player["name"], player.get("entropy") or "", player.get("external_id")
 
 
-def _pair_error(field: str, message: str) -> ApiError:
-    return ApiError(400, "invalid_duplicate", f"{field}: {message}", {field: [message]})
+def _pair_error(field: str, message: str) -> AppError:
+    return Invalid("invalid_duplicate", f"{field}: {message}", {field: [message]})
 
 
-def _prefixed(index: int, exc: ApiError) -> ApiError:
+def _prefixed(index: int, exc: AppError) -> AppError:
     """An error of one match of a batch, its fields named ``matches.<index>.<field>``."""
     errors = {f"matches.{index}.{field}": problems
               for field, problems in (exc.errors or {}).items()}
-    return ApiError(exc.status, exc.code, f"matches.{index}.{exc.message}",
+    return type(exc)(exc.code, f"matches.{index}.{exc.message}",
                     errors or {f"matches.{index}": [exc.message]})
 
 

@@ -17,20 +17,17 @@ import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
-from rq import Queue, SimpleWorker
-from rq.job import Job
-from rq.registry import ScheduledJobRegistry
 
 from domain.audit import parse_ndjson, verify
 from domain.clocks import Clock, ClockSettings, track
 from domain.events import Event
 from domain.fairness import UNFOLDED_EVENTS
 from domain.variants import VARIANTS
-from service.adapters.store import RedisEventStore
+from service.adapters.work import CLOCKS
 from service.api.app import create_app
 from service.config import Settings
-from service.usecases import controls
 from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer
+from workers.reconciler import Reconciler
 
 NAMES = ["Ann", "Bob", "Cy", "Di"]
 
@@ -43,7 +40,12 @@ def app(redis_client: redis.Redis, key_prefix: str) -> Iterator[Flask]:
                         sse_keepalive_ms=200)
     built = create_app(settings, client=redis_client, jobs_inline=True)
     yield built
-    built.extensions["rummy_clocks"].stop()
+    built.extensions["rummy_wiring"].close()
+
+
+def stop_clock_timer(app: Flask) -> None:
+    """Stop the app's in-process clock timer (the test times turns out itself)."""
+    app.extensions["rummy_wiring"].work.clocks.stop()
 
 
 def new_match(client: FlaskClient, variant: str = "gin", players: int = 2,
@@ -198,11 +200,9 @@ class TestClockSettings:
         assert client.get(f"/v1/matches/{match['id']}").json.get("clock") is None
 
     def test_the_clock_comes_from_event_timestamps(self, app, client):
-        app.extensions["rummy_clocks"].stop()  # its deadlines are in 1970
-        service = app.extensions["rummy"]
+        stop_clock_timer(app)  # its deadlines are in 1970
         now = [1000.0]
-        service.store = RedisEventStore(service.store.client, service.store.prefix,
-                                        clock=lambda: now[0])
+        app.extensions["rummy"].store._clock = lambda: now[0]
         match = new_match(client, clock={"turn_seconds": 10, "bank_seconds": 30})
         url = f"/v1/matches/{match['id']}"
         clock = client.get(url).json["clock"]
@@ -240,34 +240,31 @@ def replayed_clock(records: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 class TestTimeouts:
     def test_the_check_forfeits_only_after_the_deadline_and_only_once(self, app, client):
-        app.extensions["rummy_clocks"].stop()  # the test times out the turn itself
-        service = app.extensions["rummy"]
+        stop_clock_timer(app)  # the test times out the turn itself
+        clocks = app.extensions["rummy_wiring"].clocks
         match = new_match(client, clock={"turn_seconds": 30})
         clock = client.get(f"/v1/matches/{match['id']}").json["clock"]
         turn, deadline = clock["turn_started_version"], clock["deadline"]
-        store = RedisEventStore(service.store.client, service.store.prefix,
-                                clock=lambda: deadline + 0.5)
-        early = controls.check_timeout(store, match["id"], turn, deadline - 1)
-        assert early.appended == () and early.not_before == deadline
-        done = controls.check_timeout(store, match["id"], turn, deadline + 0.5)
-        assert [e.type for e in done.appended] == [
-            "SeedRevealed", "MatchSeedRevealed", "SeatForfeited"]
-        assert done.appended[0].command_id == f"clock:1:{turn}:forfeit"
-        again = controls.check_timeout(store, match["id"], turn, deadline + 60)
-        assert again.appended == () and again.not_before is None
+        app.extensions["rummy"].store._clock = lambda: deadline + 0.5
+        assert clocks.time_out(match["id"], turn, now=deadline - 1) == ()
+        assert clocks.deadline(match["id"]) == (turn, deadline)
+        done = clocks.time_out(match["id"], turn, now=deadline + 0.5)
+        assert [e.type for e in done] == ["SeedRevealed", "MatchSeedRevealed", "SeatForfeited"]
+        assert done[0].command_id == f"clock:1:{turn}:forfeit"
+        assert clocks.time_out(match["id"], turn, now=deadline + 60) == ()
+        assert clocks.deadline(match["id"]) is None
         view = client.get(f"/v1/matches/{match['id']}").json
         assert view["winner"] == 0 and view["ended"]["initiator"] == "clock"
         assert view["clock"]["turn_seat"] is None and view["clock"]["deadline"] is None
         verified(client, match["id"])
 
     def test_a_clock_move_before_the_deadline_does_not_verify(self, app, client):
-        app.extensions["rummy_clocks"].stop()
-        service = app.extensions["rummy"]
+        stop_clock_timer(app)
         match = new_match(client, clock={"turn_seconds": 30})
         clock = client.get(f"/v1/matches/{match['id']}").json["clock"]
         # a dishonest server times the seat out early (its own timestamp says so)
-        controls.check_timeout(service.store, match["id"], clock["turn_started_version"],
-                               clock["deadline"] + 1)
+        app.extensions["rummy_wiring"].clocks.time_out(
+            match["id"], clock["turn_started_version"], now=clock["deadline"] + 1)
         report = verify(export(client, match["id"]), VARIANTS).to_dict()
         assert not report["ok"]
         rules = next(c for c in report["checks"] if c["name"] == "rules")
@@ -293,7 +290,7 @@ class TestTimeouts:
             return [e for e in events if (e["command_id"] or "").startswith("clock:")]
 
         moves = wait_for(lambda: len(auto_moves()) >= 4 and auto_moves())
-        app.extensions["rummy_clocks"].stop()
+        stop_clock_timer(app)
         actions = [m["command"]["action"] for m in moves[:4]]
         assert actions[:3] == [{"type": "pass"}, {"type": "pass"},
                                {"type": "draw", "source": "stock"}]
@@ -320,7 +317,7 @@ class TestTimeouts:
                     if (e["command_id"] or "").startswith("clock:") and e["command"]]
 
         moves = wait_for(lambda: len(auto_moves()) >= 2 and auto_moves())
-        app.extensions["rummy_clocks"].stop()
+        stop_clock_timer(app)
         assert moves[0] == {"seat": seat, "action": {"type": "draw", "source": "stock"},
                             "auto": True}
         discarded = moves[1]["action"]
@@ -333,28 +330,25 @@ class TestTimeouts:
         assert verify(export(client, match["id"], ADMIN_AUTH), VARIANTS).ok
 
 
-class TestRqClocks:
-    def test_a_scheduled_rq_job_times_the_turn_out(self, redis_client, key_prefix):
+class TestReconciledClocks:
+    def test_the_reconciler_times_the_turn_out_at_its_indexed_deadline(self, redis_client,
+                                                                       key_prefix):
         settings = Settings(redis_url="redis://unused", admin_token=ADMIN,
                             key_prefix=key_prefix)
         app = create_app(settings, client=redis_client, jobs_inline=False)
+        wiring = app.extensions["rummy_wiring"]
         client = app.test_client()
         match = new_match(client, clock={"turn_seconds": 0.5})
         clock = client.get(f"/v1/matches/{match['id']}").json["clock"]
-        queue = Queue("clocks", connection=redis_client)
-        job_id = f"{key_prefix}-clocks-{match['id']}-{clock['turn_started_version']}"
-        assert job_id in ScheduledJobRegistry(queue=queue).get_job_ids()
-        registry = ScheduledJobRegistry(queue=queue)
-        assert registry.get_jobs_to_schedule(int(clock["deadline"]) - 1) == []  # not early
-        time.sleep(max(0.0, int(clock["deadline"]) + 1.05 - time.time()))
-        # What RQ's scheduler does once the time has come (done here so that another
-        # worker holding the shared scheduler lock on this Redis cannot stall the test).
-        assert registry.get_jobs_to_schedule(int(time.time())) == [job_id]
-        registry.remove(job_id)
-        queue.enqueue_job(Job.fetch(job_id, connection=redis_client))
-        SimpleWorker([queue], connection=redis_client).work(burst=True)
+        index = wiring.index
+        assert redis_client.zscore(index.key(CLOCKS), match["id"]) == clock["deadline"]
+        reconciler = Reconciler(index, wiring.runner, wiring.clocks)
+        assert reconciler.tick() == 0  # not due yet: nothing claimed
+        time.sleep(max(0.0, clock["deadline"] + 0.05 - time.time()))
+        assert reconciler.tick() == 1
         view = client.get(f"/v1/matches/{match['id']}").json
         assert view["phase"] == "complete" and view["ended"]["initiator"] == "clock"
+        assert index.pending(CLOCKS) == 0  # the match has no running turn any more
         verified(client, match["id"])
 
 

@@ -103,7 +103,7 @@ def test_real_redis_with_rqs_own_worker():
             assert (view["phase"], view["awaiting"]) == ("scoring", "scoring")
             subprocess.run(
                 [sys.executable, "-m", "rq.cli", "worker", "--burst", "--url", REAL_REDIS_URL,
-                 "scoring", "bonuses"], cwd=ROOT, check=True, timeout=120,
+                 "steps"], cwd=ROOT, check=True, timeout=120,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             _, view = call(port, "GET", f"/v1/matches/{match_id}")
             assert (view["hand_number"], view["scores"]) == (2, [0, 67])

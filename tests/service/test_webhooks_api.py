@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 from rq import Queue, SimpleWorker
-from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
 from service.adapters.deliveries import DeliveryRunner
@@ -28,6 +27,7 @@ from service.config import Settings
 from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer
 from tests.service.test_matches_api import DECK, act
 from tests.service.test_organisers_api import new_organiser
+from workers.scheduling import promote_due_jobs
 
 SECRET = "a-webhook-secret-of-some-length"
 
@@ -78,7 +78,8 @@ def receiver() -> Iterator[Receiver]:
 @pytest.fixture(autouse=True)
 def runner(app) -> Iterator[DeliveryRunner | None]:
     """The app's delivery runner with a short backoff, stopped before the keys go."""
-    found = app.extensions.get("rummy_deliveries")
+    work = app.extensions["rummy_wiring"].work
+    found = getattr(work, "deliveries", None)
     if found is not None:
         found.backoff = (0.05, 0.05, 0.05, 0.05)
         found.timeout = 2.0
@@ -359,7 +360,7 @@ class TestRQ:
         receiver.statuses = [500]
         hook = register(client, receiver.url, events=("hand_scored",))
         assert knock(client, new_match(client)).status_code == 200
-        self.work(redis_client, "scoring")  # appends HandScored, queues the delivery
+        self.work(redis_client, "steps")  # appends HandScored, queues the delivery
         self.work(redis_client, "webhooks")
         (logged,) = deliveries(client, hook)
         assert (logged["status"], logged["attempts"], logged["last_status_code"]) == (
@@ -368,8 +369,10 @@ class TestRQ:
         queue = Queue("webhooks", connection=redis_client)
         scheduled = ScheduledJobRegistry(queue=queue)
         (job_id,) = scheduled.get_job_ids()  # RQ's Retry holds it for the backoff
-        scheduled.remove(job_id)
-        queue.enqueue_job(Job.fetch(job_id, connection=redis_client))  # the scheduler, now
+        assert promote_due_jobs(redis_client, ["webhooks"]) == 0  # not due yet
+        redis_client.zadd(scheduled.key, {job_id: int(time.time()) - 1})  # the backoff passed
+        assert promote_due_jobs(redis_client, ["webhooks"]) == 1  # as a reconciler does
+        assert promote_due_jobs(redis_client, ["webhooks"]) == 0  # and only once
         self.work(redis_client, "webhooks")
         (logged,) = deliveries(client, hook)
         assert (logged["status"], logged["attempts"]) == ("succeeded", 2)

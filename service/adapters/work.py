@@ -1,0 +1,92 @@
+"""The index of matches that await background work, so nothing waits forever.
+
+Two sorted sets, member = match id, score = when to look at the match next (epoch seconds):
+
+- ``{prefix}:work:steps``: matches that await (or are about to await) a system step. A
+  match is marked *before* the append that makes it wait, so a process that dies between
+  the append and the enqueue still leaves it marked; a mark whose append never happened
+  is dropped at its first look.
+- ``{prefix}:work:clocks``: matches with a running turn clock, scored by its deadline.
+
+The reconciler (``workers.reconciler``) ``claim``s due members: one script moves their
+score a lease ahead, so several reconcilers never take the same member at once and a
+reconciler that dies leaves its claims to come due again. It ``release``s a member only if
+its score is still the lease it set: a mark made meanwhile survives.
+
+Each set is one key and every script touches that one key only, so this is Redis Cluster
+safe; its cost is per match that recently awaited work, nothing per idle match. Anything
+here can be rebuilt from the streams (``rummy reconcile --scan``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import redis
+
+STEPS = "steps"
+CLOCKS = "clocks"
+KINDS = (STEPS, CLOCKS)
+
+# KEYS: the set. ARGV: now, lease until, max members. Due members get the lease as score.
+_CLAIM = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], member) end
+return due
+"""
+
+# KEYS: the set. ARGV: member, the score it must still have.
+_RELEASE = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) == tonumber(ARGV[2]) then
+  return redis.call('ZREM', KEYS[1], ARGV[1])
+end
+return 0
+"""
+
+
+class WorkIndex:
+    """Marks, claims and releases matches awaiting steps or clock checks."""
+
+    def __init__(self, client: redis.Redis, prefix: str,
+                 clock: Callable[[], float] = time.time) -> None:
+        self._client = client
+        self._prefix = prefix
+        self._clock = clock
+        self._claim = client.register_script(_CLAIM)
+        self._release = client.register_script(_RELEASE)
+
+    def key(self, kind: str) -> str:
+        if kind not in KINDS:
+            raise ValueError(kind)
+        return f"{self._prefix}:work:{kind}"
+
+    def mark(self, kind: str, match_id: str, at: float) -> None:
+        """Look at the match at ``at`` (or earlier, if it is already due sooner)."""
+        self._client.zadd(self.key(kind), {match_id: at}, lt=True)
+
+    def reschedule(self, kind: str, match_id: str, at: float) -> None:
+        """Look at the match at ``at``, whatever was set before."""
+        self._client.zadd(self.key(kind), {match_id: at})
+
+    def claim(self, kind: str, lease_s: float, limit: int = 100) -> tuple[float, list[str]]:
+        """(lease, due match ids): each claimed until ``lease`` (epoch seconds)."""
+        now = self._clock()
+        lease = round(now + lease_s, 6)
+        due = self._claim(keys=[self.key(kind)], args=[repr(now), repr(lease), str(limit)])
+        return lease, [m.decode() if isinstance(m, bytes) else str(m) for m in due or []]
+
+    def release(self, kind: str, match_id: str, lease: float) -> bool:
+        """Forget the match unless it was marked again since it was claimed."""
+        return bool(self._release(keys=[self.key(kind)], args=[match_id, repr(lease)]))
+
+    def pending(self, kind: str) -> int:
+        return int(self._client.zcard(self.key(kind)))
+
+    def due_in(self, kind: str) -> float | None:
+        """Seconds until the earliest member falls due (0 when overdue); None when empty."""
+        first = self._client.zrange(self.key(kind), 0, 0, withscores=True)
+        if not first:
+            return None
+        return max(0.0, float(first[0][1]) - self._clock())

@@ -1,0 +1,92 @@
+"""One bootstrap wires settings, Redis, the event store, the repository, the command runner
+and background work, for every entry point: the Flask app, the worker and the CLI.
+
+Two ways to run (README "Two ways to run"): embedded (no ``REDIS_URL``: in-process
+fakeredis, steps run in-process) and real (Redis, RQ workers, the reconciler). Nothing is
+built at import time, and nothing is registered in a module: each entry point holds its
+own ``Wiring``.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import fakeredis
+import redis
+
+from service.adapters.clock_runner import ClockRunner
+from service.adapters.deliveries import DeliveryRunner
+from service.adapters.jobs import JobQueue
+from service.adapters.store import RedisEventStore
+from service.adapters.work import WorkIndex
+from service.config import Settings
+from service.usecases.audit import run_verification
+from service.usecases.background import InProcessWork, QueuedWork, Work
+from service.usecases.clocks import Clocks
+from service.usecases.lifecycle import Notifier
+from service.usecases.matches import MatchService
+from service.usecases.repository import Repository
+from service.usecases.runner import CommandRunner
+
+log = logging.getLogger("rummy")
+
+
+@dataclass
+class Wiring:
+    """Everything one process needs, built once."""
+
+    settings: Settings
+    client: redis.Redis
+    store: RedisEventStore
+    repository: Repository
+    runner: CommandRunner
+    clocks: Clocks
+    matches: MatchService
+    work: Work
+    index: WorkIndex
+    in_process: bool
+
+    def close(self) -> None:
+        """Stop the in-process threads (embedded mode): clock timer and deliveries."""
+        if isinstance(self.work, InProcessWork):
+            self.work.clocks.stop()
+            self.work.deliveries.close()
+
+
+def connect(settings: Settings) -> redis.Redis:
+    """The Redis of ``settings``: the real one, or a fresh in-process fakeredis."""
+    if settings.embedded:
+        log.warning("EMBEDDED MODE: in-process fakeredis, jobs run in-process. "
+                    "All data is in memory only and is lost when the server stops. "
+                    "Set REDIS_URL to use a real Redis.")
+        return fakeredis.FakeRedis(server=fakeredis.FakeServer())
+    return redis.Redis.from_url(settings.redis_url,  # type: ignore[arg-type]
+                                health_check_interval=10, socket_keepalive=True)
+
+
+def bootstrap(settings: Settings | None = None, client: redis.Redis | None = None,
+              in_process: bool | None = None) -> Wiring:
+    """Wire one process. ``in_process`` defaults to the embedded mode's (steps, clocks and
+    webhooks in this process); False queues them for workers."""
+    settings = settings or Settings.from_env()
+    client = client or connect(settings)
+    in_process = settings.embedded if in_process is None else in_process
+    store = RedisEventStore(client, settings.key_prefix)
+    repository = Repository(store)
+    index = WorkIndex(client, settings.key_prefix)
+    work: Work
+    if in_process:
+        clock_timer = ClockRunner(lambda match_id, turn: clocks.on_deadline(match_id, turn))
+        work = InProcessWork(clock_timer, DeliveryRunner(client, settings.key_prefix))
+    else:
+        work = QueuedWork(JobQueue(client, settings.key_prefix), index)
+    runner = CommandRunner(repository, Notifier(store, repository.meta, work.deliver), work)
+    clocks = Clocks(runner, reschedule=work.after)
+    if isinstance(work, InProcessWork):
+        work.steps = runner
+        work.verifier = lambda match_id, verification_id: run_verification(
+            repository, match_id, verification_id)
+    matches = MatchService(runner, work, settings.admin_token)
+    return Wiring(settings, client, store, repository, runner, clocks, matches, work, index,
+                  in_process)

@@ -1,0 +1,204 @@
+"""The one command runner: load, decide, append with the expected version, notify, follow up.
+
+Every write to a match goes through ``CommandRunner.run``, whoever sends the command: a
+seat, a system step, an organiser, a clock. A lost race (another writer appended first) is
+decided again on the newer version when the command allows it, else it is a ``Conflict``.
+After a successful append the organisers are notified and the follow-up is scheduled (the
+system step the match now awaits, the running turn's clock) through the ``FollowUp`` the
+bootstrap wired: RQ jobs and the work index in real mode, in-process in embedded mode.
+
+Retries of one idempotency key get the first request's answer: the first request claims
+the key while it is in flight; a retry that arrives meanwhile waits (bounded) for its
+outcome instead of deciding again; the outcome (the version its events reached, or the
+refusal it got) is kept with the match.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from domain.errors import RuleError
+from service.adapters.codec import to_store
+from service.adapters.store import Recorded, RedisEventStore, StoredEvent, VersionConflict
+from service.usecases import errors
+from service.usecases.commands import Command
+from service.usecases.errors import AppError, Conflict, Rejected
+from service.usecases.lifecycle import Notifier
+from service.usecases.repository import Decided, Loaded, Repository
+
+ATTEMPTS = 5
+CLAIM_TTL_MS = 15_000
+"""How long an idempotency key stays claimed by a request that never finishes (it died)."""
+WAIT_FOR_FIRST_S = 10.0
+"""How long a retry waits for the request in flight with its key before giving up (409)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a run did: the match after it (as found when nothing was appended), the events
+    appended, and for a retried idempotency key the version its first request reached."""
+
+    match: Loaded
+    appended: tuple[StoredEvent, ...] = ()
+    replayed: int | None = None
+
+
+@dataclass(frozen=True)
+class Idempotency:
+    """A client's idempotency key, scoped to its seat, and the fingerprint of its request."""
+
+    key: str
+    fingerprint: str
+
+
+class FollowUp(Protocol):
+    """The work an append leaves to do, scheduled by the runner."""
+
+    def expect(self, match_id: str, decided: Decided) -> None:
+        """Before the append: note what the match is about to await, so a process that
+        dies right after the append still leaves the match findable."""
+
+    def after(self, match_id: str, match: Loaded) -> None:
+        """After the append: start the step the match awaits, time its running turn."""
+
+
+REFUSALS: dict[str, Callable[..., Exception]] = {
+    "RuleError": RuleError,
+    **{cls.__name__: cls for cls in (errors.Invalid, errors.Unauthenticated, errors.Forbidden,
+                                     errors.NotFound, errors.Conflict, errors.Rejected)},
+}
+"""Refusals kept for idempotency keys, by kind, to raise again for a retry."""
+
+
+class CommandRunner:
+    """Runs commands against matches; one instance per process, thread-safe."""
+
+    def __init__(self, repository: Repository, notifier: Notifier, follow_up: FollowUp,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.repository = repository
+        self.store: RedisEventStore = repository.store
+        self.notifier = notifier
+        self.follow_up = follow_up
+        self._sleep = sleep
+
+    def run(self, match_id: str, command: Command, *, expected_version: int | None = None,
+            idempotency: Idempotency | None = None) -> Outcome:
+        """Execute ``command``; ``expected_version`` (If-Match) turns a moved match into a
+        ``Conflict`` instead of a new decision."""
+        if idempotency is None:
+            return self._run(match_id, command, expected_version, None)
+        return self._once(match_id, command, expected_version, idempotency)
+
+    def _run(self, match_id: str, command: Command, expected_version: int | None,
+             idempotency: Idempotency | None) -> Outcome:
+        for _ in range(ATTEMPTS):
+            match = self.repository.get(match_id)
+            if expected_version is not None and expected_version != match.version:
+                raise Conflict("version_conflict", f"the match is at version {match.version}, "
+                                                   f"not {expected_version}")
+            decision = command.decide(match, self.repository.secrets(match_id))
+            if decision is None or not decision.events:
+                return Outcome(match)
+            decided = self.repository.decided(match, decision.events)
+            self.follow_up.expect(match_id, decided)
+            try:
+                result = self.store.append(
+                    match_id, match.version, to_store(decision.events),
+                    command_id=decision.command_id, prev_hash=match.last_hash,
+                    command=decision.command,
+                    idempotency_key=idempotency.key if idempotency else None,
+                    fingerprint=idempotency.fingerprint if idempotency else "")
+            except VersionConflict as exc:
+                if expected_version is not None or not command.retry_on_conflict:
+                    raise Conflict("version_conflict", str(exc)) from exc
+                continue
+            if result.replayed:
+                return Outcome(match, replayed=result.version)
+            after = self.repository.saved(match_id, decided, result.events)
+            self.notifier.notify(match_id, result.events, getattr(after.state, "scores", None))
+            self.follow_up.after(match_id, after)
+            return Outcome(after, result.events)
+        raise Conflict("version_conflict", "the match kept changing; re-read and retry")
+
+    # --- idempotency -------------------------------------------------------------------
+
+    def _once(self, match_id: str, command: Command, expected_version: int | None,
+              idempotency: Idempotency) -> Outcome:
+        deadline = time.monotonic() + WAIT_FOR_FIRST_S
+        delay = 0.005
+        while True:
+            recorded = self.store.idempotency_outcome(match_id, idempotency.key)
+            if recorded is not None:
+                return self._answer_again(match_id, recorded, idempotency)
+            if self.store.claim_idempotency(match_id, idempotency.key, CLAIM_TTL_MS):
+                return self._first(match_id, command, expected_version, idempotency)
+            if time.monotonic() > deadline:
+                raise Conflict("request_in_flight", "a request with this Idempotency-Key is "
+                                                    "still in flight; retry later")
+            self._sleep(delay)
+            delay = min(delay * 2, 0.1)
+
+    def _first(self, match_id: str, command: Command, expected_version: int | None,
+               idempotency: Idempotency) -> Outcome:
+        """The key's first request: its outcome, success or refusal, is kept for retries.
+
+        The claim may have come just after another request with the key finished and let
+        its claim go: then that one was the first, and its outcome is the answer.
+        """
+        try:
+            recorded = self.store.idempotency_outcome(match_id, idempotency.key)
+            if recorded is None:
+                return self._decide_once(match_id, command, expected_version, idempotency)
+        finally:
+            self.store.release_idempotency(match_id, idempotency.key)
+        return self._answer_again(match_id, recorded, idempotency)
+
+    def _decide_once(self, match_id: str, command: Command, expected_version: int | None,
+                     idempotency: Idempotency) -> Outcome:
+        try:
+            return self._run(match_id, command, expected_version, idempotency)
+        except (AppError, RuleError) as exc:
+            self.store.record_refusal(match_id, idempotency.key, idempotency.fingerprint,
+                                      refusal_of(exc))
+            raise
+
+    def _answer_again(self, match_id: str, recorded: Recorded,
+                      idempotency: Idempotency) -> Outcome:
+        if recorded.fingerprint != idempotency.fingerprint:
+            raise Rejected("idempotency_key_reused",
+                           "this Idempotency-Key was used for a different action")
+        if recorded.refusal is not None:
+            raise refused(recorded.refusal)
+        assert recorded.version is not None
+        return Outcome(self.repository.at(match_id, recorded.version),
+                       replayed=recorded.version)
+
+
+def refusal_of(exc: AppError | RuleError) -> dict[str, Any]:
+    """What is kept of a refusal to give it again (``refused``)."""
+    record: dict[str, Any] = {"kind": type(exc).__name__, "code": exc.code,
+                              "message": exc.message}
+    if isinstance(exc, AppError) and exc.errors:
+        record["errors"] = dict(exc.errors)
+    return record
+
+
+def refused(record: dict[str, Any]) -> Exception:
+    """The refusal ``refusal_of`` kept, as the exception the first request raised."""
+    kind = REFUSALS.get(record.get("kind", ""), errors.Rejected)
+    if kind is RuleError:
+        return RuleError(record["code"], record["message"])
+    return kind(record["code"], record["message"], record.get("errors"))
+
+
+def command_id(prefix: str, key: str | None = None) -> str:
+    """A command id for the log: the idempotency key when there is one, else a fresh id."""
+    return f"{prefix}:{key or uuid.uuid4().hex}"
+
+
+def appended_of(outcomes: Sequence[Outcome]) -> tuple[StoredEvent, ...]:
+    return tuple(event for outcome in outcomes for event in outcome.appended)

@@ -1,0 +1,70 @@
+"""The work index: marks, leases and releases, on both Redis backends.
+
+A reconciler claims what is due, and gives a match up only if nobody marked it again
+meanwhile; two reconcilers never hold the same match at once.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from service.adapters.work import CLOCKS, STEPS, WorkIndex
+
+
+@pytest.fixture
+def now():
+    return [1000.0]
+
+
+@pytest.fixture
+def index(redis_client, key_prefix, now) -> WorkIndex:
+    return WorkIndex(redis_client, key_prefix, clock=lambda: now[0])
+
+
+def test_only_due_matches_are_claimed(index, now):
+    index.mark(STEPS, "a", 999.0)
+    index.mark(STEPS, "b", 1001.0)
+    lease, due = index.claim(STEPS, lease_s=2)
+    assert due == ["a"] and lease == 1002.0
+    now[0] = 1001.5
+    assert index.claim(STEPS, lease_s=2)[1] == ["b"]  # a is leased until 1002
+
+
+def test_a_claim_is_exclusive_until_its_lease_ends(index, now):
+    index.mark(STEPS, "a", 999.0)
+    first = index.claim(STEPS, lease_s=2)
+    assert index.claim(STEPS, lease_s=2)[1] == []  # another reconciler finds nothing
+    now[0] = first[0]
+    assert index.claim(STEPS, lease_s=2)[1] == ["a"]  # the first one died: due again
+
+
+def test_release_keeps_a_mark_made_after_the_claim(index):
+    index.mark(STEPS, "a", 999.0)
+    lease, _ = index.claim(STEPS, lease_s=2)
+    index.mark(STEPS, "a", 1001.5)  # a runner marks it again for a new step
+    assert not index.release(STEPS, "a", lease)
+    assert index.pending(STEPS) == 1
+    assert index.release(STEPS, "a", 1001.5)  # released at the score it now has
+    assert index.pending(STEPS) == 0
+
+
+def test_a_mark_never_postpones_a_due_match(index):
+    index.mark(STEPS, "a", 999.0)
+    index.mark(STEPS, "a", 2000.0)
+    assert index.claim(STEPS, lease_s=2)[1] == ["a"]
+
+
+def test_reschedule_sets_the_next_deadline(index, now):
+    index.mark(CLOCKS, "a", 999.0)
+    index.reschedule(CLOCKS, "a", 1030.0)
+    assert index.claim(CLOCKS, lease_s=2)[1] == []
+    assert index.due_in(CLOCKS) == 30.0
+    now[0] = 1030.0
+    assert index.claim(CLOCKS, lease_s=2)[1] == ["a"]
+
+
+def test_the_kinds_are_separate_keys(index):
+    index.mark(STEPS, "a", 999.0)
+    assert index.claim(CLOCKS, lease_s=2)[1] == []
+    with pytest.raises(ValueError):
+        index.key("other")

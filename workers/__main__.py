@@ -1,0 +1,100 @@
+"""``python -m workers``: one worker process of real mode.
+
+It runs RQ's ``SimpleWorker`` (jobs in this process, no fork per job: a system step is a
+few milliseconds of work) on every queue, and the reconciler on a thread beside it (which
+also moves due job retries onto their queues: no RQ scheduler process, no scheduler lock). When
+Redis goes away, RQ's work loop ends; this process waits for Redis with backoff and starts
+a new work loop, so it rides out a Redis restart. SIGTERM or SIGINT stop it after the job
+in hand. Run as many as the load needs, on any machines, under a supervisor that restarts
+a process that exits (docker-compose ``restart: unless-stopped``, systemd
+``Restart=always``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import click
+import redis
+from rq import SimpleWorker
+
+from service.adapters.jobs import LEGACY, QUEUES
+from service.bootstrap import Wiring, bootstrap
+from service.config import Settings
+from workers import context
+from workers.reconciler import BACKOFF_S, Reconciler
+
+log = logging.getLogger("rummy.worker")
+
+
+class Worker(SimpleWorker):
+    """RQ's in-process worker that also stops this process's loop on SIGTERM/SIGINT."""
+
+    stop: threading.Event | None = None
+
+    def request_stop(self, signum: Any, frame: Any) -> None:
+        if self.stop is not None:
+            self.stop.set()
+        super().request_stop(signum, frame)
+
+
+def work_until_stopped(wiring: Wiring, stop: threading.Event, queues: Sequence[str]) -> None:
+    """RQ work loops, one after another, until a stop is requested."""
+    failures = 0
+    while not stop.is_set():
+        worker = Worker(list(queues), connection=wiring.client)
+        worker.stop = stop
+        try:
+            worker.work(logging_level="WARNING")
+        except (redis.RedisError, OSError) as exc:
+            log.warning("worker: Redis unavailable (%s)", exc)
+        if stop.is_set():
+            return
+        pause = BACKOFF_S[min(failures, len(BACKOFF_S) - 1)]
+        failures += 1
+        log.warning("worker: the work loop ended; starting again in %ss", pause)
+        _wait_for_redis(wiring.client, stop, pause)
+
+
+def _wait_for_redis(client: redis.Redis, stop: threading.Event, pause: float) -> None:
+    while not stop.wait(pause):
+        try:
+            client.ping()
+            return
+        except redis.RedisError:
+            pause = min(pause * 2, BACKOFF_S[-1])
+
+
+@click.command()
+@click.option("--url", envvar="REDIS_URL", required=True, help="Redis URL (env REDIS_URL).")
+@click.option("--prefix", envvar="RUMMY_KEY_PREFIX", default="rummy", show_default=True,
+              help="Key prefix of the matches this worker serves (env RUMMY_KEY_PREFIX).")
+def main(url: str, prefix: str) -> None:
+    """Run background jobs and the reconciler until SIGTERM/SIGINT."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    wiring = bootstrap(Settings(redis_url=url, key_prefix=prefix), in_process=False)
+    context.use(wiring)
+    stop = threading.Event()
+    queues = (*QUEUES, *LEGACY)
+    reconciler = threading.Thread(target=Reconciler(wiring.index, wiring.runner, wiring.clocks,
+                                                    retried_queues=queues).run,
+                                  args=(stop,), name="rummy-reconciler", daemon=True)
+    reconciler.start()
+    log.info("worker %d ready: queues %s, prefix %r", os.getpid(), ",".join(QUEUES), prefix)
+    try:
+        work_until_stopped(wiring, stop, queues)
+    finally:
+        stop.set()
+        reconciler.join(timeout=5)
+    log.info("worker %d stopped", os.getpid())
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # until RQ installs its handler
+    main()

@@ -1,0 +1,38 @@
+"""The wiring RQ job functions run with, one per worker process.
+
+``python -m workers`` builds it once through the bootstrap and hands it over with ``use``
+before the first job; a plain ``rq worker`` (no ``use``) gets one built on first need
+from the job's own connection and prefix.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from rq import get_current_job
+
+from service.bootstrap import Wiring, bootstrap
+from service.config import Settings
+
+_lock = threading.Lock()
+_wirings: dict[str, Wiring] = {}
+
+
+def use(wiring: Wiring) -> None:
+    """Run this process's jobs for ``wiring``'s key prefix with it."""
+    with _lock:
+        _wirings[wiring.settings.key_prefix] = wiring
+
+
+def wiring_for(prefix: str) -> Wiring:
+    """The process's wiring for ``prefix`` (built from the running job's connection)."""
+    with _lock:
+        wiring = _wirings.get(prefix)
+        if wiring is None:
+            job = get_current_job()
+            if job is None:
+                raise RuntimeError("workers job functions run inside an RQ job")
+            wiring = bootstrap(Settings(redis_url="redis://worker", key_prefix=prefix),
+                               client=job.connection, in_process=False)
+            _wirings[prefix] = wiring
+        return wiring

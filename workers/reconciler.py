@@ -1,0 +1,110 @@
+"""The reconciler: nothing waits forever.
+
+It looks at every match the work index says is due (``service.adapters.work``): a match
+that awaits a system step its job has not done in time (the enqueue was lost, the job was
+popped by a worker that then died, it failed, it expired), and a match whose running
+turn's deadline has come. It does the work itself, through the same command runner as
+everyone else, so doing it twice appends nothing more. It needs no client to read the
+match and no RQ scheduler lock (which a killed worker leaves held).
+
+It runs on a thread of every worker process (``python -m workers``); several reconcilers
+share the index safely, since a claim moves a match out of the others' reach for a lease.
+It also moves RQ jobs whose retry time has come back onto their queues
+(``workers.scheduling``), in place of RQ's scheduler.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+import redis
+
+from domain.steps import pending_step
+from service.adapters.work import CLOCKS, STEPS, WorkIndex
+from service.usecases.clocks import Clocks
+from service.usecases.commands import RunStep
+from service.usecases.errors import NotFound
+from service.usecases.runner import CommandRunner
+from workers.scheduling import promote_due_jobs
+
+log = logging.getLogger("rummy.reconciler")
+
+LEASE_S = 2.0
+"""How long a claimed match is out of other reconcilers' reach."""
+INTERVAL_S = 0.5
+MAX_STEPS = 4
+BACKOFF_S = (0.5, 1.0, 2.0, 5.0, 10.0)
+
+
+class Reconciler:
+    def __init__(self, index: WorkIndex, runner: CommandRunner, clocks: Clocks,
+                 now: Callable[[], float] = time.time,
+                 retried_queues: Sequence[str] = ()) -> None:
+        self.index = index
+        self.runner = runner
+        self.clocks = clocks
+        self._now = now
+        self._retried_queues = tuple(retried_queues)
+
+    def tick(self) -> int:
+        """Handle every due match once; how many were handled."""
+        lease, due = self.index.claim(STEPS, LEASE_S)
+        for match_id in due:
+            self._guard(STEPS, match_id, lease, self._step)
+        clock_lease, clocked = self.index.claim(CLOCKS, LEASE_S)
+        for match_id in clocked:
+            self._guard(CLOCKS, match_id, clock_lease, self._clock)
+        if self._retried_queues:
+            promote_due_jobs(self.runner.store.client, self._retried_queues)
+        return len(due) + len(clocked)
+
+    def _guard(self, kind: str, match_id: str, lease: float,
+               handle: Callable[[str, float], None]) -> None:
+        """A match that fails stays claimed until its lease ends, then is tried again."""
+        try:
+            handle(match_id, lease)
+        except NotFound:
+            self.index.release(kind, match_id, lease)
+        except redis.RedisError:
+            raise
+        except Exception:
+            log.exception("reconciling %s of match %s failed; retried after %ss",
+                          kind, match_id, LEASE_S)
+
+    def _step(self, match_id: str, lease: float) -> None:
+        for _ in range(MAX_STEPS):
+            match = self.runner.run(match_id, RunStep()).match
+            if pending_step(match.family, match.state) is None:
+                self.index.release(STEPS, match_id, lease)
+                return
+
+    def _clock(self, match_id: str, lease: float) -> None:
+        self.clocks.time_out(match_id, now=self._now())
+        running = self.clocks.deadline(match_id)
+        if running is None:
+            self.index.release(CLOCKS, match_id, lease)
+        else:
+            self.index.reschedule(CLOCKS, match_id, running[1])
+
+    def wait_s(self) -> float:
+        """How long to sleep before the next tick: until the next clock falls due, at most
+        ``INTERVAL_S``."""
+        due = self.index.due_in(CLOCKS)
+        return INTERVAL_S if due is None else max(0.01, min(INTERVAL_S, due))
+
+    def run(self, stop: threading.Event) -> None:
+        """Tick until ``stop`` is set, riding out Redis outages with backoff."""
+        failures = 0
+        while not stop.is_set():
+            try:
+                self.tick()
+                pause = self.wait_s()
+                failures = 0
+            except redis.RedisError as exc:
+                pause = BACKOFF_S[min(failures, len(BACKOFF_S) - 1)]
+                failures += 1
+                log.warning("reconciler: Redis unavailable (%s); again in %ss", exc, pause)
+            stop.wait(pause)
