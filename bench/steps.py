@@ -3,10 +3,11 @@
     python bench/steps.py [--url redis://127.0.0.1:6379/0] [--hands 200]
 
 Plays ``--hands`` gin matches to a knock through the use cases in real mode (each knock
-queues its scoring step), then starts one worker process (``python -m workers``) and
-waits until every hand is scored and the next one dealt. Prints JSON: the time from the
-worker's start until the last hand was scored, and steps per second measured between the
-first and the last ``HandScored`` (the worker's start-up left out). Works under its own
+makes its scoring step due in the work index), then starts one worker process
+(``python -m workers``) and waits until every hand is scored and the next one dealt.
+Prints JSON: the time from the worker's start until the last hand was scored, and steps
+per second measured between the first and the last ``HandScored`` (the worker's start-up
+left out). Works under its own
 key prefix and deletes its keys afterwards.
 """
 

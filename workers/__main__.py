@@ -1,8 +1,10 @@
 """``python -m workers``: one worker process of real mode.
 
-It runs RQ's ``SimpleWorker`` (jobs in this process, no fork per job: a system step is a
-few milliseconds of work) on every queue, and the reconciler on a thread beside it (which
-also moves due job retries onto their queues: no RQ scheduler process, no scheduler lock). When
+Two loops: the reconciler (``workers.reconciler``) on a thread runs every system step and
+clock check as it falls due in the work index (a few milliseconds each, no job, no fork),
+and moves due RQ job retries back onto their queues (no RQ scheduler process, no
+scheduler lock); RQ's ``SimpleWorker`` on the main thread runs the RQ jobs (verifications,
+webhook deliveries) in this process. When
 Redis goes away, RQ's work loop ends; this process waits for Redis with backoff and starts
 a new work loop, so it rides out a Redis restart. SIGTERM or SIGINT stop it after the job
 in hand. Run as many as the load needs, on any machines, under a supervisor that restarts
@@ -75,23 +77,31 @@ def _wait_for_redis(client: redis.Redis, stop: threading.Event, pause: float) ->
 @click.option("--url", envvar="REDIS_URL", required=True, help="Redis URL (env REDIS_URL).")
 @click.option("--prefix", envvar="RUMMY_KEY_PREFIX", default="rummy", show_default=True,
               help="Key prefix of the matches this worker serves (env RUMMY_KEY_PREFIX).")
-def main(url: str, prefix: str) -> None:
-    """Run background jobs and the reconciler until SIGTERM/SIGINT."""
+@click.option("--burst", is_flag=True,
+              help="Do what is due now and what is queued, then exit (tests, cron).")
+def main(url: str, prefix: str, burst: bool) -> None:
+    """Run system steps, clock checks and RQ jobs until SIGTERM/SIGINT."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     wiring = bootstrap(Settings(redis_url=url, key_prefix=prefix), in_process=False)
     context.use(wiring)
-    stop = threading.Event()
     queues = (*QUEUES, *LEGACY)
-    reconciler = threading.Thread(target=Reconciler(wiring.index, wiring.runner, wiring.clocks,
-                                                    retried_queues=queues).run,
-                                  args=(stop,), name="rummy-reconciler", daemon=True)
-    reconciler.start()
+    reconciler = Reconciler(wiring.index, wiring.runner, wiring.clocks, retried_queues=queues)
+    if burst:
+        handled = reconciler.drain()
+        Worker(list(queues), connection=wiring.client).work(burst=True,
+                                                            logging_level="WARNING")
+        log.info("burst: %d matches handled", handled + reconciler.drain())
+        return
+    stop = threading.Event()
+    thread = threading.Thread(target=reconciler.run, args=(stop,), name="rummy-reconciler",
+                              daemon=True)
+    thread.start()
     log.info("worker %d ready: queues %s, prefix %r", os.getpid(), ",".join(QUEUES), prefix)
     try:
         work_until_stopped(wiring, stop, queues)
     finally:
         stop.set()
-        reconciler.join(timeout=5)
+        thread.join(timeout=5)
     log.info("worker %d stopped", os.getpid())
 
 

@@ -1,15 +1,17 @@
-"""The reconciler: nothing waits forever.
+"""The reconciler: runs every system step and clock check that falls due, so nothing
+waits forever.
 
-It looks at every match the work index says is due (``service.adapters.work``): a match
-that awaits a system step its job has not done in time (the enqueue was lost, the job was
-popped by a worker that then died, it failed, it expired), and a match whose running
-turn's deadline has come. It does the work itself, through the same command runner as
-everyone else, so doing it twice appends nothing more. It needs no client to read the
-match and no RQ scheduler lock (which a killed worker leaves held).
+It takes what the work index (``service.adapters.work``) says is due: a match that awaits
+a system step (just marked by the append that ended a hand, or left by a process that
+died before its mark, or by a worker killed mid-step whose lease ran out), and a match
+whose running turn's deadline has come. It does the work through the same command runner
+as everyone else, so doing it twice appends nothing more. It needs no client to read the
+match, no RQ job and no RQ scheduler lock (which a killed worker leaves held).
 
-It runs on a thread of every worker process (``python -m workers``); several reconcilers
-share the index safely, since a claim moves a match out of the others' reach for a lease.
-It also moves RQ jobs whose retry time has come back onto their queues
+It runs on a thread of every worker process (``python -m workers``); several share the
+index safely, since a claim moves a match out of the others' reach for a lease. Idle, it
+blocks until an append wakes it or the next deadline comes (at most ``INTERVAL_S``). It
+also moves RQ jobs whose retry time has come back onto their queues
 (``workers.scheduling``), in place of RQ's scheduler.
 """
 
@@ -33,8 +35,11 @@ from workers.scheduling import promote_due_jobs
 log = logging.getLogger("rummy.reconciler")
 
 LEASE_S = 2.0
-"""How long a claimed match is out of other reconcilers' reach."""
+"""How long a claimed match is out of other workers' reach (a step takes milliseconds)."""
+BATCH = 20
+"""Matches claimed at once: small, so that several workers share a burst."""
 INTERVAL_S = 0.5
+"""The longest an idle reconciler sleeps: its poll, should a wake-up be lost."""
 MAX_STEPS = 4
 BACKOFF_S = (0.5, 1.0, 2.0, 5.0, 10.0)
 
@@ -50,16 +55,23 @@ class Reconciler:
         self._retried_queues = tuple(retried_queues)
 
     def tick(self) -> int:
-        """Handle every due match once; how many were handled."""
-        lease, due = self.index.claim(STEPS, LEASE_S)
+        """Handle one batch of due matches of each kind; how many were handled."""
+        lease, due = self.index.claim(STEPS, LEASE_S, BATCH)
         for match_id in due:
             self._guard(STEPS, match_id, lease, self._step)
-        clock_lease, clocked = self.index.claim(CLOCKS, LEASE_S)
+        clock_lease, clocked = self.index.claim(CLOCKS, LEASE_S, BATCH)
         for match_id in clocked:
             self._guard(CLOCKS, match_id, clock_lease, self._clock)
         if self._retried_queues:
             promote_due_jobs(self.runner.store.client, self._retried_queues)
         return len(due) + len(clocked)
+
+    def drain(self) -> int:
+        """Tick until nothing is due; how many matches were handled."""
+        handled = 0
+        while done := self.tick():
+            handled += done
+        return handled
 
     def _guard(self, kind: str, match_id: str, lease: float,
                handle: Callable[[str, float], None]) -> None:
@@ -96,15 +108,15 @@ class Reconciler:
         return INTERVAL_S if due is None else max(0.01, min(INTERVAL_S, due))
 
     def run(self, stop: threading.Event) -> None:
-        """Tick until ``stop`` is set, riding out Redis outages with backoff."""
+        """Work until ``stop`` is set, riding out Redis outages with backoff."""
         failures = 0
         while not stop.is_set():
             try:
-                self.tick()
-                pause = self.wait_s()
+                self.drain()
+                self.index.wait(self.wait_s())
                 failures = 0
             except redis.RedisError as exc:
                 pause = BACKOFF_S[min(failures, len(BACKOFF_S) - 1)]
                 failures += 1
                 log.warning("reconciler: Redis unavailable (%s); again in %ss", exc, pause)
-            stop.wait(pause)
+                stop.wait(pause)

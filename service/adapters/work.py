@@ -1,21 +1,23 @@
-"""The index of matches that await background work, so nothing waits forever.
+"""The work index: the matches that await background work, and when to look at them.
 
-Two sorted sets, member = match id, score = when to look at the match next (epoch seconds):
+Two sorted sets, member = match id, score = when the match is due (epoch seconds):
 
-- ``{prefix}:work:steps``: matches that await (or are about to await) a system step. A
-  match is marked *before* the append that makes it wait, so a process that dies between
-  the append and the enqueue still leaves it marked; a mark whose append never happened
-  is dropped at its first look.
+- ``{prefix}:work:steps``: matches that await a system step. A match is marked a little
+  ahead *before* the append that makes it wait, and due at once after it; so a process
+  that dies between its append and its mark still leaves the match marked. A mark whose
+  append never happened is dropped at its first look.
 - ``{prefix}:work:clocks``: matches with a running turn clock, scored by its deadline.
 
-The reconciler (``workers.reconciler``) ``claim``s due members: one script moves their
-score a lease ahead, so several reconcilers never take the same member at once and a
-reconciler that dies leaves its claims to come due again. It ``release``s a member only if
-its score is still the lease it set: a mark made meanwhile survives.
+Workers (``workers.reconciler``) ``claim`` due members: one script moves their score a
+lease ahead, so two workers never take the same match at once, and a worker that dies
+leaves its claims to come due again when the lease ends. A worker ``release``s a member
+only if its score is still the lease it set: a mark made meanwhile survives. ``wake``
+pushes a token to ``{prefix}:work:wake`` so an idle worker blocked in ``wait`` starts at
+once instead of at its next poll; a lost token only costs that poll.
 
-Each set is one key and every script touches that one key only, so this is Redis Cluster
-safe; its cost is per match that recently awaited work, nothing per idle match. Anything
-here can be rebuilt from the streams (``rummy reconcile --scan``).
+Each key is touched by single-key commands and scripts only, so this is Redis Cluster
+safe; it costs nothing per idle match. Anything here can be rebuilt from the streams
+(``rummy reconcile --scan``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from collections.abc import Callable
 
 import redis
 
+WAKE_TOKENS = 64
+"""At most this many wake-up tokens wait: enough to wake every idle worker."""
 STEPS = "steps"
 CLOCKS = "clocks"
 KINDS = (STEPS, CLOCKS)
@@ -54,6 +58,7 @@ class WorkIndex:
         self._client = client
         self._prefix = prefix
         self._clock = clock
+        self._wake_key = f"{prefix}:work:wake"
         self._claim = client.register_script(_CLAIM)
         self._release = client.register_script(_RELEASE)
 
@@ -80,6 +85,19 @@ class WorkIndex:
     def release(self, kind: str, match_id: str, lease: float) -> bool:
         """Forget the match unless it was marked again since it was claimed."""
         return bool(self._release(keys=[self.key(kind)], args=[match_id, repr(lease)]))
+
+    def wake(self) -> None:
+        """Tell an idle worker that something is due now."""
+        with self._client.pipeline(transaction=False) as pipe:
+            pipe.lpush(self._wake_key, 1)
+            pipe.ltrim(self._wake_key, 0, WAKE_TOKENS - 1)
+            pipe.execute()
+
+    def wait(self, timeout_s: float) -> bool:
+        """Block until woken or ``timeout_s`` passed; True when woken."""
+        if timeout_s <= 0:
+            return False
+        return self._client.blpop([self._wake_key], timeout=max(timeout_s, 0.01)) is not None
 
     def pending(self, kind: str) -> int:
         return int(self._client.zcard(self.key(kind)))

@@ -3,9 +3,10 @@
 Each class is both the runner's ``FollowUp`` (what an append leaves to do) and the use
 cases' way to start other work (verify a log, deliver webhooks):
 
-- ``QueuedWork`` (real mode): marks the match in the work index before the append, queues
-  the step on RQ after it, and indexes the running turn's deadline; the workers' reconciler
-  finds whatever a lost job or a dead process left undone.
+- ``QueuedWork`` (real mode): marks the match in the work index (``service.adapters.work``)
+  before the append and due after it, wakes a worker, and indexes the running turn's
+  deadline; workers (``python -m workers``) run what falls due. Verifications and webhook
+  deliveries are RQ jobs.
 - ``InProcessWork`` (embedded mode): runs the step right after the append, on the same
   thread; times clocks on one daemon thread; delivers webhooks on a few.
 """
@@ -26,8 +27,9 @@ from service.adapters.work import CLOCKS, STEPS, WorkIndex
 from service.usecases.commands import RunStep
 from service.usecases.repository import Decided, Loaded
 
-STEP_GRACE_S = 1.5
-"""How long a queued step has before the reconciler runs it itself."""
+MARK_AHEAD_S = 1.0
+"""A step's mark before its append falls due this late: by then the append has made it due
+at once, or the process died in between (or the append lost its race)."""
 CLOCK_LEASE_S = 5.0
 """When the reconciler looks at a clocked match whose exact deadline was never indexed."""
 
@@ -60,13 +62,14 @@ class QueuedWork:
 
     def expect(self, match_id: str, decided: Decided) -> None:
         if pending_step(decided.before.family, decided.state) is not None:
-            self.work.mark(STEPS, match_id, self._clock() + STEP_GRACE_S)
+            self.work.mark(STEPS, match_id, self._clock() + MARK_AHEAD_S)
         if _timed_turn_follows(decided):
             self.work.mark(CLOCKS, match_id, self._clock() + CLOCK_LEASE_S)
 
     def after(self, match_id: str, match: Loaded) -> None:
         if pending_step(match.family, match.state) is not None:
-            self.jobs.enqueue_step(match_id, match.version)
+            self.work.mark(STEPS, match_id, self._clock())
+            self.work.wake()
         deadline = match.clock.deadline if match.clock else None
         if deadline is not None:
             self.work.reschedule(CLOCKS, match_id, deadline)

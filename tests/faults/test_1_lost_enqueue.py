@@ -1,6 +1,7 @@
-"""Lost enqueue: hands (and matches) end while no worker runs, then RQ's queue keys go
-(an enqueue that never reached Redis, a flushed queue). A worker started afterwards must
-score every hand and complete every match that is due within RECOVERY_S."""
+"""Lost wake-ups and queues: hands (and matches) end while no worker runs, then the
+wake-up tokens and RQ's keys go (a push that never reached Redis, a flushed queue). A
+worker started afterwards must score every hand and complete every match that is due
+within RECOVERY_S."""
 
 from __future__ import annotations
 
@@ -36,10 +37,11 @@ def test_a_worker_started_later_redrives_lost_enqueues(stack: Stack, lost: str) 
         players.end_first_hand(table)
     assert all(table.state == "waiting" for table in tables)
 
+    deleted = delete_keys(stack, f"{stack.prefix}:work:wake", lists_only=True)
     if lost == "queue_lists":  # the job hashes stay "queued", no list holds their ids
-        deleted = delete_keys(stack, "rq:queue:*", lists_only=True)
+        deleted += delete_keys(stack, "rq:queue:*", lists_only=True)
     else:  # a FLUSH of RQ's keys only: jobs, queues, registries
-        deleted = delete_keys(stack, "rq:*", lists_only=False)
+        deleted += delete_keys(stack, "rq:*", lists_only=False)
     print(f"\n[faults] {lost}: deleted {len(deleted)} keys, e.g. {deleted[:4]}")
 
     since = stack.worker.start()

@@ -20,14 +20,15 @@ KILLS = 6
 
 
 def busy(stack: Stack, timeout: float) -> bool:
-    """Wait up to ``timeout`` for the worker to be in a job (a job in one of RQ's started
-    registries, ``rq:wip:<queue>``, or the worker's state ``busy``); True if it was."""
+    """Wait up to ``timeout`` for the worker to be mid-step (a step claimed in the work
+    index: its score is a lease in the future) or in an RQ job (the worker's state
+    ``busy``); True if it was."""
     client = stack.rq()
+    steps = f"{stack.prefix}:work:steps"
     deadline = time.monotonic() + timeout
     try:
         while time.monotonic() < deadline:
-            if any(client.type(key) == b"zset" and client.zcard(key)
-                   for key in client.keys("rq:wip:*")):
+            if client.zcount(steps, f"({time.time()}", "+inf"):
                 return True
             if any(r.get("state") == "busy" for r in stack.worker.registrations()):
                 return True

@@ -92,7 +92,7 @@ def test_make_serve_embedded_mode_scores_in_process():
         assert (view["hand_number"], view["scores"]) == (2, [0, 67])
 
 
-def test_real_redis_with_rqs_own_worker():
+def test_real_redis_with_a_worker_process():
     client = _real_redis()
     prefix = f"t{uuid.uuid4().hex[:10]}"
     try:
@@ -102,8 +102,8 @@ def test_real_redis_with_rqs_own_worker():
             _, view = call(port, "GET", f"/v1/matches/{match_id}")
             assert (view["phase"], view["awaiting"]) == ("scoring", "scoring")
             subprocess.run(
-                [sys.executable, "-m", "rq.cli", "worker", "--burst", "--url", REAL_REDIS_URL,
-                 "steps"], cwd=ROOT, check=True, timeout=120,
+                [sys.executable, "-m", "workers", "--burst", "--url", REAL_REDIS_URL,
+                 "--prefix", prefix], cwd=ROOT, check=True, timeout=120,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             _, view = call(port, "GET", f"/v1/matches/{match_id}")
             assert (view["hand_number"], view["scores"]) == (2, [0, 67])

@@ -27,6 +27,7 @@ from service.config import Settings
 from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer
 from tests.service.test_matches_api import DECK, act
 from tests.service.test_organisers_api import new_organiser
+from workers.reconciler import Reconciler
 from workers.scheduling import promote_due_jobs
 
 SECRET = "a-webhook-secret-of-some-length"
@@ -341,7 +342,7 @@ class TestFeed:
 
 
 class TestRQ:
-    """Real mode: a scoring job under RQ's worker queues the delivery on ``webhooks``."""
+    """Real mode: the scoring step a worker runs queues the delivery on RQ's ``webhooks``."""
 
     @pytest.fixture
     def app(self, redis_client, key_prefix):
@@ -360,7 +361,8 @@ class TestRQ:
         receiver.statuses = [500]
         hook = register(client, receiver.url, events=("hand_scored",))
         assert knock(client, new_match(client)).status_code == 200
-        self.work(redis_client, "steps")  # appends HandScored, queues the delivery
+        wiring = client.application.extensions["rummy_wiring"]
+        Reconciler(wiring.index, wiring.runner, wiring.clocks).drain()  # the scoring step
         self.work(redis_client, "webhooks")
         (logged,) = deliveries(client, hook)
         assert (logged["status"], logged["attempts"], logged["last_status_code"]) == (

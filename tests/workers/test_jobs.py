@@ -1,7 +1,8 @@
-"""System steps through RQ's own worker: idempotent, and nothing is lost.
+"""System steps in real mode: due in the work index, run by workers, never lost.
 
-Each test ends with exactly one result, whether a job runs twice, is lost before it
-runs, is popped by a worker that dies, or its worker dies after appending.
+Each test ends with exactly one result, whether a step runs twice, its wake-up is lost,
+the process that ended the hand dies before marking it due, or the worker that claimed it
+dies.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ import time
 
 import pytest
 from rq import Queue, SimpleWorker
-from rq.job import Job
 
 from service.adapters.work import STEPS, WorkIndex
 from service.api.app import create_app
@@ -19,7 +19,7 @@ from service.usecases.commands import RunStep
 from service.usecases.reconciling import index_everything
 from tests.service.conftest import ADMIN
 from tests.service.test_matches_api import knocked
-from workers.reconciler import Reconciler
+from workers.reconciler import LEASE_S, Reconciler
 
 
 @pytest.fixture
@@ -38,84 +38,73 @@ def wiring(app):
     return app.extensions["rummy_wiring"]
 
 
-def work(redis_client) -> None:
-    SimpleWorker([Queue("steps", connection=redis_client)],
-                 connection=redis_client).work(burst=True)
-
-
 def reconcile(wiring, later_s: float = 0.0) -> int:
-    """One reconciler tick, as if ``later_s`` seconds had passed."""
+    """A worker's reconciler doing what is due, as if ``later_s`` seconds had passed."""
     index = WorkIndex(wiring.client, wiring.settings.key_prefix,
                       clock=lambda: time.time() + later_s)
-    return Reconciler(index, wiring.runner, wiring.clocks).tick()
+    return Reconciler(index, wiring.runner, wiring.clocks).drain()
 
 
 def types(client, match) -> list[str]:
     return [e["type"] for e in client.get(f"/v1/matches/{match['id']}/events").json["events"]]
 
 
-def test_the_view_says_scoring_until_a_worker_has_run(client, redis_client):
+def test_the_view_says_scoring_until_a_worker_has_run(client, wiring):
     match = knocked(client)
     view = client.get(f"/v1/matches/{match['id']}").json
     assert (view["phase"], view["awaiting"]) == ("scoring", "scoring")
-    work(redis_client)
+    assert reconcile(wiring) == 1
     view = client.get(f"/v1/matches/{match['id']}").json
     assert (view["phase"], view["hand_number"], view["scores"]) == ("upcard", 2, [0, 67])
     assert types(client, match)[-3:] == ["HandScored", "SeedRevealed", "HandDealt"]
-
-
-def test_a_job_run_twice_records_one_result(client, redis_client, key_prefix, wiring):
-    match = knocked(client)
-    work(redis_client)
-    assert wiring.runner.run(match["id"], RunStep()).appended == ()
-    job = Queue("steps", connection=redis_client).enqueue(
-        "workers.jobs.run_step", match["id"], key_prefix, job_id=f"{key_prefix}-again")
-    work(redis_client)
-    assert job.get_status() == "finished" and job.return_value() == 0
-    assert types(client, match).count("HandScored") == 1
-
-
-def test_reads_do_not_drive_work(client, redis_client):
-    match = knocked(client)
-    Queue("steps", connection=redis_client).empty()  # the enqueue is lost
-    for path in ("", "/events", "/state?at=3", "/export"):
-        client.get(f"/v1/matches/{match['id']}{path}")
-    assert Queue("steps", connection=redis_client).count == 0
-    work(redis_client)
-    assert "HandScored" not in types(client, match)
-
-
-def test_a_lost_enqueue_is_driven_again_by_the_reconciler(client, redis_client, wiring):
-    match = knocked(client)
-    Queue("steps", connection=redis_client).empty()
-    assert reconcile(wiring) == 0  # a queued step has its grace period first
-    assert reconcile(wiring, later_s=3) == 1
-    assert types(client, match).count("HandScored") == 1
     assert wiring.index.pending(STEPS) == 0  # done: the match leaves the index
 
 
-def test_a_job_popped_by_a_worker_that_died_is_driven_again(client, redis_client, wiring):
+def test_a_step_run_twice_records_one_result(client, wiring):
     match = knocked(client)
-    queue = Queue("steps", connection=redis_client)
-    (job_id,) = queue.get_job_ids()
-    queue.remove(job_id)  # BLPOP took it, then the worker was killed
-    assert Job.fetch(job_id, connection=redis_client).get_status() == "queued"
-    reconcile(wiring, later_s=3)
-    assert types(client, match).count("HandScored") == 1
-
-
-def test_a_worker_killed_after_appending_changes_nothing_on_rerun(client, redis_client, wiring):
-    match = knocked(client)
-    assert len(wiring.runner.run(match["id"], RunStep()).appended) == 3  # then it died
-    work(redis_client)  # the queued copy of the job runs anyway
-    reconcile(wiring, later_s=3)  # and so does the reconciler
+    assert len(wiring.runner.run(match["id"], RunStep()).appended) == 3
+    assert wiring.runner.run(match["id"], RunStep()).appended == ()
+    reconcile(wiring)  # the worker comes afterwards: nothing left to do
     assert types(client, match).count("HandScored") == 1
     assert wiring.index.pending(STEPS) == 0
 
 
-def test_reaching_the_target_runs_the_bonuses_step(client, redis_client):
+def test_reads_do_not_drive_work(client, wiring):
+    match = knocked(client)
+    for path in ("", "/events", "/state?at=3", "/export"):
+        client.get(f"/v1/matches/{match['id']}{path}")
+    assert "HandScored" not in types(client, match)
+
+
+def test_a_lost_wake_up_costs_only_the_poll(client, redis_client, wiring):
+    match = knocked(client)
+    redis_client.delete(f"{wiring.settings.key_prefix}:work:wake")
+    assert not wiring.index.wait(0.05)
+    assert reconcile(wiring) == 1
+    assert types(client, match).count("HandScored") == 1
+
+
+def test_a_process_that_died_before_its_mark_leaves_the_match_marked(client, wiring,
+                                                                    monkeypatch):
+    monkeypatch.setattr(wiring.work, "after", lambda match_id, match: None)  # it died here
+    match = knocked(client)
+    assert reconcile(wiring) == 0  # the mark made before the append is not due yet
+    assert reconcile(wiring, later_s=1.5) == 1
+    assert types(client, match).count("HandScored") == 1
+
+
+def test_a_step_claimed_by_a_worker_that_died_is_done_when_its_lease_ends(client, wiring):
+    match = knocked(client)
+    lease, claimed = wiring.index.claim(STEPS, LEASE_S)  # then it was killed
+    assert claimed == [match["id"]]
+    assert reconcile(wiring) == 0
+    assert reconcile(wiring, later_s=LEASE_S + 0.1) == 1
+    assert types(client, match).count("HandScored") == 1
+
+
+def test_reaching_the_target_runs_the_bonuses_step(client, wiring):
     match = knocked(client, target=50)
-    work(redis_client)
+    reconcile(wiring)
     view = client.get(f"/v1/matches/{match['id']}").json
     assert view["phase"] == "complete" and view["winner"] == 1
     assert view["final_scores"] == [0, 67 + 200 + 25]
@@ -123,10 +112,10 @@ def test_reaching_the_target_runs_the_bonuses_step(client, redis_client):
                                           "MatchCompleted"]
 
 
-def test_a_step_marked_but_never_appended_leaves_the_index(client, wiring):
+def test_a_mark_whose_append_never_happened_leaves_the_index(client, wiring):
     match = knocked(client)
     wiring.index.mark(STEPS, "no-such-match", time.time())
-    reconcile(wiring, later_s=3)
+    reconcile(wiring)
     assert types(client, match).count("HandScored") == 1
     assert wiring.index.pending(STEPS) == 0
 
@@ -135,7 +124,14 @@ def test_a_scan_indexes_matches_that_awaited_work_before_the_index(client, redis
                                                                   wiring):
     match = knocked(client)
     redis_client.delete(wiring.index.key(STEPS))  # as after an upgrade: never indexed
-    Queue("steps", connection=redis_client).empty()
     assert index_everything(wiring) == {"matches": 1, "steps": 1, "clocks": 0}
     reconcile(wiring)
+    assert types(client, match).count("HandScored") == 1
+
+
+def test_a_step_job_of_an_earlier_release_still_runs(client, redis_client, key_prefix):
+    match = knocked(client)
+    queue = Queue("scoring", connection=redis_client)
+    queue.enqueue("workers.jobs.run_scoring", match["id"], key_prefix, False)
+    SimpleWorker([queue], connection=redis_client).work(burst=True)
     assert types(client, match).count("HandScored") == 1
