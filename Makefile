@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install serve test worker bench openapi clean
+.PHONY: install serve test worker bench openapi docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,9 @@ bench: $(STAMP)  ## solver and domain playouts; bench/api.py needs a running ser
 
 openapi: $(STAMP)  ## regenerate openapi.yaml from the schemas
 	$(BIN)/flask --app "service.api.app:create_app" openapi write --format yaml openapi.yaml
+
+docs: $(STAMP)  ## regenerate docs/events.md from the event registry
+	$(BIN)/python -m domain.event_registry --markdown > docs/events.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -31,9 +31,10 @@ import redis  # noqa: E402
 
 from domain.audit import verify  # noqa: E402
 from domain.variants import VARIANTS  # noqa: E402
-from service.adapters.codec import fold  # noqa: E402
+from service.adapters.store import GENESIS_HASH  # noqa: E402
 from service.api.app import create_app  # noqa: E402
 from service.config import Settings  # noqa: E402
+from service.usecases.repository import Loaded  # noqa: E402
 from tests.conftest import rq_left_as_found  # noqa: E402
 
 ADMIN = "bench-admin"
@@ -77,13 +78,13 @@ def measure(client_redis: redis.Redis, prefix: str, variant: str, events: int,
     settings = Settings(redis_url="redis://bench", admin_token=ADMIN, key_prefix=prefix)
     app = create_app(settings, client=client_redis, jobs_inline=True)
     match_id = play(app.test_client(), variant, events, random.Random(variant))
-    service = app.extensions["rummy"]
+    repository = app.extensions["rummy_wiring"].repository
     family = VARIANTS[variant]
-    stored = service.store.read(match_id)
+    stored = repository.stored(match_id)
     records = [event.to_dict() for event in stored]
-    fold_s = timed(lambda: fold(family, family.initial_state(), stored), repeat)
-    rebuild_s = timed(lambda: fold(family, family.initial_state(),
-                                   service.store.read(match_id)), repeat)
+    empty = Loaded(family, family.initial_state(), 0, GENESIS_HASH)
+    fold_s = timed(lambda: repository.fold(empty, stored), repeat)
+    rebuild_s = timed(lambda: repository.fold(empty, repository.stored(match_id)), repeat)
     verify_s = timed(lambda: verify(records, VARIANTS), max(1, repeat // 5))
     return {"variant": variant, "events": len(stored),
             "fold_events_per_second": round(len(stored) / fold_s),

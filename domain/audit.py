@@ -39,18 +39,17 @@ from domain import controls
 from domain.chain import GENESIS_HASH, event_hash
 from domain.clocks import Clock, decide_timeout, track
 from domain.errors import OptionError, RuleError
-from domain.events import Event
-from domain.fairness import (
+from domain.events import (
     CLOCK_SET,
+    HAND_DEALT,
+    MATCH_CREATED,
     MATCH_SEED_REVEALED,
     SEED_COMMITTED,
     SEED_REVEALED,
-    UNFOLDED_EVENTS,
-    Deal,
-    commitment,
-    hand_seed,
-    shuffled_deck,
+    Event,
+    names,
 )
+from domain.fairness import UNFOLDED_EVENTS, Deal, commitment, hand_seed, shuffled_deck
 from domain.family import Family
 from domain.shuffle import choose
 from domain.steps import SystemStep, decide_step
@@ -58,7 +57,7 @@ from domain.upcasting import upcast
 
 Record = Mapping[str, Any]
 CHECKS = ("hash_chain", "deals", "rules", "scores")
-REVEALS = frozenset({SEED_REVEALED, MATCH_SEED_REVEALED})
+REVEALS = names(SEED_REVEALED, MATCH_SEED_REVEALED)
 
 
 @dataclass
@@ -109,8 +108,8 @@ def verify(records: Sequence[Record], variants: Mapping[str, Family]) -> Report:
     """Check an exported log; ``variants`` maps variant names to families."""
     report = Report(None, len(records), {name: Check(name) for name in CHECKS})
     _check_chain(records, report.checks["hash_chain"])
-    if not records or records[0].get("type") != "MatchCreated":
-        report.checks["rules"].fail(1, "the log does not start with MatchCreated")
+    if not records or records[0].get("type") != MATCH_CREATED.name:
+        report.checks["rules"].fail(1, f"the log does not start with {MATCH_CREATED.name}")
         return report
     report.variant = records[0]["data"].get("variant")
     family = variants.get(report.variant or "")
@@ -157,7 +156,7 @@ SEED_FIELDS = frozenset({"seed", "commitment", "prepared"})
 
 
 def _comparable(event: Event) -> tuple[str, dict[str, Any]]:
-    data = {k: v for k, v in event.data.items() if not (event.type == "HandDealt"
+    data = {k: v for k, v in event.data.items() if not (event.type == HAND_DEALT.name
                                                         and k in SEED_FIELDS)}
     return event.type, data
 
@@ -213,14 +212,14 @@ class _Replayer:
         for record, event in zip(records, events, strict=True):
             self._note_audit(record["version"], event)
         for record, event in zip(records, events, strict=True):
-            if event.type == "HandDealt":
+            if event.type == HAND_DEALT.name:
                 self._check_deal(record["version"], record["schema"], event)
         expected, check = self._expected(command_id, records, events)
         self._compare(command_id, records, events, expected, check)
         for record, event in zip(records, events, strict=True):
             if event.type not in UNFOLDED_EVENTS:
                 self.state = self.family.evolve(self.state, event)
-            if self.clock is not None or event.type == CLOCK_SET:
+            if self.clock is not None or event.type == CLOCK_SET.name:
                 self.clock = track(self.clock, event, float(record["ts"]), record["version"],
                                    self.state.turn, len(self.state.players))
 
@@ -335,10 +334,10 @@ class _Replayer:
     # --- fairness ----------------------------------------------------------------------
 
     def _note_audit(self, version: int, event: Event) -> None:
-        if event.type == SEED_COMMITTED:
+        if event.type == SEED_COMMITTED.name:
             self.seed_commitment = event.data.get("seed_commitment")
             self.entropy = list(event.data.get("entropy", []))
-        elif event.type == SEED_REVEALED:
+        elif event.type == SEED_REVEALED.name:
             hand, seed = event.data["hand_number"], event.data["seed"]
             self.revealed[hand] = seed
             self.checks["deals"].checked += 1
@@ -347,7 +346,7 @@ class _Replayer:
             elif self.deal_seeds[hand] is not None and self.deal_seeds[hand] != seed:
                 self.checks["deals"].fail(version, f"the seed revealed for hand {hand} is not "
                                                    "the one committed to at its deal")
-        elif event.type == MATCH_SEED_REVEALED:
+        elif event.type == MATCH_SEED_REVEALED.name:
             self.revealed[0] = event.data["seed"]
 
     def _check_deal(self, version: int, schema: int, event: Event) -> None:
@@ -383,7 +382,8 @@ class _Replayer:
             return
         check.checked += 1
         seed = bytes.fromhex(match_seed)
-        version = next(r["version"] for r in self.records if r["type"] == MATCH_SEED_REVEALED)
+        version = next(r["version"] for r in self.records
+                       if r["type"] == MATCH_SEED_REVEALED.name)
         if commitment(seed) != self.seed_commitment:
             check.fail(version, "the match seed does not match its commitment")
             return
@@ -397,7 +397,7 @@ class _Replayer:
 
 def recorded_deal(events: Sequence[Event]) -> Deal:
     """The Deal a recorded deal event claims; its seed and deck are checked separately."""
-    dealt = next((e.data for e in events if e.type == "HandDealt"), None)
+    dealt = next((e.data for e in events if e.type == HAND_DEALT.name), None)
     if dealt is None:
         return Deal((), b"")
     seed = bytes.fromhex(dealt["seed"]) if dealt.get("seed") else b""
@@ -415,13 +415,13 @@ class RecordedSecrets:
     events: Sequence[Event]
 
     def hand_revealed(self, hand_number: int) -> Event:
-        return next((e for e in self.events if e.type == SEED_REVEALED
+        return next((e for e in self.events if e.type == SEED_REVEALED.name
                      and e.data.get("hand_number") == hand_number),
-                    Event(SEED_REVEALED, {"hand_number": hand_number, "seed": None}))
+                    SEED_REVEALED.event(hand_number=hand_number, seed=None))
 
     def match_revealed(self) -> Event:
-        return next((e for e in self.events if e.type == MATCH_SEED_REVEALED),
-                    Event(MATCH_SEED_REVEALED, {"seed": None}))
+        return next((e for e in self.events if e.type == MATCH_SEED_REVEALED.name),
+                    MATCH_SEED_REVEALED.event(seed=None))
 
     def deal(self, family: Family, options: Any, hand_number: int) -> Deal:
         return recorded_deal(self.events)
@@ -440,7 +440,7 @@ def duplicate_deals(records: Sequence[Record], partner: Sequence[Record],
 
     def deals(log: Sequence[Record]) -> dict[int, Record]:
         return {r["data"]["hand_number"]: r for r in log
-                if r.get("type") == "HandDealt" and isinstance(r.get("data"), Mapping)}
+                if r.get("type") == HAND_DEALT.name and isinstance(r.get("data"), Mapping)}
 
     mine, theirs = deals(records), deals(partner)
     for hand in sorted(mine.keys() & theirs.keys()):

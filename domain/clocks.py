@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING, Any
 from domain import controls
 from domain.cards import JOKER, rank_of
 from domain.errors import OptionError, RuleError
-from domain.events import Event
-from domain.fairness import CLOCK_SET
+from domain.events import CLOCK_SET, Event
 from domain.steps import StepSecrets
+from domain.viewer import Viewer
 
 if TYPE_CHECKING:
     from domain.family import Family
@@ -83,7 +83,7 @@ class ClockSettings:
                 "on_timeout": self.on_timeout}
 
     def event(self) -> Event:
-        return Event(CLOCK_SET, self.to_dict())
+        return CLOCK_SET.event(self.to_dict())
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ class Clock:
 def track(clock: Clock | None, event: Event, ts: float, version: int, turn: int | None,
           players: int) -> Clock | None:
     """The clock after one stored event (``turn``: the seat to act after it)."""
-    if event.type == CLOCK_SET:
+    if event.type == CLOCK_SET.name:
         clock = Clock.start(ClockSettings.parse(event.data), players)
     return None if clock is None else clock.step(turn, ts, version)
 
@@ -223,7 +223,7 @@ def _auto_move(family: Family, state: Any,
                seat: int) -> tuple[dict[str, Any], list[Event]] | None:
     """``auto_action`` and its events; None when no safe move exists or it causes nothing,
     so the seat forfeits instead."""
-    best = (family.view(state, seat).get("best_discard") or {}).get("cards")
+    best = (family.view(state, Viewer.for_seat(seat)).get("best_discard") or {}).get("cards")
     action = auto_action(family.legal_actions(state, seat), best)
     if action is None:
         return None

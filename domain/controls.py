@@ -28,17 +28,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from domain.errors import RuleError
-from domain.events import Event
+from domain.events import MATCH_ABORTED, MATCH_COMPLETED, SEAT_FORFEITED, Event, names
 from domain.evolving import replace
 from domain.steps import COMPLETING_PHASE, DEALING_PHASE, StepSecrets
 
 if TYPE_CHECKING:
     from domain.family import Family
 
-SEAT_FORFEITED = "SeatForfeited"
-MATCH_ABORTED = "MatchAborted"
-MATCH_COMPLETED = "MatchCompleted"
-TERMINAL_EVENTS = frozenset({MATCH_COMPLETED, SEAT_FORFEITED, MATCH_ABORTED})
+TERMINAL_EVENTS = names(MATCH_COMPLETED, SEAT_FORFEITED, MATCH_ABORTED)
 """The last event a match ever gets (live streams end after it)."""
 
 COMPLETE = "complete"
@@ -102,12 +99,11 @@ def decide(state: Any, control: Control, low_scores_win: bool = False) -> list[E
     if state.phase in OVER_PHASES:
         raise RuleError("match_over", f"the match has ended (phase {state.phase!r})")
     if isinstance(control, AbortMatch):
-        return [Event(MATCH_ABORTED, {"reason": control.reason, "by": control.by})]
+        return [MATCH_ABORTED.event(reason=control.reason, by=control.by)]
     if not 0 <= control.seat < len(state.players):
         raise RuleError("unknown_seat", f"the match has no seat {control.seat}")
-    return [Event(SEAT_FORFEITED, {"seat": control.seat, "reason": control.reason,
-                                   "by": control.by,
-                                   **forfeit_result(state.scores, control.seat, low_scores_win)})]
+    return [SEAT_FORFEITED.event(seat=control.seat, reason=control.reason, by=control.by,
+                                 **forfeit_result(state.scores, control.seat, low_scores_win))]
 
 
 def ending_events(family: Family, state: Any, control: Control,
@@ -156,8 +152,8 @@ def match_aborted(state: State, data: Mapping[str, Any]) -> State:
 
 
 HANDLERS: dict[str, Callable[[Any, Mapping[str, Any]], Any]] = {
-    SEAT_FORFEITED: seat_forfeited,
-    MATCH_ABORTED: match_aborted,
+    SEAT_FORFEITED.name: seat_forfeited,
+    MATCH_ABORTED.name: match_aborted,
 }
 """Merged into each family's evolve handlers."""
 

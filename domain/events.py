@@ -1,9 +1,19 @@
-"""The domain's events: immutable facts, past tense, with a schema version."""
+"""The domain's events: immutable facts, past tense, with a schema version.
+
+Each kind of event is declared once, as an ``EventType``: its name, its current schema,
+the fields its payload carries, who appends it and what it means in the game. Events are
+made only through their type (``HAND_DEALT.event(...)``), so a name is never spelled
+twice. This module declares the events more than one family shares and the system's own
+(fair deals, clocks, ending a match early); a family's own events live in its package
+(``domain.knocking`` for gin and gem, ``domain.rummy.events``), and
+``domain.event_registry`` collects them all (and writes docs/events.md).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 
@@ -14,3 +24,245 @@ class Event:
     type: str
     data: Mapping[str, Any] = field(default_factory=dict)
     schema: int = 1
+
+
+GIN_GEM = ("gin", "gem")
+RUMMY_RAMI = ("rummy", "rami")
+
+
+@dataclass(frozen=True)
+class Field:
+    """One payload field of an event type. ``only`` names the variants whose events carry
+    it; empty when every variant that appends the event does."""
+
+    name: str
+    meaning: str
+    only: tuple[str, ...] = ()
+
+    def carried_by(self, variant: str) -> bool:
+        return not self.only or variant in self.only
+
+
+@dataclass(frozen=True)
+class EventType:
+    """One kind of event, declared once: what makes its events and what documents them."""
+
+    name: str
+    schema: int
+    appended_by: str
+    """Who appends it: a family (or every family) on a seat's move or at creation, a
+    system step, the organiser, or the clock."""
+    description: str
+    fields: tuple[Field, ...]
+
+    def event(self, data: Mapping[str, Any] | None = None, /, **values: Any) -> Event:
+        """An event of this type at its current schema; its payload is ``data`` and/or the
+        keyword arguments. A field the type does not declare is refused, so no event
+        carries what docs/events.md does not describe."""
+        payload = {**(data or {}), **values}
+        undeclared = payload.keys() - self.field_names
+        if undeclared:
+            raise ValueError(f"{self.name} declares no field {sorted(undeclared)}")
+        return Event(self.name, payload, self.schema)
+
+    @cached_property
+    def field_names(self) -> frozenset[str]:
+        return frozenset(f.name for f in self.fields)
+
+    def fields_of(self, variant: str) -> frozenset[str]:
+        """The field names an event of this type may carry in ``variant``."""
+        return frozenset(f.name for f in self.fields if f.carried_by(variant))
+
+
+def names(*types: EventType) -> frozenset[str]:
+    """The names of ``types``: stored events are matched by ``event.type``, a string."""
+    return frozenset(t.name for t in types)
+
+
+# --- every family's game --------------------------------------------------------------
+
+MATCH_CREATED = EventType(
+    "MatchCreated", schema=1, appended_by="every family, at the match's creation",
+    description="A match is set up: who sits where, the options, and who deals first.",
+    fields=(
+        Field("variant", "the variant played: gin, gem, rummy or rami"),
+        Field("players", "the players' names, by seat"),
+        Field("options", "every match option, defaults filled in"),
+        Field("first_dealer", "the seat that deals hand 1"),
+    ))
+
+HAND_DEALT = EventType(
+    "HandDealt", schema=2,
+    appended_by="every family, at creation (hand 1), then the scoring step (the next hand)",
+    description="A hand (a round, in rummy) is dealt from a recorded deck order, so a "
+                "replay never shuffles, under a commitment to its secret seed.",
+    fields=(
+        Field("hand_number", "which hand this is, from 1"),
+        Field("dealer", "the seat that deals"),
+        Field("players", "how many seats are dealt to"),
+        Field("hand_size", "cards dealt to each seat"),
+        Field("deck", "the whole deck in dealing order (secret until the hand's seed is "
+                      "revealed; each seat sees only its own cards)"),
+        Field("seed", "the hand's secret seed, hex (shown once SeedRevealed is out)"),
+        Field("commitment", "SHA-256 of the hand's seed, public before any card is seen"),
+        Field("prepared", "true when the organiser fixed the deck instead of the shuffle"),
+        Field("fixed", "values the organiser fixed for the hand, e.g. `{\"dice\": [3, 4]}`"),
+        Field("dice", "the hand's two dice", only=("gem",)),
+        Field("knock_limit", "the knock limit the dice give", only=("gem",)),
+        Field("diamond", "the designated diamond the dice give", only=("gem",)),
+    ))
+
+CARD_DRAWN = EventType(
+    "CardDrawn", schema=1, appended_by="every family, on a seat's draw",
+    description="A seat draws the top of the stock, or takes from the discard pile.",
+    fields=(
+        Field("seat", "the seat that draws"),
+        Field("source", "stock or discard"),
+        Field("card", "the card drawn (from the stock, hidden from the other seats); in "
+                      "gem the deepest card taken from the pile"),
+        Field("depth", "how deep into the discard pile the seat took (1: the top card)",
+              only=("gem",)),
+        Field("cards", "every card taken from the discard pile, the deepest first",
+              only=("gem",)),
+    ))
+
+CARD_DISCARDED = EventType(
+    "CardDiscarded", schema=1, appended_by="every family, on a seat's discard",
+    description="A seat discards a card face up, ending its turn.",
+    fields=(
+        Field("seat", "the seat that discards"),
+        Field("card", "the card discarded"),
+    ))
+
+HAND_ENDED = EventType(
+    "HandEnded", schema=1, appended_by="every family, right after the discard that ends it",
+    description="The hand ends without a knock: drawn (gin, gem), or a player went out "
+                "or the round is void (rummy, rami).",
+    fields=(
+        Field("result", "draw (gin, gem); out or void (rummy, rami)"),
+        Field("reason", "out, stock_exhausted or turn_cap"),
+        Field("winner", "the seat that went out; null in a void round", only=RUMMY_RAMI),
+        Field("rummy", "whether the winner went rummy: opened in the turn it went out",
+              only=RUMMY_RAMI),
+    ))
+
+HAND_SCORED = EventType(
+    "HandScored", schema=1, appended_by="system step (scoring)",
+    description="The ended hand is scored: the showdown, the lay-offs and each seat's "
+                "points, and who deals next.",
+    fields=(
+        Field("hand_number", "the hand scored"),
+        Field("result", "knock, gin, big_gin, undercut, tie or draw (gin, gem); out or "
+                        "void (rummy, rami)"),
+        Field("reason", "why the hand ended without a knock (gin, gem: drawn hands only); "
+                        "how the round ended (rummy, rami)"),
+        Field("knocker", "the seat that knocked; null in a drawn hand", only=GIN_GEM),
+        Field("winner", "the hand's winner, or null when nobody (or several) won it"),
+        Field("hand_winners", "the winner of each pairing (gin, gem); the seat that went "
+                              "out (rummy, rami)"),
+        Field("points", "each seat's points for the hand (rummy, rami: minus points)"),
+        Field("pairings", "each defender against the knocker: result, winner, points and "
+                          "both deadwoods", only=GIN_GEM),
+        Field("table", "the melds on the table at the end, lay-offs included"),
+        Field("seats", "each seat's cards at the end: deadwood, melds and lay-offs (gin, "
+                       "gem) or minus points (rummy, rami)"),
+        Field("next_dealer", "the seat that deals the next hand"),
+        Field("gem_parts", "each seat's Gem Parts bonus, already in its points",
+              only=("gem",)),
+        Field("rummy", "whether the winner went rummy (its points doubled)", only=RUMMY_RAMI),
+        Field("scores", "each seat's running total after the round", only=RUMMY_RAMI),
+        Field("game_over", "whether the game ends with this round", only=RUMMY_RAMI),
+    ))
+
+MATCH_COMPLETED = EventType(
+    "MatchCompleted", schema=1, appended_by="system step (bonuses)",
+    description="The match has reached its end: the winner, the bonuses and the final "
+                "scores.",
+    fields=(
+        Field("winner", "the winning seat; null when several share the win"),
+        Field("winners", "every seat with the best final score"),
+        Field("final_scores", "each seat's final total"),
+        Field("hand_scores", "each seat's total of hand points, before bonuses",
+              only=GIN_GEM),
+        Field("bonuses", "each seat's end-of-match bonuses (gin: game, shutout, line; "
+                         "gem has none)", only=GIN_GEM),
+        Field("rounds_played", "the rounds that counted (void rounds do not)",
+              only=RUMMY_RAMI),
+    ))
+
+GAME_EVENTS = (MATCH_CREATED, HAND_DEALT, CARD_DRAWN, CARD_DISCARDED, HAND_ENDED,
+               HAND_SCORED, MATCH_COMPLETED)
+"""The game events every family appends (each family adds its own)."""
+
+
+# --- fair deals (domain.fairness) -------------------------------------------------------
+
+SEED_COMMITTED = EventType(
+    "SeedCommitted", schema=1, appended_by="every family, at the match's creation",
+    description="Before any card is seen, the match commits to its secret seed and "
+                "records the players' entropy mixed into every hand.",
+    fields=(
+        Field("seed_commitment", "SHA-256 of the match's secret seed, hex"),
+        Field("entropy", "each player's public entropy string, by seat"),
+    ))
+
+SEED_REVEALED = EventType(
+    "SeedRevealed", schema=1,
+    appended_by="system step (scoring); the organiser or the clock, ending a match mid-hand",
+    description="A finished hand's seed is revealed: anyone can now check its deal, and "
+                "all of the hand's events are public.",
+    fields=(
+        Field("hand_number", "the hand whose seed this is"),
+        Field("seed", "the hand's seed, hex; SHA-256 of it is the deal's commitment"),
+    ))
+
+MATCH_SEED_REVEALED = EventType(
+    "MatchSeedRevealed", schema=1,
+    appended_by="system step (bonuses); the organiser or the clock, ending a match",
+    description="At the match's end its seed is revealed: every hand seed and the drawn "
+                "first dealer derive from it.",
+    fields=(Field("seed", "the match's seed, hex; SHA-256 of it is SeedCommitted's"),))
+
+FAIRNESS_EVENTS = (SEED_COMMITTED, SEED_REVEALED, MATCH_SEED_REVEALED)
+
+
+# --- clocks (domain.clocks) -------------------------------------------------------------
+
+CLOCK_SET = EventType(
+    "ClockSet", schema=1,
+    appended_by="every family, at the creation of a match played on a clock",
+    description="The match is played on a clock: a limit per turn, a time bank per seat, "
+                "or both.",
+    fields=(
+        Field("turn_seconds", "how long a turn may last, or null"),
+        Field("bank_seconds", "each seat's time bank for the whole match, or null"),
+        Field("on_timeout", "what a turn that runs out does: forfeit or auto_play"),
+    ))
+
+
+# --- ending a match early (domain.controls) ---------------------------------------------
+
+SEAT_FORFEITED = EventType(
+    "SeatForfeited", schema=1, appended_by="the organiser, or the clock",
+    description="A seat forfeits: it loses, and the match ends at once with the others "
+                "ranked by their scores.",
+    fields=(
+        Field("seat", "the seat that forfeits"),
+        Field("reason", "why, in the organiser's words (the clock's: time ran out)"),
+        Field("by", "organiser or clock"),
+        Field("winner", "the winning seat; null when several share the win"),
+        Field("winners", "the best-ranked seats"),
+        Field("ranking", "every seat, best first; the forfeiting seat last"),
+        Field("final_scores", "each seat's score as it stood"),
+        Field("bonuses", "always empty: no end-of-match bonuses are paid"),
+    ))
+
+MATCH_ABORTED = EventType(
+    "MatchAborted", schema=1, appended_by="the organiser",
+    description="The match is void: it ends with no winner.",
+    fields=(
+        Field("reason", "why, in the organiser's words"),
+        Field("by", "organiser"),
+    ))
+
+CONTROL_EVENTS = (SEAT_FORFEITED, MATCH_ABORTED)

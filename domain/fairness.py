@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from domain.events import Event
+from domain import events
+from domain.events import MATCH_SEED_REVEALED, SEED_COMMITTED, SEED_REVEALED, Event, names
 from domain.shuffle import choose, shuffled
 
 if TYPE_CHECKING:
@@ -31,13 +32,9 @@ if TYPE_CHECKING:
 
 SEPARATOR = b"\x1f"
 
-SEED_COMMITTED = "SeedCommitted"
-SEED_REVEALED = "SeedRevealed"
-MATCH_SEED_REVEALED = "MatchSeedRevealed"
-AUDIT_EVENTS = frozenset({SEED_COMMITTED, SEED_REVEALED, MATCH_SEED_REVEALED})
+AUDIT_EVENTS = names(SEED_COMMITTED, SEED_REVEALED, MATCH_SEED_REVEALED)
 """Events about the deal's fairness, not the game: no family's ``evolve`` ever sees them."""
-CLOCK_SET = "ClockSet"
-UNFOLDED_EVENTS = AUDIT_EVENTS | {CLOCK_SET}
+UNFOLDED_EVENTS = AUDIT_EVENTS | {events.CLOCK_SET.name}
 """Events no family's ``evolve`` ever sees: the fairness audit trail and the match's clock
 settings (``domain.clocks``), which the service and the verifier read beside the rules."""
 
@@ -100,20 +97,20 @@ class MatchSecrets:
 
     def committed(self) -> Event:
         """Published at creation: the match seed's commitment and the entropy mixed in."""
-        return Event(SEED_COMMITTED, {"seed_commitment": commitment(self.seed),
-                                      "entropy": list(self.entropy)})
+        return SEED_COMMITTED.event(seed_commitment=commitment(self.seed),
+                                    entropy=list(self.entropy))
 
     def hand_revealed(self, hand_number: int) -> Event:
         """Published when hand ``hand_number`` ends: its seed, checkable against the deal."""
-        return Event(SEED_REVEALED, {"hand_number": hand_number,
-                                     "seed": self.hand_seed(hand_number).hex()})
+        return SEED_REVEALED.event(hand_number=hand_number,
+                                   seed=self.hand_seed(hand_number).hex())
 
     revealed = hand_revealed
     """The older name, kept while the service still calls it."""
 
     def match_revealed(self) -> Event:
         """Published when the match ends: proves every hand seed came from it and the entropy."""
-        return Event(MATCH_SEED_REVEALED, {"seed": self.seed.hex()})
+        return MATCH_SEED_REVEALED.event(seed=self.seed.hex())
 
     def deal(self, family: Family, options: Any, hand_number: int) -> Deal:
         """Hand ``hand_number``'s Deal: the match deck shuffled from its hand seed."""

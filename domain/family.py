@@ -14,11 +14,7 @@ from domain.events import Event
 from domain.fairness import UNFOLDED_EVENTS, Deal, MatchSecrets, shuffled_deck
 from domain.options import OptionSpec
 from domain.steps import awaiting_job, job_command
-
-PUBLIC = "public"
-FULL = "full"
-Viewer = int | str
-"""Who looks at a match: a seat number, ``PUBLIC`` (no token) or ``FULL`` (organiser)."""
+from domain.viewer import Viewer
 
 
 @dataclass(frozen=True)
@@ -38,8 +34,8 @@ class Family:
     decide: Callable[[Any, object], list[Event]]
     command: Callable[[int, Mapping[str, Any]], object]
     legal_actions: Callable[[Any, int], list[dict[str, Any]]]
-    view: Callable[[Any, Any], dict[str, Any]]
-    redact_event: Callable[[Event, Any], dict[str, Any]]
+    view: Callable[[Any, Viewer], dict[str, Any]]
+    redact_event: Callable[[Event, Viewer], dict[str, Any]]
     low_scores_win: bool = False
     """Rummy/rami: scores are minus points, the lowest wins (forfeit rankings use it)."""
 

@@ -11,11 +11,33 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from domain.errors import RuleError
-from domain.events import Event
+from domain.events import CARD_DISCARDED, HAND_ENDED, Event, EventType, Field
 from domain.layoffs import best_layoffs
 from domain.melds import Arrangement, MeldSolver
 
 UPCARD, DISCARD = "upcard", "discard"
+
+UPCARD_PASSED = EventType(
+    "UpcardPassed", schema=1, appended_by="gin and gem, on a seat's pass",
+    description="A seat offered the first upcard passes it; when every seat offered it has "
+                "passed, the first draw is from the stock.",
+    fields=(Field("seat", "the seat that passes"),))
+
+HAND_KNOCKED = EventType(
+    "HandKnocked", schema=1, appended_by="gin and gem, on a seat's knock or big gin",
+    description="A seat ends the hand: it knocks, goes gin, or declares big gin, and "
+                "shows its melds.",
+    fields=(
+        Field("seat", "the seat that knocks"),
+        Field("discard", "the card it discards; null for big gin, which keeps every card"),
+        Field("kind", "knock, gin or big_gin"),
+        Field("deadwood", "the knocker's deadwood after the discard"),
+        Field("melds", "the melds it shows"),
+        Field("unmatched", "its cards in no meld"),
+    ))
+
+EVENT_TYPES = (UPCARD_PASSED, HAND_KNOCKED)
+"""The events only gin and gem append: the knocking families' own."""
 
 
 class KnockTable(Protocol):
@@ -46,16 +68,16 @@ def require_turn(state: KnockTable, seat: int, phases: tuple[str, ...]) -> None:
 
 def pass_upcard(state: KnockTable, seat: int) -> list[Event]:
     require_turn(state, seat, (UPCARD,))
-    return [Event("UpcardPassed", {"seat": seat})]
+    return [UPCARD_PASSED.event(seat=seat)]
 
 
 def discard(state: KnockTable, seat: int, card: str) -> list[Event]:
     """The discard, and the drawn hand it causes at 2 stock cards or at the turn cap."""
-    events = [Event("CardDiscarded", {"seat": seat, "card": card})]
+    events = [CARD_DISCARDED.event(seat=seat, card=card)]
     if len(state.stock) <= 2:
-        events.append(Event("HandEnded", {"result": "draw", "reason": "stock_exhausted"}))
+        events.append(HAND_ENDED.event(result="draw", reason="stock_exhausted"))
     elif state.turns + 1 >= state.options.max_turns:
-        events.append(Event("HandEnded", {"result": "draw", "reason": "turn_cap"}))
+        events.append(HAND_ENDED.event(result="draw", reason="turn_cap"))
     return events
 
 
@@ -68,11 +90,10 @@ def knock(state: KnockTable, seat: int, card: str, rest: tuple[str, ...],
                         f"deadwood after the discard is {deadwood}; "
                         f"this hand's knock limit is {state.knock_limit}")
     shown = shown_arrangement(state, seat, rest, deadwood, submitted, solver)
-    return [Event("HandKnocked", {
-        "seat": seat, "discard": card, "kind": "gin" if deadwood == 0 else "knock",
-        "deadwood": deadwood, "melds": [meld.to_dict() for meld in shown.melds],
-        "unmatched": list(shown.unmatched),
-    })]
+    return [HAND_KNOCKED.event(
+        seat=seat, discard=card, kind="gin" if deadwood == 0 else "knock", deadwood=deadwood,
+        melds=[meld.to_dict() for meld in shown.melds], unmatched=list(shown.unmatched),
+    )]
 
 
 def big_gin(state: KnockTable, seat: int, solver: MeldSolver) -> list[Event]:
@@ -83,10 +104,10 @@ def big_gin(state: KnockTable, seat: int, solver: MeldSolver) -> list[Event]:
     if solver.deadwood(hand) != 0:
         raise RuleError("not_big_gin", "big gin needs every card in your hand to meld")
     shown = best_for_knocker(state, seat, solver.all_best(hand), solver)
-    return [Event("HandKnocked", {
-        "seat": seat, "discard": None, "kind": "big_gin", "deadwood": 0,
-        "melds": [meld.to_dict() for meld in shown.melds], "unmatched": [],
-    })]
+    return [HAND_KNOCKED.event(
+        seat=seat, discard=None, kind="big_gin", deadwood=0,
+        melds=[meld.to_dict() for meld in shown.melds], unmatched=[],
+    )]
 
 
 def shown_arrangement(state: KnockTable, seat: int, rest: tuple[str, ...], deadwood: int,

@@ -2,8 +2,8 @@
 
 Views, the event log, exports and the live stream all show an event through
 ``redact_event``: a hidden card (a hand, a card drawn from the stock, the deck, a
-rebuilt stock's order) and the hand's seed leave only through ``can_see``. Deal events
-are shown through an allow-list, so a secret field a family adds can never slip out.
+rebuilt stock's order) and the hand's seed leave only through ``Viewer.can_see``. Deal
+events are shown through an allow-list, so a secret field a family adds can never slip out.
 """
 
 from __future__ import annotations
@@ -12,17 +12,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain.cards import deal, sort_cards
-from domain.events import Event
-from domain.family import FULL, Viewer
+from domain.events import CARD_DRAWN, HAND_DEALT, Event
+from domain.viewer import Viewer
 
 PUBLIC_DEAL_FIELDS = ("hand_number", "dealer", "players", "hand_size", "commitment",
                       "prepared", "fixed")
 """What every family's deal shows to all; the ``deck`` and ``seed`` are never here."""
-
-
-def can_see(viewer: Viewer, seat: int) -> bool:
-    """Whether ``viewer`` may see the hidden cards of ``seat``."""
-    return viewer == FULL or viewer == seat
 
 
 def redact_event(event: Event, viewer: Viewer, public_deal_fields: Sequence[str] = (),
@@ -34,13 +29,13 @@ def redact_event(event: Event, viewer: Viewer, public_deal_fields: Sequence[str]
     (e.g. the order of a rebuilt stock).
     """
     data: Mapping[str, Any] = event.data
-    if viewer == FULL:
+    if viewer.is_full:
         return dict(data)
-    if event.type == "HandDealt":
+    if event.type == HAND_DEALT.name:
         return _redact_deal(data, viewer, (*PUBLIC_DEAL_FIELDS, *public_deal_fields))
     secret = (secret_fields or {}).get(event.type)
-    if secret is None and event.type == "CardDrawn" and data["source"] == "stock" \
-            and not can_see(viewer, data["seat"]):
+    if secret is None and event.type == CARD_DRAWN.name and data["source"] == "stock" \
+            and not viewer.can_see(data["seat"]):
         secret = "card"
     return {key: value for key, value in data.items() if key != secret}
 
@@ -52,6 +47,6 @@ def _redact_deal(data: Mapping[str, Any], viewer: Viewer,
     players = data["players"]
     hands, pile, stock = deal(data["deck"], players, data["dealer"], data["hand_size"])
     out.update({"upcard": pile[0] if pile else None, "stock_count": len(stock)})
-    if isinstance(viewer, int) and 0 <= viewer < players:
-        out["hand"] = list(sort_cards(hands[viewer]))
+    if viewer.seat is not None and viewer.seat < players:
+        out["hand"] = list(sort_cards(hands[viewer.seat]))
     return out

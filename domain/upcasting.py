@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from domain.events import Event
+from domain.events import HAND_DEALT, Event
 
 Upcaster = Callable[[Mapping[str, Any]], dict[str, Any]]
 
@@ -25,7 +25,7 @@ def _deal_without_commitment(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
-    ("HandDealt", 1): _deal_without_commitment,
+    (HAND_DEALT.name, 1): _deal_without_commitment,
 }
 
 

@@ -14,8 +14,8 @@ from typing import Any, TextIO
 import click
 
 from domain.audit import parse_ndjson, verify
-from domain.family import FULL
 from domain.variants import VARIANTS
+from domain.viewer import Viewer
 
 
 @click.group()
@@ -81,7 +81,7 @@ def export_command(match_id: str, output: TextIO) -> None:
     from service.usecases.errors import AppError
 
     try:
-        records = _service().log_for(match_id, FULL)
+        records = _service().log_for(match_id, Viewer.full())
     except AppError as exc:
         raise click.ClickException(exc.message) from exc
     for record in records:
@@ -99,7 +99,8 @@ def replay_command(match_id: str, at: int, seat: int | None) -> None:
     from service.usecases.errors import AppError
 
     try:
-        view = _service().state_for(match_id, FULL if seat is None else seat, at)
+        viewer = Viewer.full() if seat is None else Viewer.for_seat(seat)
+        view = _service().state_for(match_id, viewer, at)
     except AppError as exc:
         raise click.ClickException(exc.message) from exc
     click.echo(json.dumps(view, indent=2, sort_keys=True))

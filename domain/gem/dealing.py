@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from domain.cards import standard_deck
 from domain.errors import RuleError
-from domain.events import Event
+from domain.events import HAND_DEALT, MATCH_CREATED, Event
 from domain.fairness import Deal, roll_dice
 from domain.gem.gems import designated_diamond, knock_limit
 from domain.gem.options import GemOptions
@@ -44,10 +44,8 @@ def start_match(players: Sequence[str], options: GemOptions, first_dealer: int,
                 deal: Deal) -> list[Event]:
     """The events that open a match: its creation and the first deal."""
     check_deck(deal.deck)
-    created = Event("MatchCreated", {
-        "variant": "gem", "players": list(players), "options": options.to_dict(),
-        "first_dealer": first_dealer,
-    })
+    created = MATCH_CREATED.event(variant="gem", players=list(players),
+                                  options=options.to_dict(), first_dealer=first_dealer)
     return [created, deal_event(1, first_dealer, len(players), deal)]
 
 
@@ -59,8 +57,7 @@ def deal_event(hand_number: int, dealer: int, players: int, deal: Deal) -> Event
     out for readers of the log.
     """
     dice = hand_dice(deal)
-    return Event("HandDealt", {
-        "hand_number": hand_number, "dealer": dealer, "players": players,
-        "hand_size": HAND_SIZE, "dice": list(dice), "knock_limit": knock_limit(dice),
-        "diamond": designated_diamond(dice), **deal.record(),
-    }, schema=2)
+    return HAND_DEALT.event(
+        hand_number=hand_number, dealer=dealer, players=players, hand_size=HAND_SIZE,
+        dice=list(dice), knock_limit=knock_limit(dice), diamond=designated_diamond(dice),
+        **deal.record())

@@ -13,7 +13,7 @@ from typing import Any
 from domain import knocking
 from domain.cards import pip_value, sort_cards, without
 from domain.errors import RuleError
-from domain.events import Event
+from domain.events import CARD_DRAWN, HAND_SCORED, MATCH_COMPLETED, Event
 from domain.evolving import decider
 from domain.gem import scoring
 from domain.gem.dealing import check_deck, deal_event, match_deck, start_match
@@ -64,15 +64,14 @@ def _draw(state: GemState, command: Draw) -> list[Event]:
         if state.phase == UPCARD:
             raise RuleError("must_take_or_pass_upcard",
                             "the first upcard is on offer: take it or pass")
-        return [Event("CardDrawn", {"seat": command.seat, "source": "stock",
-                                    "card": state.stock[0]})]
+        return [CARD_DRAWN.event(seat=command.seat, source="stock", card=state.stock[0])]
     if command.source != "discard":
         raise RuleError("unknown_source", "draw from the stock or the discard pile")
     depth = command.depth
     _check_depth(state, command.seat, depth)
     taken = state.discard_pile[-depth:]
-    return [Event("CardDrawn", {"seat": command.seat, "source": "discard", "card": taken[0],
-                                "depth": depth, "cards": list(taken)})]
+    return [CARD_DRAWN.event(seat=command.seat, source="discard", card=taken[0], depth=depth,
+                             cards=list(taken))]
 
 
 def _check_depth(state: GemState, seat: int, depth: int) -> None:
@@ -172,7 +171,7 @@ def _big_gin(state: GemState, command: DeclareBigGin) -> list[Event]:
 def _score_hand(state: GemState, command: ScoreHand) -> list[Event]:
     if state.phase != SCORING:
         raise RuleError("nothing_to_score", "no ended hand is waiting to be scored")
-    return [Event("HandScored", scoring.score_hand(state, solver_for(state)))]
+    return [HAND_SCORED.event(scoring.score_hand(state, solver_for(state)))]
 
 
 def _deal_hand(state: GemState, command: DealHand) -> list[Event]:
@@ -186,7 +185,7 @@ def _deal_hand(state: GemState, command: DealHand) -> list[Event]:
 def _complete_match(state: GemState, command: CompleteMatch) -> list[Event]:
     if state.phase != COMPLETING:
         raise RuleError("match_not_finished", "the match has no winner yet")
-    return [Event("MatchCompleted", scoring.match_result(state))]
+    return [MATCH_COMPLETED.event(scoring.match_result(state))]
 
 
 _DECIDERS: dict[type, Any] = {

@@ -12,9 +12,19 @@ from typing import Any
 
 from domain import controls
 from domain.cards import deal, without
+from domain.events import (
+    CARD_DISCARDED,
+    CARD_DRAWN,
+    HAND_DEALT,
+    HAND_ENDED,
+    HAND_SCORED,
+    MATCH_COMPLETED,
+    MATCH_CREATED,
+)
 from domain.evolving import evolver, replace
 from domain.gem.gems import designated_diamond, knock_limit
 from domain.gem.options import GemOptions
+from domain.knocking import HAND_KNOCKED, UPCARD_PASSED
 
 # Phases, named as in gin so clients read both alike (RULES.md 1.3-1.6, 2.2-2.6)
 UPCARD = "upcard"          # two players: the first upcard is being offered
@@ -181,19 +191,17 @@ def _match_completed(state: GemState, data: Mapping[str, Any]) -> GemState:
 
 
 _HANDLERS: dict[str, Callable[[GemState, Mapping[str, Any]], GemState]] = {
-    "MatchCreated": _match_created,
-    "HandDealt": _hand_dealt,
-    "UpcardPassed": _upcard_passed,
-    "CardDrawn": _card_drawn,
-    "CardDiscarded": _card_discarded,
-    "HandKnocked": _hand_knocked,
-    "HandEnded": _hand_ended,
-    "HandScored": _hand_scored,
-    "MatchCompleted": _match_completed,
+    MATCH_CREATED.name: _match_created,
+    HAND_DEALT.name: _hand_dealt,
+    UPCARD_PASSED.name: _upcard_passed,
+    CARD_DRAWN.name: _card_drawn,
+    CARD_DISCARDED.name: _card_discarded,
+    HAND_KNOCKED.name: _hand_knocked,
+    HAND_ENDED.name: _hand_ended,
+    HAND_SCORED.name: _hand_scored,
+    MATCH_COMPLETED.name: _match_completed,
     **controls.HANDLERS,  # SeatForfeited, MatchAborted: any family alike
 }
-
-EVENT_TYPES = tuple(_HANDLERS)
 
 
 def initial_state() -> GemState:

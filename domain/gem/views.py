@@ -19,11 +19,11 @@ from domain import redaction
 from domain.cards import sort_cards, standard_deck
 from domain.controls import ended_of
 from domain.events import Event
-from domain.family import FULL, Viewer
 from domain.gem.gems import gems_of, shows_all_gems
 from domain.gem.rules import legal_actions, solver_for
 from domain.gem.state import COMPLETE, DEALING, DISCARD, GemState
 from domain.steps import awaiting_job
+from domain.viewer import Viewer
 
 
 def gem_map(cards: Iterable[str]) -> dict[str, list[str]]:
@@ -62,12 +62,12 @@ def view(state: GemState, viewer: Viewer) -> dict[str, Any]:
     ended = ended_of(state)
     if ended is not None:
         out["ended"] = ended
-    if viewer == FULL:
+    if viewer.is_full:
         out["all_hands"] = [list(hand) for hand in state.hands]
         out["stock"] = list(state.stock)
         visible = list(standard_deck())
-    elif isinstance(viewer, int):
-        out.update(seat_section(state, viewer))
+    elif viewer.seat is not None:
+        out.update(seat_section(state, viewer.seat))
         visible += out["hand"]
     out["gems"] = gem_map(visible)
     return out

@@ -14,7 +14,7 @@ from typing import Any
 from domain import knocking
 from domain.cards import build_deck, sort_cards, without
 from domain.errors import RuleError
-from domain.events import Event
+from domain.events import CARD_DRAWN, HAND_DEALT, HAND_SCORED, MATCH_COMPLETED, MATCH_CREATED, Event
 from domain.evolving import decider
 from domain.fairness import Deal
 from domain.gin import scoring
@@ -75,18 +75,16 @@ def start_match(
 ) -> list[Event]:
     """The events that open a match: its creation and the first deal."""
     check_deck(options, deal.deck)
-    created = Event("MatchCreated", {
-        "variant": "gin", "players": list(players), "options": options.to_dict(),
-        "first_dealer": first_dealer,
-    })
+    created = MATCH_CREATED.event(variant="gin", players=list(players),
+                                  options=options.to_dict(), first_dealer=first_dealer)
     return [created, deal_event(1, first_dealer, len(players), deal)]
 
 
 def deal_event(hand_number: int, dealer: int, players: int, deal: Deal) -> Event:
     """A deal records the whole deck order (replay never needs a random number) and the
     commitment to the seed it was shuffled from (schema 2; schema 1 had no commitment)."""
-    return Event("HandDealt", {"hand_number": hand_number, "dealer": dealer, "players": players,
-                               "hand_size": hand_size(players), **deal.record()}, schema=2)
+    return HAND_DEALT.event(hand_number=hand_number, dealer=dealer, players=players,
+                            hand_size=hand_size(players), **deal.record())
 
 
 def check_deck(options: GinOptions, deck: Sequence[str]) -> None:
@@ -110,15 +108,14 @@ def _draw(state: GinState, command: Draw) -> list[Event]:
         if state.phase == UPCARD:
             raise RuleError("must_take_or_pass_upcard",
                             "the first upcard is on offer: take it or pass")
-        return [Event("CardDrawn", {"seat": command.seat, "source": "stock",
-                                    "card": state.stock[0]})]
+        return [CARD_DRAWN.event(seat=command.seat, source="stock", card=state.stock[0])]
     if state.stock_only:
         raise RuleError("must_draw_from_stock",
                         "both players passed the upcard: the first draw is from the stock")
     if not state.discard_pile:
         raise RuleError("discard_pile_empty", "the discard pile is empty")
-    return [Event("CardDrawn", {"seat": command.seat, "source": "discard",
-                                "card": state.discard_pile[-1]})]
+    return [CARD_DRAWN.event(seat=command.seat, source="discard",
+                             card=state.discard_pile[-1])]
 
 
 def _blocked_discard(state: GinState, hand: tuple[str, ...]) -> str | None:
@@ -179,7 +176,7 @@ def _big_gin(state: GinState, command: DeclareBigGin) -> list[Event]:
 def _score_hand(state: GinState, command: ScoreHand) -> list[Event]:
     if state.phase != SCORING:
         raise RuleError("nothing_to_score", "no ended hand is waiting to be scored")
-    return [Event("HandScored", scoring.score_hand(state, solver_for(state.options)))]
+    return [HAND_SCORED.event(scoring.score_hand(state, solver_for(state.options)))]
 
 
 def _deal_hand(state: GinState, command: DealHand) -> list[Event]:
@@ -193,7 +190,7 @@ def _deal_hand(state: GinState, command: DealHand) -> list[Event]:
 def _complete_match(state: GinState, command: CompleteMatch) -> list[Event]:
     if state.phase != COMPLETING:
         raise RuleError("match_not_finished", "the match has not reached its target")
-    return [Event("MatchCompleted", scoring.match_bonuses(state))]
+    return [MATCH_COMPLETED.event(scoring.match_bonuses(state))]
 
 
 _DECIDERS: dict[type, Any] = {

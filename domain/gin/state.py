@@ -12,8 +12,18 @@ from typing import Any
 
 from domain import controls
 from domain.cards import deal, pip_value, rank_of, suit_of, without
+from domain.events import (
+    CARD_DISCARDED,
+    CARD_DRAWN,
+    HAND_DEALT,
+    HAND_ENDED,
+    HAND_SCORED,
+    MATCH_COMPLETED,
+    MATCH_CREATED,
+)
 from domain.evolving import evolver, replace
 from domain.gin.options import GinOptions
+from domain.knocking import HAND_KNOCKED, UPCARD_PASSED
 
 # Phases (RULES.md 1.3-1.6, 1.10)
 UPCARD = "upcard"          # the first upcard is being offered
@@ -175,19 +185,17 @@ def _match_completed(state: GinState, data: Mapping[str, Any]) -> GinState:
 
 
 _HANDLERS: dict[str, Callable[[GinState, Mapping[str, Any]], GinState]] = {
-    "MatchCreated": _match_created,
-    "HandDealt": _hand_dealt,
-    "UpcardPassed": _upcard_passed,
-    "CardDrawn": _card_drawn,
-    "CardDiscarded": _card_discarded,
-    "HandKnocked": _hand_knocked,
-    "HandEnded": _hand_ended,
-    "HandScored": _hand_scored,
-    "MatchCompleted": _match_completed,
+    MATCH_CREATED.name: _match_created,
+    HAND_DEALT.name: _hand_dealt,
+    UPCARD_PASSED.name: _upcard_passed,
+    CARD_DRAWN.name: _card_drawn,
+    CARD_DISCARDED.name: _card_discarded,
+    HAND_KNOCKED.name: _hand_knocked,
+    HAND_ENDED.name: _hand_ended,
+    HAND_SCORED.name: _hand_scored,
+    MATCH_COMPLETED.name: _match_completed,
     **controls.HANDLERS,  # SeatForfeited, MatchAborted: any family alike
 }
-
-EVENT_TYPES = tuple(_HANDLERS)
 
 
 def initial_state() -> GinState:

@@ -12,10 +12,10 @@ from domain import redaction
 from domain.cards import sort_cards
 from domain.controls import ended_of
 from domain.events import Event
-from domain.family import FULL, Viewer
 from domain.gin.rules import legal_actions, solver_for
 from domain.gin.state import COMPLETE, DEALING, DISCARD, GinState
 from domain.steps import awaiting_job
+from domain.viewer import Viewer
 
 
 def view(state: GinState, viewer: Viewer) -> dict[str, Any]:
@@ -46,11 +46,11 @@ def view(state: GinState, viewer: Viewer) -> dict[str, Any]:
     ended = ended_of(state)
     if ended is not None:
         out["ended"] = ended
-    if viewer == FULL:
+    if viewer.is_full:
         out["all_hands"] = [list(hand) for hand in state.hands]
         out["stock"] = list(state.stock)
-    elif isinstance(viewer, int):
-        out.update(seat_section(state, viewer))
+    elif viewer.seat is not None:
+        out.update(seat_section(state, viewer.seat))
     return out
 
 

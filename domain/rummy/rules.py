@@ -15,11 +15,21 @@ from typing import Any
 
 from domain.cards import JOKER, build_deck
 from domain.errors import RuleError
-from domain.events import Event
+from domain.events import (
+    CARD_DISCARDED,
+    CARD_DRAWN,
+    HAND_DEALT,
+    HAND_ENDED,
+    HAND_SCORED,
+    MATCH_COMPLETED,
+    MATCH_CREATED,
+    Event,
+)
 from domain.evolving import decider
 from domain.fairness import Deal, rebuilt_stock
 from domain.melds import Meld
 from domain.rummy import scoring
+from domain.rummy.events import CARD_LAID_OFF, JOKER_EXCHANGED, MELDS_LAID_DOWN, STOCK_REBUILT
 from domain.rummy.options import RummyOptions
 from domain.rummy.state import (
     COMPLETING,
@@ -79,18 +89,15 @@ def start_match(variant: str, players: Sequence[str], options: RummyOptions,
                 first_dealer: int, deal: Deal) -> list[Event]:
     """The events that open a game: its creation and the first deal."""
     check_deck(options, deal.deck)
-    created = Event("MatchCreated", {
-        "variant": variant, "players": list(players), "options": options.to_dict(),
-        "first_dealer": first_dealer,
-    })
+    created = MATCH_CREATED.event(variant=variant, players=list(players),
+                                  options=options.to_dict(), first_dealer=first_dealer)
     return [created, deal_event(1, first_dealer, len(players), deal)]
 
 
 def deal_event(hand_number: int, dealer: int, players: int, deal: Deal) -> Event:
     """The deal records the deck and seed (secret) and the seed's commitment (public)."""
-    return Event("HandDealt", {"hand_number": hand_number, "dealer": dealer,
-                               "players": players, "hand_size": HAND_SIZE, **deal.record()},
-                 schema=2)
+    return HAND_DEALT.event(hand_number=hand_number, dealer=dealer, players=players,
+                            hand_size=HAND_SIZE, **deal.record())
 
 
 def check_deck(options: RummyOptions, deck: Sequence[str]) -> None:
@@ -138,7 +145,7 @@ def _draw(state: RummyState, command: Draw) -> list[Event]:
             raise RuleError("last_card_rule", "with one card left you may not take the top "
                             "discard when it would let you go out (RULES.md 3.3)")
         card = state.discard_pile[-1]
-    return [Event("CardDrawn", {"seat": command.seat, "source": command.source, "card": card})]
+    return [CARD_DRAWN.event(seat=command.seat, source=command.source, card=card)]
 
 
 def discard_allowed(state: RummyState, seat: int, card: str) -> str | None:
@@ -165,11 +172,11 @@ def _discard(state: RummyState, command: Discard) -> list[Event]:
     refused = discard_allowed(state, command.seat, command.card)
     if refused:
         raise RuleError(refused, _DISCARD_MESSAGES[refused])
-    events = [Event("CardDiscarded", {"seat": command.seat, "card": command.card})]
+    events = [CARD_DISCARDED.event(seat=command.seat, card=command.card)]
     if len(state.hands[command.seat]) == 1:
         rummy = state.opened_now
-        events.append(Event("HandEnded", {"result": "out", "reason": "out",
-                                          "winner": command.seat, "rummy": rummy}))
+        events.append(HAND_ENDED.event(result="out", reason="out", winner=command.seat,
+                                       rummy=rummy))
     elif state.turns + 1 >= state.options.max_turns:
         events.append(_void("turn_cap"))
     elif len(state.stock) == 0:
@@ -179,8 +186,7 @@ def _discard(state: RummyState, command: Discard) -> list[Event]:
 
 def _void(reason: str) -> Event:
     """RULES.md 0: a round that cannot finish is void; nobody scores, the dealer deals again."""
-    return Event("HandEnded", {"result": "void", "reason": reason, "winner": None,
-                               "rummy": False})
+    return HAND_ENDED.event(result="void", reason=reason, winner=None, rummy=False)
 
 
 def _rebuild(state: RummyState, pile: tuple[str, ...]) -> Event:
@@ -192,7 +198,7 @@ def _rebuild(state: RummyState, pile: tuple[str, ...]) -> Event:
         return _void("stock_exhausted")
     rebuild = state.rebuilds + 1
     stock = rebuilt_stock(pile[:-1], bytes.fromhex(state.seed), rebuild)
-    return Event("StockRebuilt", {"rebuild": rebuild, "count": len(stock), "stock": list(stock)})
+    return STOCK_REBUILT.event(rebuild=rebuild, count=len(stock), stock=list(stock))
 
 
 # --- placing cards -------------------------------------------------------------------------------
@@ -247,11 +253,8 @@ def _lay_down(state: RummyState, command: LayDown) -> list[Event]:
     table = table_of(state) + tuple(zip(ids, melds, strict=True))
     owed = max(0, state.jokers_owed - cards.count(JOKER))
     _placement_leaves(state, seat, table, hand, owed)
-    payload: dict[str, Any] = {
-        "seat": seat, "opening": opening, "value": value,
-        "melds": [{"id": i, **meld.to_dict()} for i, meld in zip(ids, melds, strict=True)],
-    }
-    return [Event("MeldsLaidDown", payload)]
+    laid = [{"id": i, **meld.to_dict()} for i, meld in zip(ids, melds, strict=True)]
+    return [MELDS_LAID_DOWN.event(seat=seat, opening=opening, value=value, melds=laid)]
 
 
 def _check_opening(state: RummyState, seat: int, value: int) -> None:
@@ -281,8 +284,8 @@ def _lay_off(state: RummyState, command: LayOff) -> list[Event]:
     owed = max(0, state.jokers_owed - (command.card == JOKER))
     _placement_leaves(state, seat, table, hand, owed)
     stands_for = command.represents if command.card == JOKER else command.card
-    return [Event("CardLaidOff", {"seat": seat, "meld": command.meld, "card": command.card,
-                                  "represents": stands_for, "result": grown.to_dict()})]
+    return [CARD_LAID_OFF.event(seat=seat, meld=command.meld, card=command.card,
+                                represents=stands_for, result=grown.to_dict())]
 
 
 def _exchange(state: RummyState, command: ExchangeJoker) -> list[Event]:
@@ -300,8 +303,8 @@ def _exchange(state: RummyState, command: ExchangeJoker) -> list[Event]:
                         "a set of three (RULES.md 3.5)")
     table = tuple((i, freed if i == command.meld else m) for i, m in table_of(state))
     _placement_leaves(state, seat, table, hand + (JOKER,), state.jokers_owed + 1)
-    return [Event("JokerExchanged", {"seat": seat, "meld": command.meld, "card": command.card,
-                                     "result": freed.to_dict()})]
+    return [JOKER_EXCHANGED.event(seat=seat, meld=command.meld, card=command.card,
+                                  result=freed.to_dict())]
 
 
 # --- jobs ----------------------------------------------------------------------------------------
@@ -310,7 +313,7 @@ def _exchange(state: RummyState, command: ExchangeJoker) -> list[Event]:
 def _score_hand(state: RummyState, command: ScoreHand) -> list[Event]:
     if state.phase != SCORING:
         raise RuleError("nothing_to_score", "no ended round is waiting to be scored")
-    return [Event("HandScored", scoring.score_round(state))]
+    return [HAND_SCORED.event(scoring.score_round(state))]
 
 
 def _deal_hand(state: RummyState, command: DealHand) -> list[Event]:
@@ -324,7 +327,7 @@ def _deal_hand(state: RummyState, command: DealHand) -> list[Event]:
 def _complete_match(state: RummyState, command: CompleteMatch) -> list[Event]:
     if state.phase != COMPLETING:
         raise RuleError("match_not_finished", "the game is not over")
-    return [Event("MatchCompleted", scoring.final_result(state))]
+    return [MATCH_COMPLETED.event(scoring.final_result(state))]
 
 
 _DECIDERS: dict[type, Any] = {

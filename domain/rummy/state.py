@@ -14,8 +14,18 @@ from typing import Any
 
 from domain import controls
 from domain.cards import JOKER, deal
+from domain.events import (
+    CARD_DISCARDED,
+    CARD_DRAWN,
+    HAND_DEALT,
+    HAND_ENDED,
+    HAND_SCORED,
+    MATCH_COMPLETED,
+    MATCH_CREATED,
+)
 from domain.evolving import evolver, replace
 from domain.melds import Meld
+from domain.rummy.events import CARD_LAID_OFF, JOKER_EXCHANGED, MELDS_LAID_DOWN, STOCK_REBUILT
 from domain.rummy.options import RummyOptions
 
 # Phases (RULES.md 3.3, 3.6)
@@ -192,21 +202,19 @@ def _match_completed(state: RummyState, data: Mapping[str, Any]) -> RummyState:
 
 
 _HANDLERS: dict[str, Callable[[RummyState, Mapping[str, Any]], RummyState]] = {
-    "MatchCreated": _match_created,
-    "HandDealt": _hand_dealt,
-    "CardDrawn": _card_drawn,
-    "MeldsLaidDown": _melds_laid_down,
-    "CardLaidOff": _card_laid_off,
-    "JokerExchanged": _joker_exchanged,
-    "CardDiscarded": _card_discarded,
-    "StockRebuilt": _stock_rebuilt,
-    "HandEnded": _hand_ended,
-    "HandScored": _hand_scored,
-    "MatchCompleted": _match_completed,
+    MATCH_CREATED.name: _match_created,
+    HAND_DEALT.name: _hand_dealt,
+    CARD_DRAWN.name: _card_drawn,
+    MELDS_LAID_DOWN.name: _melds_laid_down,
+    CARD_LAID_OFF.name: _card_laid_off,
+    JOKER_EXCHANGED.name: _joker_exchanged,
+    CARD_DISCARDED.name: _card_discarded,
+    STOCK_REBUILT.name: _stock_rebuilt,
+    HAND_ENDED.name: _hand_ended,
+    HAND_SCORED.name: _hand_scored,
+    MATCH_COMPLETED.name: _match_completed,
     **controls.HANDLERS,  # SeatForfeited, MatchAborted: any family alike
 }
-
-EVENT_TYPES = tuple(_HANDLERS)
 
 
 def initial_state() -> RummyState:

@@ -13,13 +13,14 @@ from domain import redaction
 from domain.cards import sort_cards
 from domain.controls import ended_of
 from domain.events import Event
-from domain.family import FULL, Viewer
 from domain.rummy.actions import legal_actions
+from domain.rummy.events import STOCK_REBUILT
 from domain.rummy.rules import may_open_now
 from domain.rummy.state import COMPLETE, DEALING, PLAY, RummyState
 from domain.rummy.table import best_opening, meld_value, minus_points
 from domain.steps import awaiting_job
 from domain.table_melds import hand_melds
+from domain.viewer import Viewer
 
 
 def view(state: RummyState, viewer: Viewer) -> dict[str, Any]:
@@ -48,11 +49,11 @@ def view(state: RummyState, viewer: Viewer) -> dict[str, Any]:
     ended = ended_of(state)
     if ended is not None:
         out["ended"] = ended
-    if viewer == FULL:
+    if viewer.is_full:
         out["all_hands"] = [list(hand) for hand in state.hands]
         out["stock"] = list(state.stock)
-    elif isinstance(viewer, int) and 0 <= viewer < state.seats:
-        out.update(seat_section(state, viewer))
+    elif viewer.seat is not None and viewer.seat < state.seats:
+        out.update(seat_section(state, viewer.seat))
     return out
 
 
@@ -99,4 +100,4 @@ def _turn_allows_opening(state: RummyState, seat: int) -> bool:
 def redact_event(event: Event, viewer: Viewer) -> dict[str, Any]:
     """The payload of a stored event as ``viewer`` may see it; a rebuilt stock's order
     stays secret (its size is public)."""
-    return redaction.redact_event(event, viewer, secret_fields={"StockRebuilt": "stock"})
+    return redaction.redact_event(event, viewer, secret_fields={STOCK_REBUILT.name: "stock"})

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import secrets
 
-from domain.family import FULL, PUBLIC
+from domain.viewer import Viewer
 from service.adapters.auth import TokenIndex, bearer, same_secret, token_hash
 from service.adapters.organisers import ADMIN, OrganiserKeys
 from service.adapters.store import RedisEventStore
@@ -34,20 +34,21 @@ class Access:
         """Index a new match's seat tokens (to tell another match's token from none)."""
         self._tokens.register(match_id, seat_hashes)
 
-    def viewer(self, match_id: str, authorization: str | None) -> int | str:
-        """Who is asking: ``PUBLIC``, ``FULL`` (admin) or a seat number."""
+    def viewer(self, match_id: str, authorization: str | None) -> Viewer:
+        """Who is asking: the public (no token), the organiser who owns the match (or the
+        admin: the full view) or a seat."""
         token = bearer(authorization)
         if token is None:
-            return PUBLIC
+            return Viewer.public()
         if self.organiser(authorization) is not None:
             self.require_owner(match_id, authorization)
-            return FULL
+            return Viewer.full()
         if not self.seat_hashes(match_id):
             raise NotFound("match_not_found", f"no match {match_id!r}")
         seat = self.seat_of(match_id, token)
         if seat is None:
             raise Unauthenticated("invalid_token", "the bearer token is not valid for this match")
-        return seat
+        return Viewer.for_seat(seat)
 
     def is_admin(self, authorization: str | None) -> bool:
         token = bearer(authorization)

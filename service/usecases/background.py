@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from domain.fairness import CLOCK_SET
+from domain.events import CLOCK_SET
 from domain.steps import pending_step
 from service.adapters.clock_runner import ClockRunner
 from service.adapters.deliveries import DeliveryRunner
@@ -46,7 +46,7 @@ class Work(Protocol):
 
 def _timed_turn_follows(decided: Decided) -> bool:
     """Whether a clocked turn runs after the decided events (its deadline must be kept)."""
-    clocked = decided.before.clock is not None or any(e.type == CLOCK_SET
+    clocked = decided.before.clock is not None or any(e.type == CLOCK_SET.name
                                                       for e in decided.events)
     return clocked and decided.state.turn is not None
 

@@ -25,14 +25,15 @@ from typing import Any
 
 import redis
 
+from domain.events import HAND_SCORED, MATCH_ABORTED, MATCH_COMPLETED, SEAT_FORFEITED
 from service.adapters.organisers import ADMIN, OrganiserKeys
 from service.adapters.store import RedisEventStore, StoredEvent
 from service.adapters.webhooks import DeliveryRef, Webhooks
 
 log = logging.getLogger("rummy.lifecycle")
 
-KIND_OF = {"HandScored": "hand_scored", "MatchCompleted": "match_completed",
-           "SeatForfeited": "match_forfeited", "MatchAborted": "match_aborted"}
+KIND_OF = {HAND_SCORED.name: "hand_scored", MATCH_COMPLETED.name: "match_completed",
+           SEAT_FORFEITED.name: "match_forfeited", MATCH_ABORTED.name: "match_aborted"}
 FEED_MAXLEN = 5000
 
 _SUMMARY_FIELDS = {
@@ -132,7 +133,7 @@ def _scores_after(store: RedisEventStore, match_id: str, event: StoredEvent) -> 
     variants' ``evolve`` adds them up the same way)."""
     totals = [0] * len(event.data.get("points", []))
     for stored in store.read(match_id, until=event.version):
-        if stored.type == "HandScored":
+        if stored.type == HAND_SCORED.name:
             totals = [t + p for t, p in zip(totals, stored.data.get("points", []), strict=False)]
     return totals
 

@@ -21,11 +21,12 @@ from domain.chain import canonical_json
 from domain.clocks import ClockSettings
 from domain.controls import FINAL_PHASES, TERMINAL_EVENTS, AbortMatch, ForfeitSeat
 from domain.errors import OptionError, RuleError
-from domain.events import Event
-from domain.fairness import CLOCK_SET, SEED_REVEALED, Deal, MatchSecrets
-from domain.family import FULL, Family
+from domain.events import CLOCK_SET, HAND_DEALT, SEED_REVEALED, Event
+from domain.fairness import Deal, MatchSecrets
+from domain.family import Family
 from domain.shuffle import choose
 from domain.variants import VARIANTS
+from domain.viewer import Viewer
 from service.adapters.auth import bearer, new_token, token_hash
 from service.adapters.catalog import MatchIndex, MatchInfo, meta_fields
 from service.adapters.codec import to_domain, to_store
@@ -76,15 +77,15 @@ class HandIndex:
         """Index events appended since (in order, from ``version`` on)."""
         for event in stored:
             hand = self._hand_at[-1]
-            if event.type == "HandDealt":
+            if event.type == HAND_DEALT.name:
                 hand = int(event.data.get("hand_number", hand + 1))
-            elif event.type == SEED_REVEALED:
+            elif event.type == SEED_REVEALED.name:
                 self.revealed.add(int(event.data["hand_number"]))
             self._hand_at.append(hand)
 
-    def viewer_of(self, version: int, viewer: int | str) -> int | str:
-        """``FULL`` for an event of a revealed hand, else ``viewer`` unchanged."""
-        return FULL if self._hand_at[version] in self.revealed else viewer
+    def viewer_of(self, version: int, viewer: Viewer) -> Viewer:
+        """The full view for an event of a revealed hand, else ``viewer`` unchanged."""
+        return Viewer.full() if self._hand_at[version] in self.revealed else viewer
 
 
 @dataclass(frozen=True)
@@ -196,7 +197,7 @@ class MatchService:
         self.access.register(match_id, {token_hash(t): seat for seat, t in enumerate(tokens)})
         info = MatchInfo.from_meta(match_id, meta)
         self.index.add(info)
-        if any(event.type == CLOCK_SET for event in new.events):
+        if any(event.type == CLOCK_SET.name for event in new.events):
             self.work.after(match_id, self.load(match_id))
         return {"id": match_id, "version": result.version, **info.fields(),
                 "seats": [{"seat": seat, "name": name, "external_id": info.player_id(seat),
@@ -229,7 +230,7 @@ class MatchService:
 
     # --- who is asking (service.usecases.access) ------------------------------------------------
 
-    def viewer(self, match_id: str, authorization: str | None) -> int | str:
+    def viewer(self, match_id: str, authorization: str | None) -> Viewer:
         return self.access.viewer(match_id, authorization)
 
     def is_admin(self, authorization: str | None) -> bool:
@@ -248,7 +249,7 @@ class MatchService:
         viewer = self.viewer(match_id, authorization)
         return self._render(match_id, self.load(match_id), viewer)
 
-    def _render(self, match_id: str, loaded: Loaded, viewer: int | str) -> dict[str, Any]:
+    def _render(self, match_id: str, loaded: Loaded, viewer: Viewer) -> dict[str, Any]:
         out = loaded.family.view(loaded.state, viewer)
         out.update(id=match_id, version=loaded.version)
         if loaded.clock is not None:
@@ -262,7 +263,7 @@ class MatchService:
         of a hand whose seed has been revealed are shown in full to everyone."""
         return self.log_for(match_id, self.viewer(match_id, authorization), after)
 
-    def log_for(self, match_id: str, viewer: int | str, after: int = 0) -> list[dict[str, Any]]:
+    def log_for(self, match_id: str, viewer: Viewer, after: int = 0) -> list[dict[str, Any]]:
         loaded = self.load(match_id)
         stored = self.repository.stored(match_id)
         hands = HandIndex(stored)
@@ -274,7 +275,7 @@ class MatchService:
         seed has been revealed."""
         return self.state_for(match_id, self.viewer(match_id, authorization), at)
 
-    def state_for(self, match_id: str, viewer: int | str, at: int) -> dict[str, Any]:
+    def state_for(self, match_id: str, viewer: Viewer, at: int) -> dict[str, Any]:
         loaded = self.load(match_id)
         if at > loaded.version:
             raise NotFound("version_not_found",
@@ -285,12 +286,12 @@ class MatchService:
         return self._render(match_id, past, HandIndex(stored).viewer_of(at, viewer))
 
     @staticmethod
-    def render_event(family: Family, stored: StoredEvent, viewer: int | str) -> dict[str, Any]:
+    def render_event(family: Family, stored: StoredEvent, viewer: Viewer) -> dict[str, Any]:
         """One event for ``viewer``: ``redacted`` says whether anything was left out (the
         hash covers the full event, so only unredacted events can be re-hashed)."""
         data = family.redact_event(to_domain(stored), viewer)
         command = stored.command
-        if command is not None and viewer != FULL and command.get("seat") != viewer:
+        if command is not None and not viewer.can_see(command.get("seat")):
             command = None
         return {"version": stored.version, "type": stored.type, "schema": stored.schema,
                 "ts": stored.ts, "command_id": stored.command_id,
@@ -311,7 +312,7 @@ class MatchService:
             return iter(())
         return self._follow(match_id, loaded.family, viewer, after, keepalive_ms)
 
-    def _follow(self, match_id: str, family: Family, viewer: int | str, after: int,
+    def _follow(self, match_id: str, family: Family, viewer: Viewer, after: int,
                 keepalive_ms: int) -> Iterator[dict[str, Any] | None]:
         hands = HandIndex(self.repository.stored(match_id))
         while True:
@@ -338,7 +339,7 @@ class MatchService:
         once = Idempotency(f"{seat}:{idempotency_key}", fingerprint) if idempotency_key else None
         outcome = self.runner.run(match_id, command, expected_version=if_match,
                                   idempotency=once)
-        return self._render(match_id, outcome.match, seat)
+        return self._render(match_id, outcome.match, Viewer.for_seat(seat))
 
     # --- auditing ----------------------------------------------------------------------
 
@@ -394,4 +395,4 @@ class MatchService:
     def _end(self, match_id: str, control: ForfeitSeat | AbortMatch,
              command_id: str) -> dict[str, Any]:
         outcome = self.runner.run(match_id, EndMatch(control, command_id))
-        return self._render(match_id, outcome.match, FULL)
+        return self._render(match_id, outcome.match, Viewer.full())

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.clocks import Clock, track
-from domain.events import Event
-from domain.fairness import CLOCK_SET, UNFOLDED_EVENTS, MatchSecrets
+from domain.events import CLOCK_SET, Event
+from domain.fairness import UNFOLDED_EVENTS, MatchSecrets
 from domain.family import Family
 from domain.variants import VARIANTS
 from service.adapters.codec import to_domain
@@ -148,7 +148,7 @@ class Repository:
             if event.type not in UNFOLDED_EVENTS:
                 state = family.evolve(state, domain_event)
                 self.stats.evolves += 1
-            if clock is not None or event.type == CLOCK_SET:
+            if clock is not None or event.type == CLOCK_SET.name:
                 clock = track(clock, domain_event, event.ts, event.version, state.turn,
                               len(state.players))
         return Loaded(family, state, stored[-1].version, stored[-1].hash, clock)
@@ -169,7 +169,7 @@ class Repository:
         before = decided.before
         clock = before.clock
         for event, turn in zip(stored, decided.turns, strict=True):
-            if clock is not None or event.type == CLOCK_SET:
+            if clock is not None or event.type == CLOCK_SET.name:
                 clock = track(clock, to_domain(event), event.ts, event.version, turn,
                               len(decided.state.players))
         after = Loaded(before.family, decided.state, stored[-1].version, stored[-1].hash, clock)

@@ -9,6 +9,7 @@ from domain.clocks import Clock, ClockSettings, auto_action
 from domain.errors import OptionError, RuleError
 from domain.events import Event
 from domain.variants import VARIANTS
+from domain.viewer import Viewer
 
 
 def test_a_forfeit_ranks_the_forfeiter_last_and_the_rest_by_score() -> None:
@@ -30,8 +31,8 @@ def test_every_family_folds_the_controls(variant: str) -> None:
     [forfeit] = controls.decide(state, controls.ForfeitSeat(1, "gone"), family.low_scores_win)
     ended = family.evolve(state, forfeit)
     assert ended.phase == "complete" and family.awaiting_job(ended) is None
-    assert family.view(ended, 0)["ended"]["seat"] == 1
-    assert family.view(ended, 0)["winner"] == 0
+    assert family.view(ended, Viewer.for_seat(0))["ended"]["seat"] == 1
+    assert family.view(ended, Viewer.for_seat(0))["winner"] == 0
     [abort] = controls.decide(state, controls.AbortMatch("void"), False)
     assert family.evolve(state, abort).phase == "aborted"
     with pytest.raises(RuleError) as over:

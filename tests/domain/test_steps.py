@@ -14,10 +14,9 @@ from domain import controls
 from domain.chain import canonical_json
 from domain.clocks import Clock, ClockSettings, decide_timeout
 from domain.errors import RuleError
-from domain.events import Event
+from domain.events import SEED_REVEALED, Event
 from domain.evolving import replace
 from domain.fairness import (
-    SEED_REVEALED,
     UNFOLDED_EVENTS,
     MatchSecrets,
     commitment,
@@ -41,6 +40,7 @@ from domain.steps import (
     decide_step,
     pending_step,
 )
+from domain.viewer import Viewer
 from tests.builders import act, gin_match, play
 
 SECRETS = MatchSecrets(b"steps-test-seed", ("lucky 7", ""))
@@ -220,7 +220,7 @@ class TestTimeout:
         assert decision is not None
         action = decision.command["action"]
         assert action["type"] == "discard"
-        assert action["card"] in GIN.view(state, 1)["best_discard"]["cards"]
+        assert action["card"] in GIN.view(state, Viewer.for_seat(1))["best_discard"]["cards"]
 
     def test_auto_play_without_a_safe_move_forfeits(self):
         stuck = dataclasses.replace(GIN, legal_actions=lambda state, seat: [])
@@ -271,7 +271,7 @@ def playout(family: Family, seed: int, **options: Any) -> list[tuple[Any, set[in
         else:
             action = rng.choice(family.legal_actions(state, state.turn))
             events = family.decide(state, family.command(state.turn, action))
-        revealed |= {e.data["hand_number"] for e in events if e.type == SEED_REVEALED}
+        revealed |= {e.data["hand_number"] for e in events if e.type == SEED_REVEALED.name}
         state = fold(family, state, events)
     return seen
 

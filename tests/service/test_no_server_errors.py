@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 from domain.audit import verify
 from domain.cards import standard_deck
 from domain.events import Event
-from domain.family import FULL
 from domain.gin import GIN
 from domain.gin.options import SPECS
 from domain.variants import VARIANTS
+from domain.viewer import Viewer
 from service.adapters.store import GENESIS_HASH, event_hash
 from service.api.schemas import ACTION_TYPES
 from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer, create
@@ -442,7 +442,7 @@ def assert_replays(client: Any, match: dict[str, Any]) -> None:
         prev = e["hash"]
     assert verify(events, VARIANTS).ok
     state = GIN.replay([Event(e["type"], e["data"], e["schema"]) for e in events])
-    replayed = {**GIN.view(state, FULL), "id": match["id"], "version": full["version"]}
+    replayed = {**GIN.view(state, Viewer.full()), "id": match["id"], "version": full["version"]}
     # the service adds the match's fixed metadata (tags, external ids) to every view
     full = {k: v for k, v in full.items() if k not in ("external_id", "tags")}
     full["seats"] = [{k: v for k, v in s.items() if k != "external_id"} for s in full["seats"]]

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from domain.cards import standard_deck
 from domain.errors import RuleError
-from domain.family import FULL, PUBLIC
 from domain.gem import GEM
 from domain.gem.state import GemState
+from domain.viewer import Viewer
 from tests.domain.gem.builders import new_match, steps
 
 CARDS = frozenset(standard_deck())
@@ -89,8 +89,8 @@ def test_no_view_or_event_shows_a_card_its_viewer_may_not_see(players):
         log.extend(events)
         if state.phase not in PLAYING:
             continue
-        for viewer in [PUBLIC, *range(players)]:
-            mine = set(state.hands[viewer]) if isinstance(viewer, int) else set()
+        for viewer in [Viewer.public(), *map(Viewer.for_seat, range(players))]:
+            mine = set(state.hands[viewer.seat]) if viewer.seat is not None else set()
             view = GEM.view(state, viewer)
             assert not {"all_hands", "stock"} & set(view)
             # the designated diamond names a card; the deep card was public in the pile
@@ -102,7 +102,7 @@ def test_no_view_or_event_shows_a_card_its_viewer_may_not_see(players):
                 data = GEM.redact_event(event, viewer)
                 assert "deck" not in data and "seed" not in data
                 if event.type == "CardDrawn" and event.data["source"] == "stock":
-                    assert ("card" in data) == (viewer == event.data["seat"])
-        full = GEM.view(state, FULL)
+                    assert ("card" in data) == (viewer.seat == event.data["seat"])
+        full = GEM.view(state, Viewer.full())
         assert sorted(full["stock"] + full["discard_pile"] + sum(full["all_hands"], [])) == \
             sorted(CARDS)

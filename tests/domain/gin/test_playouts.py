@@ -11,8 +11,8 @@ import pytest
 
 from domain.cards import standard_deck
 from domain.errors import RuleError
-from domain.family import FULL, PUBLIC
 from domain.gin import GIN
+from domain.viewer import Viewer
 from tests.playouts import new_match, play_match, steps
 
 CARD = re.compile(r"\b(?:[A2-9TJQK][CDHS]|JK)\b")
@@ -94,18 +94,19 @@ def test_no_projection_shows_another_seats_hidden_cards(players):
             public = _public_knowledge(state)
             for seat in range(players):
                 allowed = set(state.hands[seat]) | public
-                seat_view = GIN.view(state, seat)
+                seat_view = GIN.view(state, Viewer.for_seat(seat))
                 live = {k: v for k, v in seat_view.items() if k != "hands"}
                 assert visible_cards(live) <= allowed
                 assert "stock" not in seat_view and "all_hands" not in seat_view
                 for event in events:
-                    shown = GIN.redact_event(event, seat)
+                    shown = GIN.redact_event(event, Viewer.for_seat(seat))
                     assert "deck" not in shown
                     if event.type == "HandDealt":
                         assert visible_cards(shown) <= set(state.hands[seat]) | public
                     if event.type == "CardDrawn" and event.data["seat"] != seat:
                         if event.data["source"] == "stock":
                             assert "card" not in shown
-            public_view = {k: v for k, v in GIN.view(state, PUBLIC).items() if k != "hands"}
+            public_view = {k: v for k, v in GIN.view(state, Viewer.public()).items()
+                           if k != "hands"}
             assert visible_cards(public_view) <= public
-            assert "stock" in GIN.view(state, FULL)
+            assert "stock" in GIN.view(state, Viewer.full())

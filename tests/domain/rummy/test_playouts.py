@@ -12,9 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.errors import RuleError
-from domain.family import FULL, PUBLIC, Family
+from domain.family import Family
 from domain.rummy import RAMI, RUMMY
 from domain.rummy.state import DRAW, PLAY, RummyState
+from domain.viewer import Viewer
 from tests.domain.rummy.support import new_game, steps
 
 CARD = re.compile(r"\b(?:[A2-9TJQK][CDHS]|JK)\b")
@@ -76,21 +77,21 @@ def test_no_projection_shows_another_seats_cards_or_the_stock(family, players, s
     for state, events in steps(rng, start, match_seed, family):
         if state.phase not in (DRAW, PLAY):
             continue
-        public_view = family.view(state, PUBLIC)
+        public_view = family.view(state, Viewer.public())
         assert not {"stock", "all_hands", "hand", "seed"} & set(public_view)
         assert public_view["commitment"] == state.commitment
         live = {key: public_view[key] for key in LIVE_KEYS}
         assert visible(live) <= public_cards(state)
         for seat in range(players):
-            seat_view = family.view(state, seat)
+            seat_view = family.view(state, Viewer.for_seat(seat))
             assert not {"stock", "all_hands", "seed"} & set(seat_view)
             assert Counter(seat_view["hand"]) == Counter(state.hands[seat])
             for event in events:
-                shown = family.redact_event(event, seat)
+                shown = family.redact_event(event, Viewer.for_seat(seat))
                 assert "deck" not in shown and "seed" not in shown and "stock" not in shown
                 if event.type == "CardDrawn" and event.data["seat"] != seat:
                     assert ("card" in shown) == (event.data["source"] == "discard")
                 if event.type == "HandDealt":
                     assert Counter(shown["hand"]) == Counter(state.hands[seat])
                     assert visible(shown) == Counter(shown["hand"]) + Counter([shown["upcard"]])
-        assert "stock" in family.view(state, FULL)
+        assert "stock" in family.view(state, Viewer.full())

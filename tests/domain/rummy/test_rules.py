@@ -13,6 +13,7 @@ from domain.rummy.scoring import final_result, score_round
 from domain.rummy.state import COMPLETE, COMPLETING, DRAW, PLAY, TableMeld
 from domain.rummy.views import redact_event
 from domain.table_melds import declared
+from domain.viewer import Viewer
 from tests.domain.rummy.support import SEED, given, job, play, refused, send
 
 DRAW_STOCK = {"type": "draw", "source": "stock"}
@@ -115,7 +116,7 @@ class TestOpening:
 
     def test_the_seat_view_offers_the_best_opening_and_the_candidate_melds(self):
         state, _ = send(given(["", "QH KH AH 7C 7D 7S"], upcard="9D"), 1, DRAW_STOCK)
-        seat = RUMMY.view(state, 1)
+        seat = RUMMY.view(state, Viewer.for_seat(1))
         assert seat["opening"]["best_value"] == 52 and seat["opening"]["can_open_now"]
         assert {"cards": ["QH", "KH", "AH"], "kind": "run", "represents": ["QH", "KH", "AH"],
                 "value": 31} in seat["meld_candidates"]
@@ -153,7 +154,7 @@ class TestJokers:
         assert state.meld(1).meld.cards == ("5H", "6H", "7H") and "JK" in state.hands[1]
         assert refused(state, 1, discard("2C")) == "joker_must_be_placed"
         assert not [a for a in RUMMY.legal_actions(state, 1) if a["type"] == "discard"]
-        assert RUMMY.view(state, 1)["jokers_to_place"] == 1
+        assert RUMMY.view(state, Viewer.for_seat(1))["jokers_to_place"] == 1
         state, _ = send(state, 1, {"type": "lay_off", "meld": 2, "card": "JK",
                                    "represents": "KH"})
         state, _ = send(state, 1, discard("2C"))
@@ -306,9 +307,9 @@ class TestStockAndTurnCap:
         assert rebuilt.type == "StockRebuilt"
         assert rebuilt.data["stock"] == list(rebuilt_stock(("2C", "3C", "9D"), SEED, 1))
         assert state.stock == tuple(rebuilt.data["stock"]) and state.discard_pile == ("4C",)
-        shown = redact_event(rebuilt, 0)
+        shown = redact_event(rebuilt, Viewer.for_seat(0))
         assert shown == {"rebuild": 1, "count": 3}
-        assert "stock" in redact_event(rebuilt, "full")
+        assert "stock" in redact_event(rebuilt, Viewer.full())
 
     def test_a_stock_that_cannot_be_rebuilt_voids_the_round(self):
         state = replace(given(["", ""], upcard="9D"), stock=("4C",), discard_pile=())

@@ -1,0 +1,104 @@
+"""Every event type a match's log can hold, collected from where each is declared.
+
+``REGISTRY`` maps each name to its ``EventType``; the tests hold every event the families
+produce to it, and docs/events.md is generated from it:
+
+    python -m domain.event_registry --markdown > docs/events.md
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
+
+from domain import events, knocking
+from domain.events import EventType, Field
+from domain.rummy import events as rummy_events
+from domain.upcasting import UPCASTERS
+
+GROUPS: tuple[tuple[str, tuple[EventType, ...]], ...] = (
+    ("Every family's game", events.GAME_EVENTS),
+    ("Gin and gem only", knocking.EVENT_TYPES),
+    ("Rummy and rami only", rummy_events.EVENT_TYPES),
+    ("Fair deals", events.FAIRNESS_EVENTS),
+    ("Clocks", (events.CLOCK_SET,)),
+    ("Ending a match early", events.CONTROL_EVENTS),
+)
+"""The event types by where they belong, in the order docs/events.md lists them."""
+
+
+def _registry(types: Iterable[EventType]) -> Mapping[str, EventType]:
+    """Name -> type; a name declared twice is a mistake that must not load."""
+    by_name: dict[str, EventType] = {}
+    for event_type in types:
+        if event_type.name in by_name:
+            raise ValueError(f"event type {event_type.name!r} is declared twice")
+        by_name[event_type.name] = event_type
+    return MappingProxyType(by_name)
+
+
+REGISTRY = _registry(t for _, group in GROUPS for t in group)
+
+
+# --- docs/events.md ---------------------------------------------------------------------
+
+INTRO = """\
+# Events
+
+Generated from `domain/event_registry.py` by `make docs`
+(`python -m domain.event_registry --markdown`); do not edit by hand.
+
+Every change to a match is one of these events, appended to the match's log and never
+changed (`schema` is the shape written today; older shapes are upcast on read). A field
+marked with variants appears only in those variants' events. What a viewer sees of an
+event is redacted: a hand, a card drawn from the stock, a deal's deck and seed and a
+rebuilt stock stay hidden until the hand's seed is revealed (README, *Hidden
+information*; docs/fairness.md)."""
+
+
+def markdown() -> str:
+    """docs/events.md: an overview, then one table per event type."""
+    lines = [INTRO, "", *_overview(), ""]
+    for title, group in GROUPS:
+        lines += [f"## {title}", ""]
+        for event_type in group:
+            lines += [*_section(event_type), ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _overview() -> list[str]:
+    rows = ["| event | schema | appended by | what happened |", "|---|---|---|---|"]
+    rows += [f"| [`{t.name}`](#{t.name.lower()}) | {t.schema} | {t.appended_by} | "
+             f"{t.description} |" for _, group in GROUPS for t in group]
+    return rows
+
+
+def _section(event_type: EventType) -> list[str]:
+    return [f"### {event_type.name}", "", event_type.description, "",
+            f"Schema {_schemas(event_type)}. Appended by: {event_type.appended_by}.", "",
+            "| field | meaning |", "|---|---|", *(_field_row(f) for f in event_type.fields)]
+
+
+def _schemas(event_type: EventType) -> str:
+    older = sorted(schema for name, schema in UPCASTERS if name == event_type.name)
+    if not older:
+        return str(event_type.schema)
+    return f"{event_type.schema} (older: {', '.join(map(str, older))}, upcast on read)"
+
+
+def _field_row(field: Field) -> str:
+    only = f" *({', '.join(field.only)} only)*" if field.only else ""
+    return f"| `{field.name}`{only} | {field.meaning} |"
+
+
+def main(argv: Sequence[str]) -> int:
+    if list(argv) != ["--markdown"]:
+        print("usage: python -m domain.event_registry --markdown", file=sys.stderr)
+        return 2
+    sys.stdout.write(markdown())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

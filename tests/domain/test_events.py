@@ -1,0 +1,223 @@
+"""The event registry: every event the families and the system produce is declared once,
+with the fields it carries, and docs/events.md is what the declarations say."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import io
+import pkgutil
+import random
+import tokenize
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import domain
+from domain import controls
+from domain.clocks import Clock, ClockSettings, decide_timeout
+from domain.event_registry import GROUPS, REGISTRY, _registry, markdown
+from domain.events import Event, EventType
+from domain.evolving import replace
+from domain.fairness import UNFOLDED_EVENTS, MatchSecrets
+from domain.family import Family
+from domain.steps import decide_step, pending_step
+from domain.variants import VARIANTS
+from tests.domain.rummy.support import given, send
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs" / "events.md"
+SOURCES = ("domain", "service", "workers")
+
+PLAYOUTS = {
+    "gin": [({"target": 40}, 2), ({"target": 40, "jokers": 2, "decks": 2}, 2),
+            ({"target": 30}, 3), ({"target": 30, "max_turns": 12}, 4)],
+    "gem": [({"target": 80}, 2), ({"target": 80}, 3)],
+    "rummy": [({"rounds": 2}, 2), ({"rounds": 2}, 4), ({"rounds": 1, "max_turns": 300}, 6)],
+    "rami": [({"rounds": 2}, 3), ({"rounds": 1}, 5)],
+}
+"""Variants, options and player counts played at random, two matches each."""
+
+
+def pick(rng: random.Random, actions: list[dict[str, Any]]) -> dict[str, Any]:
+    """Random, but keen to end hands, place cards and draw deep, so every event shows up."""
+    keen = [a for a in actions if a["type"] in ("knock", "big_gin", "lay_down", "lay_off",
+                                                  "exchange_joker") or a.get("depth", 1) > 1]
+    return rng.choice(keen) if keen and rng.random() < 0.8 else rng.choice(actions)
+
+
+def match_events(family: Family, options: dict[str, Any], players: int,
+                 seed: int) -> Iterator[Event]:
+    """One random match with a clock, ended by its bonuses or, now and then, by the clock,
+    a forfeit or an abort: every event it appends."""
+    rng = random.Random(seed)
+    secrets = MatchSecrets(rng.randbytes(16), tuple(f"entropy {s}" for s in range(players)))
+    parsed = family.parse_options(options, players)
+    opening = family.start_match([f"P{s}" for s in range(players)], parsed,
+                                 rng.randrange(players), family.deal_for(parsed, secrets, 1))
+    clock = ClockSettings.parse({"turn_seconds": 30, "on_timeout": "auto_play"})
+    state = family.replay(opening)
+    yield from [*opening, secrets.committed(), clock.event()]
+    while state.phase not in controls.FINAL_PHASES:
+        events = _next_events(family, state, secrets, rng)
+        yield from events
+        for event in events:
+            if event.type not in UNFOLDED_EVENTS:
+                state = family.evolve(state, event)
+
+
+def _next_events(family: Family, state: Any, secrets: MatchSecrets,
+                 rng: random.Random) -> list[Event]:
+    step = pending_step(family, state)
+    if step is not None:
+        return decide_step(family, state, step, secrets)
+    seat, roll = state.turn, rng.random()
+    if roll < 0.0005:
+        return controls.ending_events(family, state, controls.AbortMatch("void"), secrets)
+    if roll < 0.001:
+        return controls.ending_events(family, state, controls.ForfeitSeat(seat, "gone"),
+                                      secrets)
+    if roll < 0.01:
+        settings = ClockSettings(turn_seconds=1.0, on_timeout="auto_play")
+        running = Clock.start(settings, len(state.players)).step(seat, 0.0, 1)
+        decision = decide_timeout(family, state, running, 1, secrets, now=2.0)
+        assert decision is not None
+        return decision.events
+    action = pick(rng, family.legal_actions(state, seat))
+    return family.decide(state, family.command(seat, action))
+
+
+def rebuilt_stock() -> list[Event]:
+    """Rummy's last stock card drawn and discarded: too rare in random games to rely on."""
+    state = replace(given(["", ""], upcard="9D"), stock=("4C",),
+                    discard_pile=("2C", "3C", "9D"))
+    state, drawn = send(state, 1, {"type": "draw", "source": "stock"})
+    return [*drawn, *send(state, 1, {"type": "discard", "card": "4C"})[1]]
+
+
+def every_event() -> Iterator[tuple[str, Event]]:
+    for variant, settings in PLAYOUTS.items():
+        for options, players in settings:
+            for seed in range(2):
+                for event in match_events(VARIANTS[variant], options, players, seed):
+                    yield variant, event
+    yield from (("rummy", event) for event in rebuilt_stock())
+
+
+@pytest.fixture(scope="module")
+def produced() -> dict[str, dict[str, set[str]]]:
+    """Event type -> variant -> every data key its events carried."""
+    keys: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for variant, event in every_event():
+        assert event.type in REGISTRY, f"{event.type} is not registered"
+        assert event.schema == REGISTRY[event.type].schema, event.type
+        keys[event.type][variant] |= set(event.data)
+    return keys
+
+
+def test_every_event_the_families_produce_is_registered_with_the_fields_it_carries(produced):
+    for name, by_variant in produced.items():
+        for variant, carried in by_variant.items():
+            undeclared = carried - REGISTRY[name].fields_of(variant)
+            assert not undeclared, f"{variant}'s {name} carries undeclared {sorted(undeclared)}"
+
+
+def test_every_registered_event_and_field_is_produced(produced):
+    assert set(produced) == set(REGISTRY)
+    for name, event_type in REGISTRY.items():
+        for field in event_type.fields:
+            variants = field.only or tuple(produced[name])
+            carried_by = [v for v in variants if field.name in produced[name].get(v, set())]
+            assert carried_by, f"{name}.{field.name} is declared but never produced"
+
+
+def test_a_fields_variants_are_real_variants():
+    for event_type in REGISTRY.values():
+        for field in event_type.fields:
+            assert set(field.only) <= set(VARIANTS), (event_type.name, field.name)
+
+
+def _declared_event_types() -> Iterator[tuple[str, EventType]]:
+    for module in pkgutil.walk_packages(domain.__path__, "domain."):
+        loaded = importlib.import_module(module.name)
+        for value in vars(loaded).values():
+            if isinstance(value, EventType):
+                yield module.name, value
+
+
+def test_every_declared_event_type_is_in_the_registry():
+    declared = list(_declared_event_types())
+    assert declared
+    for module, event_type in declared:
+        assert REGISTRY.get(event_type.name) is event_type, \
+            f"{module} declares {event_type.name}, which domain.event_registry does not collect"
+
+
+def test_a_name_declared_twice_does_not_load():
+    twin = EventType("HandDealt", schema=1, appended_by="nobody", description="", fields=())
+    with pytest.raises(ValueError, match="declared twice"):
+        _registry([*REGISTRY.values(), twin])
+
+
+def _python_files() -> Iterator[Path]:
+    for package in SOURCES:
+        yield from sorted((ROOT / package).rglob("*.py"))
+
+
+def test_no_event_name_is_spelled_outside_its_declaration():
+    spelled: dict[str, list[str]] = defaultdict(list)
+    for path in _python_files():
+        source = path.read_text()
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.STRING:
+                value = _literal(token.string)
+                if value in REGISTRY:
+                    spelled[value].append(f"{path.relative_to(ROOT)}:{token.start[0]}")
+    assert set(spelled) == set(REGISTRY)
+    twice = {name: places for name, places in spelled.items() if len(places) != 1}
+    assert not twice, f"event names spelled out more than once: {twice}"
+
+
+def _literal(token: str) -> object:
+    try:
+        return ast.literal_eval(token)
+    except (ValueError, SyntaxError):
+        return None  # an f-string
+
+
+READERS = {"domain/events.py", "domain/upcasting.py", "domain/audit.py",
+           "service/adapters/codec.py"}
+"""The only modules that make an ``Event`` directly: ``EventType.event``, and the readers
+of stored or exported events (whose type is whatever the log says)."""
+
+
+def test_events_are_made_only_through_their_type():
+    for path in _python_files():
+        relative = str(path.relative_to(ROOT))
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id == "Event":
+                assert relative in READERS, f"{relative}:{node.lineno} makes an Event by hand"
+
+
+def test_events_carry_their_types_schema_and_only_its_fields():
+    assert REGISTRY["HandDealt"].event(hand_number=1).schema == 2
+    assert REGISTRY["CardDrawn"].event({"seat": 0}, source="stock") == \
+        Event("CardDrawn", {"seat": 0, "source": "stock"}, 1)
+    with pytest.raises(ValueError, match="declares no field"):
+        REGISTRY["UpcardPassed"].event(seat=0, card="7H")
+
+
+def test_docs_events_md_is_generated_from_the_registry():
+    assert DOCS.read_text() == markdown(), "docs/events.md is stale: run `make docs`"
+
+
+def test_the_docs_describe_every_event_in_its_group():
+    text = markdown()
+    for title, group in GROUPS:
+        assert f"## {title}" in text
+        for event_type in group:
+            assert f"### {event_type.name}\n\n{event_type.description}" in text
