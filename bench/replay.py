@@ -73,20 +73,20 @@ def timed(func: Any, repeat: int) -> float:
     return statistics.median(samples)
 
 
-def measure(client_redis: redis.Redis, prefix: str, variant: str, events: int,
+def measure(client_redis: redis.Redis, prefix: str, name: str, events: int,
             repeat: int) -> dict[str, Any]:
     settings = Settings(redis_url="redis://bench", admin_token=ADMIN, key_prefix=prefix)
     app = create_app(settings, client=client_redis, jobs_inline=True)
-    match_id = play(app.test_client(), variant, events, random.Random(variant))
+    match_id = play(app.test_client(), name, events, random.Random(name))
     repository = app.extensions["rummy_wiring"].repository
-    family = VARIANTS[variant]
+    variant = VARIANTS[name]
     stored = repository.stored(match_id)
     records = [event.to_dict() for event in stored]
-    empty = Loaded(family, family.initial_state(), 0, GENESIS_HASH)
+    empty = Loaded(variant, variant.initial_state(), 0, GENESIS_HASH)
     fold_s = timed(lambda: repository.fold(empty, stored), repeat)
     rebuild_s = timed(lambda: repository.fold(empty, repository.stored(match_id)), repeat)
     verify_s = timed(lambda: verify(records, VARIANTS), max(1, repeat // 5))
-    return {"variant": variant, "events": len(stored),
+    return {"variant": name, "events": len(stored),
             "fold_events_per_second": round(len(stored) / fold_s),
             "rebuild_from_redis_ms": round(rebuild_s * 1000, 2),
             "verify_ms": round(verify_s * 1000, 1),

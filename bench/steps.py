@@ -53,7 +53,7 @@ def knocked_matches(wiring, hands: int) -> list[str]:
 
 def waiting(wiring, ids: list[str]) -> list[str]:
     return [m for m in ids
-            if pending_step((loaded := wiring.repository.get(m)).family, loaded.state)]
+            if pending_step((loaded := wiring.repository.get(m)).variant, loaded.state)]
 
 
 def main() -> None:

@@ -50,10 +50,10 @@ from domain.events import (
     names,
 )
 from domain.fairness import UNFOLDED_EVENTS, Deal, commitment, hand_seed, shuffled_deck
-from domain.family import Family
 from domain.shuffle import choose
 from domain.steps import SystemStep, decide_step
 from domain.upcasting import upcast
+from domain.variant import Variant
 
 Record = Mapping[str, Any]
 CHECKS = ("hash_chain", "deals", "rules", "scores")
@@ -104,7 +104,7 @@ class Report:
                 "checks": [check.to_dict() for check in self.checks.values()]}
 
 
-def verify(records: Sequence[Record], variants: Mapping[str, Family]) -> Report:
+def verify(records: Sequence[Record], variants: Mapping[str, Variant]) -> Report:
     """Check an exported log; ``variants`` maps variant names to families."""
     report = Report(None, len(records), {name: Check(name) for name in CHECKS})
     _check_chain(records, report.checks["hash_chain"])
@@ -112,11 +112,11 @@ def verify(records: Sequence[Record], variants: Mapping[str, Family]) -> Report:
         report.checks["rules"].fail(1, f"the log does not start with {MATCH_CREATED.name}")
         return report
     report.variant = records[0]["data"].get("variant")
-    family = variants.get(report.variant or "")
-    if family is None:
+    variant = variants.get(report.variant or "")
+    if variant is None:
         report.checks["rules"].fail(1, f"unknown variant {report.variant!r}")
         return report
-    _Replayer(family, records, report).run()
+    _Replayer(variant, records, report).run()
     return report
 
 
@@ -174,10 +174,10 @@ def _same(recorded: Sequence[Event], expected: Sequence[Event]) -> int | None:
 class _Replayer:
     """Walks the log command by command, recomputing what each command should have made."""
 
-    def __init__(self, family: Family, records: Sequence[Record], report: Report) -> None:
-        self.family, self.records, self.report = family, records, report
+    def __init__(self, variant: Variant, records: Sequence[Record], report: Report) -> None:
+        self.variant, self.records, self.report = variant, records, report
         self.checks = report.checks
-        self.state: Any = family.initial_state()
+        self.state: Any = variant.initial_state()
         self.options: Any = None
         self.deal_seeds: dict[int, str | None] = {}
         self.revealed: dict[int, str] = {}
@@ -218,7 +218,7 @@ class _Replayer:
         self._compare(command_id, records, events, expected, check)
         for record, event in zip(records, events, strict=True):
             if event.type not in UNFOLDED_EVENTS:
-                self.state = self.family.evolve(self.state, event)
+                self.state = self.variant.evolve(self.state, event)
             if self.clock is not None or event.type == CLOCK_SET.name:
                 self.clock = track(self.clock, event, float(record["ts"]), record["version"],
                                    self.state.turn, len(self.state.players))
@@ -265,16 +265,16 @@ class _Replayer:
         created = played[0].data
         names = list(created["players"])
         self.players = len(names)
-        self.options = self.family.parse_options(created["options"], len(names))
+        self.options = self.variant.parse_options(created["options"], len(names))
         self.first_dealer = created["first_dealer"]
         deal = recorded_deal(played)
-        return self.family.start_match(names, self.options, created["first_dealer"], deal)
+        return self.variant.start_match(names, self.options, created["first_dealer"], deal)
 
     def _seat_action(self, command_id: str, first: Record, played: list[Event]) -> list[Event]:
         sent = first.get("command")
         if isinstance(sent, Mapping):
-            command = self.family.command(int(sent["seat"]), sent["action"])
-            return self.family.decide(self.state, command)
+            command = self.variant.command(int(sent["seat"]), sent["action"])
+            return self.variant.decide(self.state, command)
         return self._inferred_action(int(command_id[4:].split(":")[0]), played)
 
     def _control(self, first: Record, by: str, events: list[Event]) -> list[Event]:
@@ -283,7 +283,7 @@ class _Replayer:
         control = controls.command_of(sent if isinstance(sent, Mapping) else {})
         if control.by != by:
             raise RuleError("invalid_command", f"a {by} command recorded as by {control.by}")
-        return controls.ending_events(self.family, self.state, control, RecordedSecrets(events))
+        return controls.ending_events(self.variant, self.state, control, RecordedSecrets(events))
 
     def _clocked(self, command_id: str, first: Record, events: list[Event]) -> list[Event]:
         """A timeout: only once the seat's deadline had passed (``domain.clocks``, from
@@ -294,7 +294,7 @@ class _Replayer:
         if not isinstance(sent, Mapping) or clock is None or clock.seat != sent.get("seat"):
             raise RuleError("invalid_command", "a clock command for a seat whose turn "
                                                "is not timed")
-        decision = decide_timeout(self.family, self.state, clock, first["version"] - 1,
+        decision = decide_timeout(self.variant, self.state, clock, first["version"] - 1,
                                   RecordedSecrets(events), float(first["ts"]))
         if decision is None:
             self.checks["rules"].fail(first["version"], f"the clock acted for seat "
@@ -320,8 +320,8 @@ class _Replayer:
                "against the actions legal at that point"
         if note not in self.checks["rules"].skipped:
             self.checks["rules"].skipped.append(note)
-        for action in self.family.legal_actions(self.state, seat):
-            events = self.family.decide(self.state, self.family.command(seat, action))
+        for action in self.variant.legal_actions(self.state, seat):
+            events = self.variant.decide(self.state, self.variant.command(seat, action))
             if _same(played, events) is None:
                 return events
         return []
@@ -329,7 +329,7 @@ class _Replayer:
     def _job(self, job: str, events: list[Event]) -> list[Event]:
         """A system step (``domain.steps``), from the reveals and the deal it recorded."""
         step = SystemStep(job, self.state.hand_number)
-        return decide_step(self.family, self.state, step, RecordedSecrets(events))
+        return decide_step(self.variant, self.state, step, RecordedSecrets(events))
 
     # --- fairness ----------------------------------------------------------------------
 
@@ -368,12 +368,12 @@ class _Replayer:
             check.skipped.append(f"hand {hand}: deck prepared by the organiser, not shuffled")
         elif self.options is not None or hand == 1:
             options = self.options or self._options_from_log()
-            if tuple(data["deck"]) != shuffled_deck(self.family.deck(options), seed):
+            if tuple(data["deck"]) != shuffled_deck(self.variant.deck(options), seed):
                 check.fail(version, f"hand {hand}: the deck is not the shuffle of its seed")
 
     def _options_from_log(self) -> Any:
         created = self.records[0]["data"]
-        return self.family.parse_options(created["options"], len(created["players"]))
+        return self.variant.parse_options(created["options"], len(created["players"]))
 
     def _check_match_seed(self) -> None:
         check = self.checks["deals"]
@@ -423,7 +423,7 @@ class RecordedSecrets:
         return next((e for e in self.events if e.type == MATCH_SEED_REVEALED.name),
                     MATCH_SEED_REVEALED.event(seed=None))
 
-    def deal(self, family: Family, options: Any, hand_number: int) -> Deal:
+    def deal(self, variant: Variant, options: Any, hand_number: int) -> Deal:
         return recorded_deal(self.events)
 
 

@@ -35,7 +35,7 @@ from domain.steps import StepSecrets
 from domain.viewer import Viewer
 
 if TYPE_CHECKING:
-    from domain.family import Family
+    from domain.variant import Variant
 
 ON_TIMEOUT = ("forfeit", "auto_play")
 TIMEOUT_REASON = "time ran out"
@@ -197,7 +197,7 @@ class TimeoutDecision:
     may take several), ``clock:<seat>:<turn's started version>:forfeit`` for a forfeit."""
 
 
-def decide_timeout(family: Family, state: Any, clock: Clock, version: int,
+def decide_timeout(variant: Variant, state: Any, clock: Clock, version: int,
                    secrets: StepSecrets, now: float) -> TimeoutDecision | None:
     """None unless the running turn's deadline has passed at ``now``; then the seat's
     automatic move (``auto_play``) or its forfeit (``forfeit``, or no safe move exists).
@@ -209,26 +209,26 @@ def decide_timeout(family: Family, state: Any, clock: Clock, version: int,
         return None
     turn = f"clock:{seat}:{clock.started_version}"
     if clock.settings.on_timeout == "auto_play":
-        move = _auto_move(family, state, seat)
+        move = _auto_move(variant, state, seat)
         if move is not None:
             action, events = move
             return TimeoutDecision(events, {"seat": seat, "action": action, "auto": True},
                                    f"{turn}:{version}")
     forfeit = controls.ForfeitSeat(seat, TIMEOUT_REASON, "clock")
-    return TimeoutDecision(controls.ending_events(family, state, forfeit, secrets),
+    return TimeoutDecision(controls.ending_events(variant, state, forfeit, secrets),
                            controls.stored_command(forfeit), f"{turn}:forfeit")
 
 
-def _auto_move(family: Family, state: Any,
+def _auto_move(variant: Variant, state: Any,
                seat: int) -> tuple[dict[str, Any], list[Event]] | None:
     """``auto_action`` and its events; None when no safe move exists or it causes nothing,
     so the seat forfeits instead."""
-    best = (family.view(state, Viewer.for_seat(seat)).get("best_discard") or {}).get("cards")
-    action = auto_action(family.legal_actions(state, seat), best)
+    best = (variant.view(state, Viewer.for_seat(seat)).get("best_discard") or {}).get("cards")
+    action = auto_action(variant.legal_actions(state, seat), best)
     if action is None:
         return None
     try:
-        events = family.decide(state, family.command(seat, action))
+        events = variant.decide(state, variant.command(seat, action))
     except RuleError:
         return None
     return (action, events) if events else None

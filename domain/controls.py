@@ -33,7 +33,7 @@ from domain.evolving import replace
 from domain.steps import COMPLETING_PHASE, DEALING_PHASE, StepSecrets
 
 if TYPE_CHECKING:
-    from domain.family import Family
+    from domain.variant import Variant
 
 TERMINAL_EVENTS = names(MATCH_COMPLETED, SEAT_FORFEITED, MATCH_ABORTED)
 """The last event a match ever gets (live streams end after it)."""
@@ -106,11 +106,11 @@ def decide(state: Any, control: Control, low_scores_win: bool = False) -> list[E
                                  **forfeit_result(state.scores, control.seat, low_scores_win))]
 
 
-def ending_events(family: Family, state: Any, control: Control,
+def ending_events(variant: Variant, state: Any, control: Control,
                   secrets: StepSecrets) -> list[Event]:
     """What ``control`` appends: the current hand's seed reveal (unless it is out already),
     the match seed's reveal, then the control's event; a ``RuleError`` as ``decide``."""
-    decided = decide(state, control, family.low_scores_win)
+    decided = decide(state, control, variant.low_scores_win)
     hand = getattr(state, "hand_number", 0)
     hand_reveal = [] if not hand or hand_seed_revealed(state) else [secrets.hand_revealed(hand)]
     return [*hand_reveal, secrets.match_revealed(), *decided]

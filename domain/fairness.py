@@ -28,7 +28,7 @@ from domain.events import MATCH_SEED_REVEALED, SEED_COMMITTED, SEED_REVEALED, Ev
 from domain.shuffle import choose, shuffled
 
 if TYPE_CHECKING:
-    from domain.family import Family
+    from domain.variant import Variant
 
 SEPARATOR = b"\x1f"
 
@@ -112,6 +112,6 @@ class MatchSecrets:
         """Published when the match ends: proves every hand seed came from it and the entropy."""
         return MATCH_SEED_REVEALED.event(seed=self.seed.hex())
 
-    def deal(self, family: Family, options: Any, hand_number: int) -> Deal:
+    def deal(self, variant: Variant, options: Any, hand_number: int) -> Deal:
         """Hand ``hand_number``'s Deal: the match deck shuffled from its hand seed."""
-        return family.deal_for(options, self, hand_number)
+        return variant.deal_for(options, self, hand_number)

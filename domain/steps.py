@@ -27,7 +27,7 @@ from domain.events import Event
 from domain.fairness import UNFOLDED_EVENTS, Deal
 
 if TYPE_CHECKING:
-    from domain.family import Family
+    from domain.variant import Variant
 
 SCORING = "scoring"
 BONUSES = "bonuses"
@@ -78,7 +78,7 @@ class StepSecrets(Protocol):
 
     def match_revealed(self) -> Event: ...
 
-    def deal(self, family: Family, options: Any, hand_number: int) -> Deal: ...
+    def deal(self, variant: Variant, options: Any, hand_number: int) -> Deal: ...
 
 
 def awaiting_job(state: Any) -> str | None:
@@ -87,7 +87,7 @@ def awaiting_job(state: Any) -> str | None:
     return JOB_OF_PHASE.get(state.phase)
 
 
-def pending_step(family: Family, state: Any) -> SystemStep | None:
+def pending_step(variant: Variant, state: Any) -> SystemStep | None:
     """None when the match waits for a seat (or is over). Every family shares the phases,
     so ``family`` decides nothing yet; it is asked for so a family could differ."""
     job = awaiting_job(state)
@@ -97,7 +97,7 @@ def pending_step(family: Family, state: Any) -> SystemStep | None:
 
 
 def job_command(job: str, deal: Deal | None = None) -> object:
-    """The system command of ``job`` (``Family.job_command``); ``deal`` needs the Deal."""
+    """The system command of ``job`` (``Variant.job_command``); ``deal`` needs the Deal."""
     if job == SCORING:
         return ScoreHand()
     if job == DEAL:
@@ -109,30 +109,30 @@ def job_command(job: str, deal: Deal | None = None) -> object:
     raise ValueError(job)
 
 
-def decide_step(family: Family, state: Any, step: SystemStep,
+def decide_step(variant: Variant, state: Any, step: SystemStep,
                 secrets: StepSecrets) -> list[Event]:
     """The events ``step`` appends, reveals included; a ``RuleError`` when the match does
     not wait for it (a step that ran already finds nothing to do)."""
-    if pending_step(family, state) != step:
+    if pending_step(variant, state) != step:
         raise RuleError("step_not_due", f"the match does not wait for {step.name} "
                                         f"(hand {step.hand_number})")
     if step.name == SCORING:
-        events = family.decide(state, ScoreHand())
+        events = variant.decide(state, ScoreHand())
         return [*events, secrets.hand_revealed(step.hand_number),
-                *_next_deal(family, _fold(family, state, events), secrets)]
-    return [secrets.match_revealed(), *family.decide(state, CompleteMatch())]
+                *_next_deal(variant, _fold(variant, state, events), secrets)]
+    return [secrets.match_revealed(), *variant.decide(state, CompleteMatch())]
 
 
-def _next_deal(family: Family, scored: Any, secrets: StepSecrets) -> list[Event]:
+def _next_deal(variant: Variant, scored: Any, secrets: StepSecrets) -> list[Event]:
     """The next hand's deal when the score leaves the match waiting for one."""
     if awaiting_job(scored) != DEAL:
         return []
-    deal = secrets.deal(family, scored.options, scored.hand_number + 1)
-    return family.decide(scored, DealHand(deal))
+    deal = secrets.deal(variant, scored.options, scored.hand_number + 1)
+    return variant.decide(scored, DealHand(deal))
 
 
-def _fold(family: Family, state: Any, events: list[Event]) -> Any:
+def _fold(variant: Variant, state: Any, events: list[Event]) -> Any:
     for event in events:
         if event.type not in UNFOLDED_EVENTS:
-            state = family.evolve(state, event)
+            state = variant.evolve(state, event)
     return state

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from domain.family import Family
 from domain.gem import GEM
 from domain.gin import GIN
 from domain.rummy import RAMI, RUMMY
+from domain.variant import Variant
 
-VARIANTS: dict[str, Family] = {family.name: family for family in (GIN, GEM, RUMMY, RAMI)}
+VARIANTS: dict[str, Variant] = {variant.name: variant for variant in (GIN, GEM, RUMMY, RAMI)}

@@ -13,21 +13,21 @@ from typing import Any
 
 from domain.events import Event
 from domain.fairness import MatchSecrets
-from domain.family import Family
 from domain.gin import GIN
 from domain.gin.rules import solver_for
 from domain.steps import decide_step, pending_step
+from domain.variant import Variant
 
 
-def new_match(rng: random.Random, players: int = 2, family: Family = GIN,
+def new_match(rng: random.Random, players: int = 2, variant: Variant = GIN,
               **options: Any) -> tuple[Any, list[Event], MatchSecrets]:
     seed = rng.randbytes(16)
-    parsed = family.parse_options(options, players)
+    parsed = variant.parse_options(options, players)
     dealer = rng.randrange(players)
     secrets = MatchSecrets(seed)
-    events = family.start_match([f"P{s}" for s in range(players)], parsed, dealer,
-                                family.deal_for(parsed, secrets, 1))
-    return family.replay(events), events, secrets
+    events = variant.start_match([f"P{s}" for s in range(players)], parsed, dealer,
+                                variant.deal_for(parsed, secrets, 1))
+    return variant.replay(events), events, secrets
 
 
 def pick(rng: random.Random, actions: list[dict[str, Any]]) -> dict[str, Any]:
@@ -46,25 +46,25 @@ def pick_sensibly(rng: random.Random, actions: list[dict[str, Any]],
     return rng.choice(good or actions)
 
 
-def steps(rng: random.Random, state: Any, seed: MatchSecrets, family: Family = GIN,
+def steps(rng: random.Random, state: Any, seed: MatchSecrets, variant: Variant = GIN,
           max_events: int = 5000, sensible: bool = False) -> Iterator[tuple[Any, list[Event]]]:
     """Yield (state, events) after every command until the match completes."""
     produced = 0
     while state.phase != "complete" and produced < max_events:
-        step = pending_step(family, state)
+        step = pending_step(variant, state)
         if step is not None:
-            events = decide_step(family, state, step, seed)
+            events = decide_step(variant, state, step, seed)
         else:
             seat = state.turn
-            actions = family.legal_actions(state, seat)
+            actions = variant.legal_actions(state, seat)
             if sensible and state.phase == "discard":
                 best = solver_for(state.options).best_discard(state.hands[seat])[1]
                 action = pick_sensibly(rng, actions, best)
             else:
                 action = pick(rng, actions)
-            events = family.decide(state, family.command(seat, action))
+            events = variant.decide(state, variant.command(seat, action))
         for event in events:
-            state = family.evolve(state, event)
+            state = variant.evolve(state, event)
         produced += len(events)
         yield state, events
 

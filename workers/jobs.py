@@ -29,7 +29,7 @@ def run_scoring(match_id: str, prefix: str = "rummy", inline: bool = False) -> i
     for _ in range(MAX_STEPS):
         outcome = runner.run(match_id, RunStep())
         appended += len(outcome.appended)
-        if pending_step(outcome.match.family, outcome.match.state) is None:
+        if pending_step(outcome.match.variant, outcome.match.state) is None:
             break
     return appended
 

@@ -89,7 +89,7 @@ class Reconciler:
     def _step(self, match_id: str, lease: float) -> None:
         for _ in range(MAX_STEPS):
             match = self.runner.run(match_id, RunStep()).match
-            if pending_step(match.family, match.state) is None:
+            if pending_step(match.variant, match.state) is None:
                 self.index.release(STEPS, match_id, lease)
                 return
 

@@ -1,4 +1,4 @@
-"""Gem Rummy (RULES.md section 2) as a ``Family``: gin for two or three, with a gem deck."""
+"""Gem Rummy (RULES.md section 2) as a ``Variant``: gin for two or three, with a gem deck."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.errors import RuleError
-from domain.family import Family
 from domain.gem import dealing, gems, rules, views
 from domain.gem.options import SPECS, GemOptions
 from domain.gem.state import evolve, initial_state
+from domain.variant import Variant
 
 
 def command(seat: int, action: Mapping[str, Any]) -> object:
@@ -32,8 +32,8 @@ def command(seat: int, action: Mapping[str, Any]) -> object:
 
 
 
-class GemFamily(Family):
-    """A ``Family`` whose description also carries the gem deck (RULES.md 2.1)."""
+class GemFamily(Variant):
+    """A ``Variant`` whose description also carries the gem deck (RULES.md 2.1)."""
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), **gems.describe()}

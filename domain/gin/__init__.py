@@ -1,4 +1,4 @@
-"""Gin Rummy (RULES.md section 1) as a ``Family``."""
+"""Gin Rummy (RULES.md section 1) as a ``Variant``."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.errors import RuleError
-from domain.family import Family
 from domain.gin import rules, views
 from domain.gin.options import SPECS, GinOptions
 from domain.gin.state import evolve, initial_state
+from domain.variant import Variant
 
 
 def command(seat: int, action: Mapping[str, Any]) -> object:
@@ -31,7 +31,7 @@ def command(seat: int, action: Mapping[str, Any]) -> object:
 
 
 
-GIN = Family(
+GIN = Variant(
     name="gin",
     description="Gin Rummy: 2 players (3-4 as an option), 10 cards, knock or gin.",
     min_players=2,

@@ -1,4 +1,4 @@
-"""Rummy and Rami (RULES.md section 3) as two ``Family`` objects sharing one rule set.
+"""Rummy and Rami (RULES.md section 3) as two ``Variant`` objects sharing one rule set.
 
 They differ only in option defaults: ``rummy`` opens with 40 from a player's first turn,
 ``rami`` with 51 from the second.
@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from functools import partial
 
-from domain.family import Family
 from domain.rummy import rules, views
 from domain.rummy.actions import command, legal_actions
 from domain.rummy.options import RAMI_DEFAULTS, RUMMY_DEFAULTS, RummyOptions, parser, specs
 from domain.rummy.state import evolve, initial_state
+from domain.variant import Variant
 
 
-def _family(name: str, description: str, defaults: RummyOptions) -> Family:
-    return Family(
+def _family(name: str, description: str, defaults: RummyOptions) -> Variant:
+    return Variant(
         name=name,
         description=description,
         min_players=2,

@@ -58,7 +58,7 @@ def specs(defaults: RummyOptions) -> tuple[OptionSpec, ...]:
 
 
 def parser(defaults: RummyOptions) -> Any:
-    """``Family.parse_options`` for a variant: client options over ``defaults``."""
+    """``Variant.parse_options`` for a variant: client options over ``defaults``."""
     variant_specs = specs(defaults)
 
     def parse(raw: Mapping[str, Any] | None, players: int) -> RummyOptions:

@@ -19,4 +19,4 @@ class Variants(MethodView):
     @blp.response(200, VariantListSchema)
     def get(self) -> Any:
         """List the variants, each option with its type, default and allowed values."""
-        return {"variants": [family.describe() for family in VARIANTS.values()]}
+        return {"variants": [variant.describe() for variant in VARIANTS.values()]}

@@ -61,13 +61,13 @@ class QueuedWork:
         self._clock = clock
 
     def expect(self, match_id: str, decided: Decided) -> None:
-        if pending_step(decided.before.family, decided.state) is not None:
+        if pending_step(decided.before.variant, decided.state) is not None:
             self.work.mark(STEPS, match_id, self._clock() + MARK_AHEAD_S)
         if _timed_turn_follows(decided):
             self.work.mark(CLOCKS, match_id, self._clock() + CLOCK_LEASE_S)
 
     def after(self, match_id: str, match: Loaded) -> None:
-        if pending_step(match.family, match.state) is not None:
+        if pending_step(match.variant, match.state) is not None:
             self.work.mark(STEPS, match_id, self._clock())
             self.work.wake()
         deadline = match.clock.deadline if match.clock else None
@@ -102,7 +102,7 @@ class InProcessWork:
         """Nothing to note: the step runs before the append's caller gets its answer."""
 
     def after(self, match_id: str, match: Loaded) -> None:
-        if pending_step(match.family, match.state) is not None and self.steps is not None:
+        if pending_step(match.variant, match.state) is not None and self.steps is not None:
             self.steps.run(match_id, RunStep())
             return
         clock = match.clock

@@ -46,8 +46,8 @@ class SeatAction:
     retry_on_conflict: bool = True
 
     def decide(self, match: Loaded, secrets: MatchSecrets) -> Decision:
-        family = match.family
-        events = family.decide(match.state, family.command(self.seat, self.action))
+        variant = match.variant
+        events = variant.decide(match.state, variant.command(self.seat, self.action))
         return Decision(events, self.command_id, {"seat": self.seat, "action": dict(self.action)})
 
 
@@ -59,10 +59,10 @@ class RunStep:
     retry_on_conflict: bool = True
 
     def decide(self, match: Loaded, secrets: MatchSecrets) -> Decision | None:
-        step = pending_step(match.family, match.state)
+        step = pending_step(match.variant, match.state)
         if step is None:
             return None
-        events = decide_step(match.family, match.state, step, secrets)
+        events = decide_step(match.variant, match.state, step, secrets)
         return Decision(events, f"job:{step.name}:{match.version}")
 
 
@@ -76,7 +76,7 @@ class EndMatch:
     retry_on_conflict: bool = True
 
     def decide(self, match: Loaded, secrets: MatchSecrets) -> Decision:
-        events = ending_events(match.family, match.state, self.control, secrets)
+        events = ending_events(match.variant, match.state, self.control, secrets)
         return Decision(events, self.command_id, stored_command(self.control))
 
 
@@ -93,7 +93,7 @@ class TimeOut:
         clock = match.clock
         if clock is None or clock.started_version != self.turn_version:
             return None
-        decided = decide_timeout(match.family, match.state, clock, match.version, secrets,
+        decided = decide_timeout(match.variant, match.state, clock, match.version, secrets,
                                  self.now)
         if decided is None:
             return None

@@ -23,8 +23,8 @@ from domain.controls import FINAL_PHASES, TERMINAL_EVENTS, AbortMatch, ForfeitSe
 from domain.errors import OptionError, RuleError
 from domain.events import CLOCK_SET, HAND_DEALT, SEED_REVEALED, Event
 from domain.fairness import Deal, MatchSecrets
-from domain.family import Family
 from domain.shuffle import choose
+from domain.variant import Variant
 from domain.variants import VARIANTS
 from domain.viewer import Viewer
 from service.adapters.auth import bearer, new_token, token_hash
@@ -92,7 +92,7 @@ class HandIndex:
 class NewMatch:
     """A validated match, ready to store: everything ``create`` decides before writing."""
 
-    family: Family
+    variant: Variant
     options: Any
     names: list[str]
     events: list[Event]
@@ -130,16 +130,16 @@ class MatchService:
         ``match_secrets`` (a duplicate table's, service/usecases/tournaments.py) replaces the
         secrets the body would give, so every hand deals exactly as at the other table.
         """
-        family = VARIANTS.get(body["variant"])
-        if family is None:
+        variant = VARIANTS.get(body["variant"])
+        if variant is None:
             raise invalid("variant", f"unknown variant; one of {sorted(VARIANTS)}",
                               "unknown_variant")
         names = [player["name"] for player in body["players"]]
-        if not family.min_players <= len(names) <= family.max_players:
-            raise invalid("players", f"{family.name} takes {family.min_players}-"
-                              f"{family.max_players} players", "invalid_players")
+        if not variant.min_players <= len(names) <= variant.max_players:
+            raise invalid("players", f"{variant.name} takes {variant.min_players}-"
+                              f"{variant.max_players} players", "invalid_players")
         try:
-            options = family.parse_options(body.get("options"), len(names))
+            options = variant.parse_options(body.get("options"), len(names))
         except OptionError as exc:
             raise invalid(f"options.{exc.field}", exc.message, "invalid_option") from exc
         owner = self.organiser(authorization)
@@ -156,23 +156,23 @@ class MatchService:
         first_dealer = options.first_dealer
         if first_dealer is None:
             first_dealer = choose(len(names), match_secrets.seed, "first_dealer")
-        deal = self._first_deal(family, options, match_secrets, body)
+        deal = self._first_deal(variant, options, match_secrets, body)
         try:
-            events = family.start_match(names, options, first_dealer, deal)
+            events = variant.start_match(names, options, first_dealer, deal)
         except RuleError as exc:
             field = "dice" if body.get("dice") is not None and "dice" in exc.code else "deck"
             raise invalid(field, exc.message, exc.code) from exc
         events.insert(1, match_secrets.committed())
         events[2:2] = clock_events(body.get("clock"))
-        return NewMatch(family, options, names, events, match_secrets, owner or "",
+        return NewMatch(variant, options, names, events, match_secrets, owner or "",
                         body.get("external_id"), tuple(dict.fromkeys(body.get("tags") or ())),
                         tuple(p.get("external_id") for p in body["players"]))
 
-    def _first_deal(self, family: Family, options: Any, match_secrets: MatchSecrets,
+    def _first_deal(self, variant: Variant, options: Any, match_secrets: MatchSecrets,
                     body: Mapping[str, Any]) -> Deal:
         """Hand 1's Deal: shuffled from its seed, or the organiser's prepared deck."""
         fixed = {"dice": list(body["dice"])} if body.get("dice") is not None else None
-        deal = family.deal_for(options, match_secrets, 1, fixed)
+        deal = variant.deal_for(options, match_secrets, 1, fixed)
         if body.get("deck") is None:
             return deal
         try:
@@ -186,7 +186,7 @@ class MatchService:
         """Store a prepared match (its meta, first events and indexes); returns the tokens."""
         match_id = match_id or uuid.uuid4().hex
         tokens = [new_token() for _ in new.names]
-        meta = {"variant": new.family.name, "seed": new.secrets.seed.hex(),
+        meta = {"variant": new.variant.name, "seed": new.secrets.seed.hex(),
                 "entropy": json.dumps(list(new.secrets.entropy)),
                 "created_at": f"{time.time():.3f}", "owner": new.owner,
                 **meta_fields(new.external_id, new.tags, new.player_ids, new.names),
@@ -250,7 +250,7 @@ class MatchService:
         return self._render(match_id, self.load(match_id), viewer)
 
     def _render(self, match_id: str, loaded: Loaded, viewer: Viewer) -> dict[str, Any]:
-        out = loaded.family.view(loaded.state, viewer)
+        out = loaded.variant.view(loaded.state, viewer)
         out.update(id=match_id, version=loaded.version)
         if loaded.clock is not None:
             out["clock"] = loaded.clock.to_view()
@@ -267,7 +267,7 @@ class MatchService:
         loaded = self.load(match_id)
         stored = self.repository.stored(match_id)
         hands = HandIndex(stored)
-        return [self.render_event(loaded.family, e, hands.viewer_of(e.version, viewer))
+        return [self.render_event(loaded.variant, e, hands.viewer_of(e.version, viewer))
                 for e in stored[after:]]
 
     def state_at(self, match_id: str, authorization: str | None, at: int) -> dict[str, Any]:
@@ -281,15 +281,15 @@ class MatchService:
             raise NotFound("version_not_found",
                            f"the match has {loaded.version} events, not {at}")
         stored = self.repository.stored(match_id)
-        empty = Loaded(loaded.family, loaded.family.initial_state(), 0, GENESIS_HASH)
+        empty = Loaded(loaded.variant, loaded.variant.initial_state(), 0, GENESIS_HASH)
         past = self.repository.fold(empty, stored[:at])
         return self._render(match_id, past, HandIndex(stored).viewer_of(at, viewer))
 
     @staticmethod
-    def render_event(family: Family, stored: StoredEvent, viewer: Viewer) -> dict[str, Any]:
+    def render_event(variant: Variant, stored: StoredEvent, viewer: Viewer) -> dict[str, Any]:
         """One event for ``viewer``: ``redacted`` says whether anything was left out (the
         hash covers the full event, so only unredacted events can be re-hashed)."""
-        data = family.redact_event(to_domain(stored), viewer)
+        data = variant.redact_event(to_domain(stored), viewer)
         command = stored.command
         if command is not None and not viewer.can_see(command.get("seat")):
             command = None
@@ -310,9 +310,9 @@ class MatchService:
         loaded = self.load(match_id)
         if loaded.state.phase in FINAL_PHASES and after >= loaded.version:
             return iter(())
-        return self._follow(match_id, loaded.family, viewer, after, keepalive_ms)
+        return self._follow(match_id, loaded.variant, viewer, after, keepalive_ms)
 
-    def _follow(self, match_id: str, family: Family, viewer: Viewer, after: int,
+    def _follow(self, match_id: str, variant: Variant, viewer: Viewer, after: int,
                 keepalive_ms: int) -> Iterator[dict[str, Any] | None]:
         hands = HandIndex(self.repository.stored(match_id))
         while True:
@@ -322,7 +322,7 @@ class MatchService:
                 continue
             hands.extend(e for e in batch if e.version >= hands.version)
             for stored in batch:
-                yield self.render_event(family, stored, hands.viewer_of(stored.version, viewer))
+                yield self.render_event(variant, stored, hands.viewer_of(stored.version, viewer))
                 after = stored.version
                 if stored.type in TERMINAL_EVENTS:
                     return

@@ -28,7 +28,7 @@ def index_everything(wiring: Wiring) -> dict[str, int]:
         for match_id in ids:
             counts["matches"] += 1
             match = wiring.repository.get(match_id)
-            if pending_step(match.family, match.state) is not None:
+            if pending_step(match.variant, match.state) is not None:
                 wiring.index.mark(STEPS, match_id, time.time())
                 counts[STEPS] += 1
             if match.clock is not None and match.clock.deadline is not None:

@@ -21,7 +21,7 @@ from typing import Any
 from domain.clocks import Clock, track
 from domain.events import CLOCK_SET, Event
 from domain.fairness import UNFOLDED_EVENTS, MatchSecrets
-from domain.family import Family
+from domain.variant import Variant
 from domain.variants import VARIANTS
 from service.adapters.codec import to_domain
 from service.adapters.store import GENESIS_HASH, RedisEventStore, StoredEvent
@@ -34,7 +34,7 @@ CACHE_SIZE = 512
 class Loaded:
     """A match folded up to ``version``: its state, its clock and the head of its chain."""
 
-    family: Family
+    variant: Variant
     state: Any
     version: int
     last_hash: str
@@ -142,23 +142,23 @@ class Repository:
         """``loaded`` after the stored events that follow it."""
         if not stored:
             return loaded
-        family, state, clock = loaded.family, loaded.state, loaded.clock
+        variant, state, clock = loaded.variant, loaded.state, loaded.clock
         for event in stored:
             domain_event = to_domain(event)
             if event.type not in UNFOLDED_EVENTS:
-                state = family.evolve(state, domain_event)
+                state = variant.evolve(state, domain_event)
                 self.stats.evolves += 1
             if clock is not None or event.type == CLOCK_SET.name:
                 clock = track(clock, domain_event, event.ts, event.version, state.turn,
                               len(state.players))
-        return Loaded(family, state, stored[-1].version, stored[-1].hash, clock)
+        return Loaded(variant, state, stored[-1].version, stored[-1].hash, clock)
 
     def decided(self, before: Loaded, events: list[Event]) -> Decided:
         """Fold freshly decided events once, ahead of their append."""
         state, turns = before.state, []
         for event in events:
             if event.type not in UNFOLDED_EVENTS:
-                state = before.family.evolve(state, event)
+                state = before.variant.evolve(state, event)
                 self.stats.evolves += 1
             turns.append(state.turn)
         return Decided(before, events, state, tuple(turns))
@@ -172,7 +172,7 @@ class Repository:
             if clock is not None or event.type == CLOCK_SET.name:
                 clock = track(clock, to_domain(event), event.ts, event.version, turn,
                               len(decided.state.players))
-        after = Loaded(before.family, decided.state, stored[-1].version, stored[-1].hash, clock)
+        after = Loaded(before.variant, decided.state, stored[-1].version, stored[-1].hash, clock)
         self._remember(match_id, after)
         return after
 
@@ -188,8 +188,8 @@ class Repository:
         meta = self.meta(match_id)
         if meta is None:
             raise not_found(match_id)
-        family = VARIANTS[meta["variant"]]
-        return Loaded(family, family.initial_state(), 0, GENESIS_HASH)
+        variant = VARIANTS[meta["variant"]]
+        return Loaded(variant, variant.initial_state(), 0, GENESIS_HASH)
 
     def _remember(self, match_id: str, loaded: Loaded) -> None:
         with self._lock:

@@ -31,10 +31,13 @@ from service.usecases.lifecycle import Notifier
 from service.usecases.repository import Decided, Loaded, Repository
 
 ATTEMPTS = 5
-CLAIM_TTL_MS = 15_000
-"""How long an idempotency key stays claimed by a request that never finishes (it died)."""
+CLAIM_TTL_MS = 4_000
+"""How long an idempotency key stays claimed by a request that never finishes: it died, or
+the store went away under it. A request takes milliseconds; should one outlive its claim,
+the append script still records one outcome per key."""
 WAIT_FOR_FIRST_S = 10.0
-"""How long a retry waits for the request in flight with its key before giving up (409)."""
+"""How long a retry waits for the request in flight with its key before giving up (409);
+longer than a claim lives, so a retry after a request that died goes ahead."""
 
 
 @dataclass(frozen=True)

@@ -165,7 +165,7 @@ class Tournaments:
             first_body, first_match = first
             new = self.matches.prepare(second_table(body, first_body), authorization,
                                        first_match.secrets)
-            if new.family.name != first_match.family.name:
+            if new.variant.name != first_match.variant.name:
                 raise _pair_error("variant", "must be the first table's variant")
             if new.options != first_match.options:
                 raise _pair_error("options", "must be the first table's options")

@@ -45,8 +45,8 @@ def test_there_are_golden_logs():
 class TestGoldenLogs:
     def test_an_old_format_log_replays_to_its_recorded_end(self, path):
         records = load(path)
-        family = VARIANTS[records[0]["data"]["variant"]]
-        state = family.replay([upcast(Event(r["type"], r["data"], r["schema"]))
+        variant = VARIANTS[records[0]["data"]["variant"]]
+        state = variant.replay([upcast(Event(r["type"], r["data"], r["schema"]))
                                for r in records])
         completed = records[-1]["data"]
         assert state.phase == "complete" and list(state.completion["final_scores"]) == \

@@ -21,20 +21,20 @@ def test_a_forfeit_ranks_the_forfeiter_last_and_the_rest_by_score() -> None:
     assert tied["winner"] is None and tied["winners"] == [0, 1]
 
 
-@pytest.mark.parametrize("variant", sorted(VARIANTS))
-def test_every_family_folds_the_controls(variant: str) -> None:
-    family = VARIANTS[variant]
-    created = Event("MatchCreated", {"variant": variant, "players": ["A", "B"],
-                                     "options": family.parse_options({}, 2).to_dict(),
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_every_variant_folds_the_controls(name: str) -> None:
+    variant = VARIANTS[name]
+    created = Event("MatchCreated", {"variant": name, "players": ["A", "B"],
+                                     "options": variant.parse_options({}, 2).to_dict(),
                                      "first_dealer": 0})
-    state = family.replay([created])
-    [forfeit] = controls.decide(state, controls.ForfeitSeat(1, "gone"), family.low_scores_win)
-    ended = family.evolve(state, forfeit)
-    assert ended.phase == "complete" and family.awaiting_job(ended) is None
-    assert family.view(ended, Viewer.for_seat(0))["ended"]["seat"] == 1
-    assert family.view(ended, Viewer.for_seat(0))["winner"] == 0
+    state = variant.replay([created])
+    [forfeit] = controls.decide(state, controls.ForfeitSeat(1, "gone"), variant.low_scores_win)
+    ended = variant.evolve(state, forfeit)
+    assert ended.phase == "complete" and variant.awaiting_job(ended) is None
+    assert variant.view(ended, Viewer.for_seat(0))["ended"]["seat"] == 1
+    assert variant.view(ended, Viewer.for_seat(0))["winner"] == 0
     [abort] = controls.decide(state, controls.AbortMatch("void"), False)
-    assert family.evolve(state, abort).phase == "aborted"
+    assert variant.evolve(state, abort).phase == "aborted"
     with pytest.raises(RuleError) as over:
         controls.decide(ended, controls.AbortMatch("again"))
     assert over.value.code == "match_over"

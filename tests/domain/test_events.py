@@ -23,8 +23,8 @@ from domain.event_registry import GROUPS, REGISTRY, _registry, markdown
 from domain.events import Event, EventType
 from domain.evolving import replace
 from domain.fairness import UNFOLDED_EVENTS, MatchSecrets
-from domain.family import Family
 from domain.steps import decide_step, pending_step
+from domain.variant import Variant
 from domain.variants import VARIANTS
 from tests.domain.rummy.support import given, send
 
@@ -49,45 +49,45 @@ def pick(rng: random.Random, actions: list[dict[str, Any]]) -> dict[str, Any]:
     return rng.choice(keen) if keen and rng.random() < 0.8 else rng.choice(actions)
 
 
-def match_events(family: Family, options: dict[str, Any], players: int,
+def match_events(variant: Variant, options: dict[str, Any], players: int,
                  seed: int) -> Iterator[Event]:
     """One random match with a clock, ended by its bonuses or, now and then, by the clock,
     a forfeit or an abort: every event it appends."""
     rng = random.Random(seed)
     secrets = MatchSecrets(rng.randbytes(16), tuple(f"entropy {s}" for s in range(players)))
-    parsed = family.parse_options(options, players)
-    opening = family.start_match([f"P{s}" for s in range(players)], parsed,
-                                 rng.randrange(players), family.deal_for(parsed, secrets, 1))
+    parsed = variant.parse_options(options, players)
+    opening = variant.start_match([f"P{s}" for s in range(players)], parsed,
+                                 rng.randrange(players), variant.deal_for(parsed, secrets, 1))
     clock = ClockSettings.parse({"turn_seconds": 30, "on_timeout": "auto_play"})
-    state = family.replay(opening)
+    state = variant.replay(opening)
     yield from [*opening, secrets.committed(), clock.event()]
     while state.phase not in controls.FINAL_PHASES:
-        events = _next_events(family, state, secrets, rng)
+        events = _next_events(variant, state, secrets, rng)
         yield from events
         for event in events:
             if event.type not in UNFOLDED_EVENTS:
-                state = family.evolve(state, event)
+                state = variant.evolve(state, event)
 
 
-def _next_events(family: Family, state: Any, secrets: MatchSecrets,
+def _next_events(variant: Variant, state: Any, secrets: MatchSecrets,
                  rng: random.Random) -> list[Event]:
-    step = pending_step(family, state)
+    step = pending_step(variant, state)
     if step is not None:
-        return decide_step(family, state, step, secrets)
+        return decide_step(variant, state, step, secrets)
     seat, roll = state.turn, rng.random()
     if roll < 0.0005:
-        return controls.ending_events(family, state, controls.AbortMatch("void"), secrets)
+        return controls.ending_events(variant, state, controls.AbortMatch("void"), secrets)
     if roll < 0.001:
-        return controls.ending_events(family, state, controls.ForfeitSeat(seat, "gone"),
+        return controls.ending_events(variant, state, controls.ForfeitSeat(seat, "gone"),
                                       secrets)
     if roll < 0.01:
         settings = ClockSettings(turn_seconds=1.0, on_timeout="auto_play")
         running = Clock.start(settings, len(state.players)).step(seat, 0.0, 1)
-        decision = decide_timeout(family, state, running, 1, secrets, now=2.0)
+        decision = decide_timeout(variant, state, running, 1, secrets, now=2.0)
         assert decision is not None
         return decision.events
-    action = pick(rng, family.legal_actions(state, seat))
-    return family.decide(state, family.command(seat, action))
+    action = pick(rng, variant.legal_actions(state, seat))
+    return variant.decide(state, variant.command(seat, action))
 
 
 def rebuilt_stock() -> list[Event]:

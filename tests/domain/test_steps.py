@@ -22,7 +22,6 @@ from domain.fairness import (
     commitment,
     shuffled_deck,
 )
-from domain.family import Family
 from domain.gem import GEM
 from domain.gem import state as gem_phases
 from domain.gin import GIN
@@ -40,6 +39,7 @@ from domain.steps import (
     decide_step,
     pending_step,
 )
+from domain.variant import Variant
 from domain.viewer import Viewer
 from tests.builders import act, gin_match, play
 
@@ -51,11 +51,11 @@ SCORED_AND_DEALT = "f6e68d8f80a5b85c2c366319f7ed0839b469722f9fb84ddf7015d3699852
 ``workers.jobs.job_events`` appended them before the steps moved into the domain."""
 
 
-def dealt(family: Family, players: int = 2, **options: Any) -> Any:
+def dealt(variant: Variant, players: int = 2, **options: Any) -> Any:
     """A match of ``family`` just dealt from ``SECRETS``, dealer 0."""
-    parsed = family.parse_options({"first_dealer": 0, **options}, players)
+    parsed = variant.parse_options({"first_dealer": 0, **options}, players)
     names = [f"P{seat}" for seat in range(players)]
-    return family.replay(family.start_match(names, parsed, 0, SECRETS.deal(family, parsed, 1)))
+    return variant.replay(variant.start_match(names, parsed, 0, SECRETS.deal(variant, parsed, 1)))
 
 
 def knocked(knocker: str = KNOCKER, draw: str = "AH", discard: str = "5S",
@@ -82,32 +82,32 @@ PHASES = [
 ]
 
 
-@pytest.mark.parametrize("family, phases, seat_phases", PHASES,
-                         ids=[family.name for family, _, _ in PHASES])
+@pytest.mark.parametrize("variant, phases, seat_phases", PHASES,
+                         ids=[variant.name for variant, _, _ in PHASES])
 class TestPendingStep:
-    def test_a_seat_to_act_means_no_step(self, family, phases, seat_phases):
-        state = dealt(family)
-        assert state.phase in seat_phases and pending_step(family, state) is None
+    def test_a_seat_to_act_means_no_step(self, variant, phases, seat_phases):
+        state = dealt(variant)
+        assert state.phase in seat_phases and pending_step(variant, state) is None
         for phase in seat_phases:
-            assert pending_step(family, replace(state, phase=phase)) is None
+            assert pending_step(variant, replace(state, phase=phase)) is None
 
-    def test_an_ended_hand_waits_for_scoring(self, family, phases, seat_phases):
-        state = replace(dealt(family), phase=phases.SCORING)
-        assert pending_step(family, state) == SystemStep(SCORING, 1)
-        assert family.awaiting_job(state) == "scoring"
+    def test_an_ended_hand_waits_for_scoring(self, variant, phases, seat_phases):
+        state = replace(dealt(variant), phase=phases.SCORING)
+        assert pending_step(variant, state) == SystemStep(SCORING, 1)
+        assert variant.awaiting_job(state) == "scoring"
 
-    def test_a_match_at_its_end_waits_for_its_bonuses(self, family, phases, seat_phases):
-        state = replace(dealt(family), phase=phases.COMPLETING, hand_number=4)
-        assert pending_step(family, state) == SystemStep(BONUSES, 4)
-        assert family.awaiting_job(state) == "bonuses"
+    def test_a_match_at_its_end_waits_for_its_bonuses(self, variant, phases, seat_phases):
+        state = replace(dealt(variant), phase=phases.COMPLETING, hand_number=4)
+        assert pending_step(variant, state) == SystemStep(BONUSES, 4)
+        assert variant.awaiting_job(state) == "bonuses"
 
-    def test_a_due_deal_is_part_of_scoring_not_a_step(self, family, phases, seat_phases):
-        state = replace(dealt(family), phase=phases.DEALING)
-        assert pending_step(family, state) is None and family.awaiting_job(state) == "deal"
+    def test_a_due_deal_is_part_of_scoring_not_a_step(self, variant, phases, seat_phases):
+        state = replace(dealt(variant), phase=phases.DEALING)
+        assert pending_step(variant, state) is None and variant.awaiting_job(state) == "deal"
 
     @pytest.mark.parametrize("final", [controls.COMPLETE, controls.ABORTED])
-    def test_an_ended_match_waits_for_nothing(self, family, phases, seat_phases, final):
-        assert pending_step(family, replace(dealt(family), phase=final)) is None
+    def test_an_ended_match_waits_for_nothing(self, variant, phases, seat_phases, final):
+        assert pending_step(variant, replace(dealt(variant), phase=final)) is None
 
 
 # --- decide_step ---------------------------------------------------------------------------
@@ -259,35 +259,35 @@ class TestEndingEvents:
         assert refused.value.code == "match_over"
 
 
-def playout(family: Family, seed: int, **options: Any) -> list[tuple[Any, set[int]]]:
+def playout(variant: Variant, seed: int, **options: Any) -> list[tuple[Any, set[int]]]:
     """Every state of a random match between appends, with the hands the log revealed."""
     rng = random.Random(seed)
-    state, revealed, seen = dealt(family, **options), set(), []
+    state, revealed, seen = dealt(variant, **options), set(), []
     while state.phase != "complete":
         seen.append((state, set(revealed)))
-        step = pending_step(family, state)
+        step = pending_step(variant, state)
         if step is not None:
-            events = decide_step(family, state, step, SECRETS)
+            events = decide_step(variant, state, step, SECRETS)
         else:
-            action = rng.choice(family.legal_actions(state, state.turn))
-            events = family.decide(state, family.command(state.turn, action))
+            action = rng.choice(variant.legal_actions(state, state.turn))
+            events = variant.decide(state, variant.command(state.turn, action))
         revealed |= {e.data["hand_number"] for e in events if e.type == SEED_REVEALED.name}
-        state = fold(family, state, events)
+        state = fold(variant, state, events)
     return seen
 
 
-def fold(family: Family, state: Any, events: list[Event]) -> Any:
+def fold(variant: Variant, state: Any, events: list[Event]) -> Any:
     for event in events:
         if event.type not in UNFOLDED_EVENTS:
-            state = family.evolve(state, event)
+            state = variant.evolve(state, event)
     return state
 
 
-@pytest.mark.parametrize("family, options", [
+@pytest.mark.parametrize("variant, options", [
     (GIN, {"target": 40}), (GEM, {"target": 40}), (RUMMY, {"rounds": 2})],
     ids=["gin", "gem", "rummy"])
-def test_the_phase_says_whether_the_log_revealed_the_hand(family, options):
-    seen = playout(family, 11, **options)
+def test_the_phase_says_whether_the_log_revealed_the_hand(variant, options):
+    seen = playout(variant, 11, **options)
     controllable = [(s, r) for s, r in seen if s.phase not in controls.OVER_PHASES]
     assert len({s.hand_number for s, _ in controllable}) >= 2
     for state, revealed in controllable:

@@ -226,13 +226,13 @@ class TestClockSettings:
 
 def replayed_clock(records: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The clock recomputed from an export with domain.clocks alone."""
-    family = VARIANTS[records[0]["data"]["variant"]]
-    state = family.initial_state()
+    variant = VARIANTS[records[0]["data"]["variant"]]
+    state = variant.initial_state()
     clock: Clock | None = None
     for record in records:
         event = Event(record["type"], record["data"], record["schema"])
         if event.type not in UNFOLDED_EVENTS:
-            state = family.evolve(state, event)
+            state = variant.evolve(state, event)
         clock = track(clock, event, record["ts"], record["version"], state.turn,
                       len(state.players))
     return None if clock is None else clock.to_view()

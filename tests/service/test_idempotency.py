@@ -8,6 +8,7 @@ happen once.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from tests.service.conftest import create
@@ -75,3 +76,13 @@ def test_keys_belong_to_their_seat(client):
     assert act(client, match, 1, {"type": "pass"}, **{"Idempotency-Key": "k"}).status_code == 200
     theirs = act(client, match, 0, {"type": "pass"}, **{"Idempotency-Key": "k"})
     assert theirs.status_code == 200 and theirs.json["version"] == 5
+
+
+def test_a_retry_goes_ahead_once_the_claim_of_a_request_that_died_lapses(app, client):
+    match = create(client, DECK)
+    store = app.extensions["rummy_wiring"].store
+    assert store.claim_idempotency(match["id"], "1:k", ttl_ms=300)  # then it died
+    started = time.monotonic()
+    answer = act(client, match, 1, {"type": "pass"}, **{"Idempotency-Key": "k"})
+    assert answer.status_code == 200 and time.monotonic() - started >= 0.2
+    assert types(client, match).count("UpcardPassed") == 1

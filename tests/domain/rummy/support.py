@@ -17,9 +17,9 @@ from domain.cards import build_deck
 from domain.errors import RuleError
 from domain.events import Event
 from domain.fairness import Deal, hand_seed
-from domain.family import Family
 from domain.rummy import RUMMY
 from domain.rummy.state import RummyState
+from domain.variant import Variant
 
 SHOE = build_deck(2, 6)
 SEED = bytes(range(32))
@@ -55,65 +55,65 @@ def prepared_deck(hands: Sequence[str], upcard: str, stock: str = "",
 
 
 def given(hands: Sequence[str], upcard: str, stock: str = "", dealer: int = 0,
-          family: Family = RUMMY, **options: Any) -> RummyState:
+          variant: Variant = RUMMY, **options: Any) -> RummyState:
     """A game just dealt from a prepared shoe, ``options`` over the variant's defaults."""
-    parsed = family.parse_options({"first_dealer": dealer, **options}, len(hands))
+    parsed = variant.parse_options({"first_dealer": dealer, **options}, len(hands))
     deal = Deal(prepared_deck(hands, upcard, stock, dealer), SEED, prepared=True)
     names = [f"P{seat}" for seat in range(len(hands))]
-    return play(family.initial_state(), family.start_match(names, parsed, dealer, deal))
+    return play(variant.initial_state(), variant.start_match(names, parsed, dealer, deal))
 
 
-def play(state: RummyState, events: Sequence[Event], family: Family = RUMMY) -> RummyState:
+def play(state: RummyState, events: Sequence[Event], variant: Variant = RUMMY) -> RummyState:
     for event in events:
-        state = family.evolve(state, event)
+        state = variant.evolve(state, event)
     return state
 
 
 def act(state: RummyState, command: object,
-        family: Family = RUMMY) -> tuple[RummyState, list[Event]]:
+        variant: Variant = RUMMY) -> tuple[RummyState, list[Event]]:
     """Decide ``command`` and fold its events: (new state, events)."""
-    events = family.decide(state, command)
-    return play(state, events, family), events
+    events = variant.decide(state, command)
+    return play(state, events, variant), events
 
 
 def send(state: RummyState, seat: int, action: dict[str, Any],
-         family: Family = RUMMY) -> tuple[RummyState, list[Event]]:
+         variant: Variant = RUMMY) -> tuple[RummyState, list[Event]]:
     """Play an action object as a client sends it."""
-    return act(state, family.command(seat, action), family)
+    return act(state, variant.command(seat, action), variant)
 
 
 def refused(state: RummyState, seat: int, action: dict[str, Any],
-            family: Family = RUMMY) -> str:
+            variant: Variant = RUMMY) -> str:
     """The ``RuleError`` code the action gets."""
     with pytest.raises(RuleError) as caught:
-        send(state, seat, action, family)
+        send(state, seat, action, variant)
     return caught.value.code
 
 
-def job(state: RummyState, name: str, family: Family = RUMMY,
+def job(state: RummyState, name: str, variant: Variant = RUMMY,
         match_seed: bytes = SEED) -> list[Event]:
     """The events a job appends: its own, then the next deal when one falls due."""
     deal = None
     if name == "deal":
-        deal = family.new_deal(state.options, hand_seed(match_seed, state.hand_number + 1))
-    events = family.decide(state, family.job_command(name, state, deal))
-    after = play(state, events, family)
-    if family.awaiting_job(after) == "deal":
-        events += job(after, "deal", family, match_seed)
+        deal = variant.new_deal(state.options, hand_seed(match_seed, state.hand_number + 1))
+    events = variant.decide(state, variant.job_command(name, state, deal))
+    after = play(state, events, variant)
+    if variant.awaiting_job(after) == "deal":
+        events += job(after, "deal", variant, match_seed)
     return events
 
 
 # --- random games --------------------------------------------------------------------------
 
 
-def new_game(rng: random.Random, players: int, family: Family = RUMMY,
+def new_game(rng: random.Random, players: int, variant: Variant = RUMMY,
              **options: Any) -> tuple[RummyState, list[Event], bytes]:
     match_seed = rng.randbytes(16)
-    parsed = family.parse_options(options, players)
+    parsed = variant.parse_options(options, players)
     dealer = rng.randrange(players)
-    deal = family.new_deal(parsed, hand_seed(match_seed, 1))
-    events = family.start_match([f"P{s}" for s in range(players)], parsed, dealer, deal)
-    return family.replay(events), events, match_seed
+    deal = variant.new_deal(parsed, hand_seed(match_seed, 1))
+    events = variant.start_match([f"P{s}" for s in range(players)], parsed, dealer, deal)
+    return variant.replay(events), events, match_seed
 
 
 def pick(rng: random.Random, actions: list[dict[str, Any]]) -> dict[str, Any]:
@@ -124,19 +124,19 @@ def pick(rng: random.Random, actions: list[dict[str, Any]]) -> dict[str, Any]:
     return rng.choice(actions)
 
 
-def steps(rng: random.Random, state: RummyState, match_seed: bytes, family: Family = RUMMY,
+def steps(rng: random.Random, state: RummyState, match_seed: bytes, variant: Variant = RUMMY,
           max_events: int = 20000) -> Iterator[tuple[RummyState, list[Event]]]:
     """Yield (state, events) after every command until the game completes."""
     produced = 0
     while state.phase != "complete" and produced < max_events:
-        pending = family.awaiting_job(state)
+        pending = variant.awaiting_job(state)
         if pending is not None:
-            events = job(state, pending, family, match_seed)
+            events = job(state, pending, variant, match_seed)
         else:
             seat = state.turn
             assert seat is not None
-            action = pick(rng, family.legal_actions(state, seat))
-            events = family.decide(state, family.command(seat, action))
-        state = play(state, events, family)
+            action = pick(rng, variant.legal_actions(state, seat))
+            events = variant.decide(state, variant.command(seat, action))
+        state = play(state, events, variant)
         produced += len(events)
         yield state, events

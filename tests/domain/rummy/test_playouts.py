@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.errors import RuleError
-from domain.family import Family
 from domain.rummy import RAMI, RUMMY
 from domain.rummy.state import DRAW, PLAY, RummyState
+from domain.variant import Variant
 from domain.viewer import Viewer
 from tests.domain.rummy.support import new_game, steps
 
@@ -24,32 +24,32 @@ PLAYERS = st.integers(min_value=2, max_value=6)
 SEEDS = st.integers(min_value=0, max_value=2**32)
 
 
-def accepted(family: Family, state: RummyState, action: dict) -> bool:
+def accepted(variant: Variant, state: RummyState, action: dict) -> bool:
     try:
-        family.decide(state, family.command(state.turn, action))
+        variant.decide(state, variant.command(state.turn, action))
     except RuleError:
         return False
     return True
 
 
 @settings(max_examples=12, deadline=None)
-@given(family=FAMILIES, players=PLAYERS, seed=SEEDS)
-def test_every_listed_action_is_accepted_and_replay_rebuilds_the_game(family, players, seed):
+@given(variant=FAMILIES, players=PLAYERS, seed=SEEDS)
+def test_every_listed_action_is_accepted_and_replay_rebuilds_the_game(variant, players, seed):
     rng = random.Random(seed)
-    state, log, match_seed = new_game(rng, players, family, rounds=1)
+    state, log, match_seed = new_game(rng, players, variant, rounds=1)
     checked = 0
-    for state, events in steps(rng, state, match_seed, family):  # noqa: B007, B020
+    for state, events in steps(rng, state, match_seed, variant):  # noqa: B007, B020
         log.extend(events)
         if state.phase not in (DRAW, PLAY):
             continue
-        legal = family.legal_actions(state, state.turn)
+        legal = variant.legal_actions(state, state.turn)
         assert legal, "the seat on turn always has a move"
-        assert all(family.legal_actions(state, s) == [] for s in range(players) if s != state.turn)
+        assert all(variant.legal_actions(state, s) == [] for s in range(players) if s != state.turn)
         if checked < 40:
             checked += 1
-            assert all(accepted(family, state, action) for action in legal), state.phase
+            assert all(accepted(variant, state, action) for action in legal), state.phase
     assert state.phase == "complete" and log[-1].type == "MatchCompleted"
-    assert family.replay(log) == state
+    assert variant.replay(log) == state
     assert list(state.scores) == [sum(r["points"][s] for r in state.results)
                                   for s in range(players)]
 
@@ -70,28 +70,28 @@ LIVE_KEYS = ("discard_pile", "table")
 
 
 @settings(max_examples=4, deadline=None)
-@given(family=FAMILIES, players=PLAYERS, seed=SEEDS)
-def test_no_projection_shows_another_seats_cards_or_the_stock(family, players, seed):
+@given(variant=FAMILIES, players=PLAYERS, seed=SEEDS)
+def test_no_projection_shows_another_seats_cards_or_the_stock(variant, players, seed):
     rng = random.Random(seed)
-    start, _, match_seed = new_game(rng, players, family, rounds=2)
-    for state, events in steps(rng, start, match_seed, family):
+    start, _, match_seed = new_game(rng, players, variant, rounds=2)
+    for state, events in steps(rng, start, match_seed, variant):
         if state.phase not in (DRAW, PLAY):
             continue
-        public_view = family.view(state, Viewer.public())
+        public_view = variant.view(state, Viewer.public())
         assert not {"stock", "all_hands", "hand", "seed"} & set(public_view)
         assert public_view["commitment"] == state.commitment
         live = {key: public_view[key] for key in LIVE_KEYS}
         assert visible(live) <= public_cards(state)
         for seat in range(players):
-            seat_view = family.view(state, Viewer.for_seat(seat))
+            seat_view = variant.view(state, Viewer.for_seat(seat))
             assert not {"stock", "all_hands", "seed"} & set(seat_view)
             assert Counter(seat_view["hand"]) == Counter(state.hands[seat])
             for event in events:
-                shown = family.redact_event(event, Viewer.for_seat(seat))
+                shown = variant.redact_event(event, Viewer.for_seat(seat))
                 assert "deck" not in shown and "seed" not in shown and "stock" not in shown
                 if event.type == "CardDrawn" and event.data["seat"] != seat:
                     assert ("card" in shown) == (event.data["source"] == "discard")
                 if event.type == "HandDealt":
                     assert Counter(shown["hand"]) == Counter(state.hands[seat])
                     assert visible(shown) == Counter(shown["hand"]) + Counter([shown["upcard"]])
-        assert "stock" in family.view(state, Viewer.full())
+        assert "stock" in variant.view(state, Viewer.full())

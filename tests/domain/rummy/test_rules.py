@@ -85,7 +85,7 @@ class TestOpening:
         assert [m.id for m in state.table] == [1, 2]
 
     def test_example_13_opens_in_rami_only_from_the_second_turn(self):
-        state = given(["", "QH KH AH 7C 7D 7S"], upcard="9D", family=RAMI)
+        state = given(["", "QH KH AH 7C 7D 7S"], upcard="9D", variant=RAMI)
         state, _ = send(state, 1, DRAW_STOCK, RAMI)
         assert refused(state, 1, lay_down(*EXAMPLE_13), RAMI) == "too_early_to_open"
         assert all(a["type"] == "discard" for a in RAMI.legal_actions(state, 1))
@@ -108,7 +108,7 @@ class TestOpening:
         state, _ = send(given(["", "AS 2S 3S TD JD QD JK"], upcard="9D"), 1, DRAW_STOCK)
         _, events = send(state, 1, lay_down(JOKER_AS_KD))
         assert events[0].data["value"] == 40
-        rami = given(["", "AS 2S 3S TD JD QD JK"], upcard="9D", family=RAMI)
+        rami = given(["", "AS 2S 3S TD JD QD JK"], upcard="9D", variant=RAMI)
         rami = turn(turn(rami, 1, "2C"), 0, "2C")
         rami, _ = send(rami, 1, DRAW_STOCK, RAMI)
         assert refused(rami, 1, lay_down(JOKER_AS_KD), RAMI) == "opening_too_low"

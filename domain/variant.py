@@ -1,7 +1,9 @@
-"""The small interface every game family offers, and the registry of variants.
+"""The small interface every variant offers: what the application knows of a game.
 
-The service and the workers only ever talk to a ``Family``; the rules of one game live
-behind it in that game's own package.
+A game family's package (``domain.gin``, ``domain.gem``, ``domain.rummy``) builds one
+``Variant`` per variant it plays (rummy builds two: rummy and rami, one rule set with two
+sets of defaults); ``domain.variants`` maps variant names to them. The service and the
+workers only ever talk to a ``Variant``.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from domain.viewer import Viewer
 
 
 @dataclass(frozen=True)
-class Family:
-    """One game family: its rules as functions, its options as data."""
+class Variant:
+    """One variant of a game: its family's rules as functions, its options as data."""
 
     name: str
     description: str
