@@ -51,10 +51,10 @@ def ready_to_knock(in_process: bool) -> tuple[Any, str, str]:
                        in_process=in_process)
     body = {"variant": "gin", "players": [{"name": "A"}, {"name": "B"}],
             "options": {"first_dealer": 0}, "deck": DECK}
-    created = wiring.matches.create(body, f"Bearer {ADMIN}")
+    created = wiring.matches.create(body, ADMIN)
     match_id = created["id"]
-    seat1 = f"Bearer {created['seats'][1]['token']}"
-    seat0 = f"Bearer {created['seats'][0]['token']}"
+    seat1 = created["seats"][1]["token"]
+    seat0 = created["seats"][0]["token"]
     wiring.matches.act(match_id, seat1, {"type": "pass"})
     wiring.matches.act(match_id, seat0, {"type": "pass"})
     wiring.matches.act(match_id, seat1, {"type": "draw", "source": "stock"})

@@ -17,16 +17,6 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def bearer(header: str | None) -> str | None:
-    """The token of an ``Authorization: Bearer <token>`` header, or None when absent."""
-    if not header:
-        return None
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        return ""
-    return token.strip()
-
-
 def same_secret(given: str, expected: str | None) -> bool:
     return expected is not None and hmac.compare_digest(given.encode(), expected.encode())
 

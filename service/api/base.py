@@ -60,8 +60,16 @@ def service() -> MatchService:
     return cast(MatchService, current_app.extensions["rummy"])
 
 
-def authorization() -> str | None:
-    return request.headers.get("Authorization")
+def bearer_token() -> str | None:
+    """The caller's token, from ``Authorization: Bearer <token>``: None without the header,
+    "" for a header that is not a bearer token (use cases take a token, never a header)."""
+    header = request.headers.get("Authorization")
+    if not header:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return ""
+    return token.strip()
 
 
 class RummyApi(Api):

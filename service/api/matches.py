@@ -9,7 +9,7 @@ from typing import Any
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 
-from service.api.base import ANYONE, BEARER, ApiBlueprint, authorization, service
+from service.api.base import ANYONE, BEARER, ApiBlueprint, bearer_token, service
 from service.api.schemas import (
     MAX_VERSION,
     ActionHeadersSchema,
@@ -44,7 +44,7 @@ class Matches(MethodView):
         Returns each seat's bearer token once. ``seed`` and ``deck`` need the organiser
         (admin) token.
         """
-        return service().create(body, authorization())
+        return service().create(body, bearer_token())
 
     @blp.arguments(MatchListQuerySchema, location="query")
     @blp.response(200, MatchListSchema)
@@ -58,7 +58,7 @@ class Matches(MethodView):
         it is null (a page may be short when filters skip many matches). Seat tokens and
         anonymous callers get 403/401 ``organiser_only``.
         """
-        return Tournaments(service()).find(authorization(), query["tag"], query.get("status"),
+        return Tournaments(service()).find(bearer_token(), query["tag"], query.get("status"),
                                            query.get("external_id"), query["limit"],
                                            query.get("cursor"))
 
@@ -70,7 +70,7 @@ class Match(MethodView):
     @blp.errors(401, 404)
     def get(self, match_id: str) -> Any:
         """The match: public without a token, a seat's view with its token, full for the admin."""
-        return service().view(match_id, authorization())
+        return service().view(match_id, bearer_token())
 
 
 def _version_header(header: str, text: str, what: str) -> int:
@@ -132,7 +132,7 @@ class Actions(MethodView):
         ``request_in_flight``). The same key with another action is a 422
         ``idempotency_key_reused``.
         """
-        return service().act(match_id, authorization(), action, _if_match(headers),
+        return service().act(match_id, bearer_token(), action, _if_match(headers),
                              headers.get("idempotency_key"))
 
 
@@ -144,7 +144,7 @@ class Events(MethodView):
     @blp.errors(400, 401, 404)
     def get(self, query: dict[str, Any], match_id: str) -> Any:
         """The event log, redacted for the caller like the views (full with the admin token)."""
-        return {"events": service().events(match_id, authorization(), query["after"])}
+        return {"events": service().events(match_id, bearer_token(), query["after"])}
 
 
 def _sse(items: Iterator[dict[str, Any] | None]) -> Iterator[str]:
@@ -173,7 +173,7 @@ class Stream(MethodView):
         if last:
             after = _version_header("Last-Event-ID", last, "an event version")
         keepalive = current_app.config["SETTINGS"].sse_keepalive_ms
-        items = service().follow(match_id, authorization(), after, keepalive)
+        items = service().follow(match_id, bearer_token(), after, keepalive)
         return Response(stream_with_context(_sse(items)),
                         mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

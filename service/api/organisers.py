@@ -6,7 +6,7 @@ from typing import Any
 
 from flask.views import MethodView
 
-from service.api.base import BEARER, ApiBlueprint, authorization, service
+from service.api.base import BEARER, ApiBlueprint, bearer_token, service
 from service.api.schemas import (
     OrganiserCreatedSchema,
     OrganiserCreateSchema,
@@ -21,8 +21,8 @@ blp = ApiBlueprint("organisers", __name__, url_prefix="/v1/organisers",
 
 
 def _require_admin() -> None:
-    if not service().is_admin(authorization()):
-        auth = authorization()
+    if not service().is_admin(bearer_token()):
+        auth = bearer_token()
         raise not_allowed(auth is not None, "admin_only", "this needs the admin token")
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from flask import Response
 from flask.views import MethodView
 
-from service.api.base import BEARER, ApiBlueprint, authorization, service
+from service.api.base import BEARER, ApiBlueprint, bearer_token, service
 from service.api.tournament_schemas import (
     BatchCreatedSchema,
     BatchCreateSchema,
@@ -43,7 +43,7 @@ class Batches(MethodView):
         seat (two players swap); a pair that differs in variant, options or players is a
         400 ``invalid_duplicate``.
         """
-        return tournaments().create_batch(body, authorization())
+        return tournaments().create_batch(body, bearer_token())
 
 
 @batches.route("/<batch_id>")
@@ -53,7 +53,7 @@ class Batch(MethodView):
     @batches.errors(401, 403, 404)
     def get(self, batch_id: str) -> Any:
         """A batch and its matches as listed (its owner or the admin; others get 404)."""
-        return tournaments().batch(batch_id, authorization())
+        return tournaments().batch(batch_id, bearer_token())
 
 
 @results.route("")
@@ -73,7 +73,7 @@ class Results(MethodView):
 
         Only the caller's matches (every match for the admin), oldest first.
         """
-        found = tournaments().results(authorization(), query["tag"])
+        found = tournaments().results(bearer_token(), query["tag"])
         if query["format"] == "csv":
             return Response(results_csv(found), mimetype="text/csv",
                             headers={"Content-Disposition": 'attachment; filename="results.csv"'})

@@ -9,7 +9,7 @@ from flask.views import MethodView
 
 from service.adapters import webhooks
 from service.adapters.webhooks import MAX_WEBHOOKS, Webhooks
-from service.api.base import BEARER, ApiBlueprint, authorization, service
+from service.api.base import BEARER, ApiBlueprint, bearer_token, service
 from service.api.webhook_schemas import (
     DeliveryListSchema,
     DeliveryQuerySchema,
@@ -27,7 +27,7 @@ blp = ApiBlueprint("webhooks", __name__, url_prefix="/v1/webhooks",
 
 def calling_organiser() -> str:
     """The organiser id of the key sent (``admin`` for the admin token); 401/403 otherwise."""
-    auth = authorization()
+    auth = bearer_token()
     owner = service().organiser(auth)
     if owner is None:
         raise not_allowed(auth is not None, "organiser_only",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import secrets
 
 from domain.viewer import Viewer
-from service.adapters.auth import TokenIndex, bearer, same_secret, token_hash
+from service.adapters.auth import TokenIndex, same_secret, token_hash
 from service.adapters.organisers import ADMIN, OrganiserKeys
 from service.adapters.store import RedisEventStore
 from service.usecases.errors import Forbidden, NotFound, Unauthenticated, not_allowed, storable
@@ -34,14 +34,13 @@ class Access:
         """Index a new match's seat tokens (to tell another match's token from none)."""
         self._tokens.register(match_id, seat_hashes)
 
-    def viewer(self, match_id: str, authorization: str | None) -> Viewer:
+    def viewer(self, match_id: str, token: str | None) -> Viewer:
         """Who is asking: the public (no token), the organiser who owns the match (or the
         admin: the full view) or a seat."""
-        token = bearer(authorization)
         if token is None:
             return Viewer.public()
-        if self.organiser(authorization) is not None:
-            self.require_owner(match_id, authorization)
+        if self.organiser(token) is not None:
+            self.require_owner(match_id, token)
             return Viewer.full()
         if not self.seat_hashes(match_id):
             raise NotFound("match_not_found", f"no match {match_id!r}")
@@ -50,24 +49,22 @@ class Access:
             raise Unauthenticated("invalid_token", "the bearer token is not valid for this match")
         return Viewer.for_seat(seat)
 
-    def is_admin(self, authorization: str | None) -> bool:
-        token = bearer(authorization)
+    def is_admin(self, token: str | None) -> bool:
         return token is not None and token != "" and same_secret(token, self._admin_token)
 
-    def organiser(self, authorization: str | None) -> str | None:
+    def organiser(self, token: str | None) -> str | None:
         """``ADMIN`` for the admin token, an organiser's id for its live key, else None."""
-        if self.is_admin(authorization):
+        if self.is_admin(token):
             return ADMIN
-        token = bearer(authorization)
         if not token or not token.startswith("rk_"):
             return None
         return self.organisers.lookup(token)
 
-    def require_owner(self, match_id: str, authorization: str | None) -> str:
+    def require_owner(self, match_id: str, token: str | None) -> str:
         """The calling organiser, who must own the match: another organiser's is a 404."""
-        organiser = self.organiser(authorization)
+        organiser = self.organiser(token)
         if organiser is None:
-            raise not_allowed(bearer(authorization) is not None, "organiser_only",
+            raise not_allowed(token is not None, "organiser_only",
                            "this needs an organiser key (or the admin token)")
         if organiser != ADMIN and self.owner_of(match_id) != organiser:
             raise NotFound("match_not_found", f"no match {match_id!r}")
@@ -112,12 +109,11 @@ class Access:
                 self._token_cache[match_id] = hashes
         return hashes
 
-    def acting_seat(self, match_id: str, authorization: str | None) -> int:
-        token = bearer(authorization)
+    def acting_seat(self, match_id: str, token: str | None) -> int:
         if not token:
             raise Unauthenticated("missing_token", "acting needs a seat's bearer token")
-        if self.organiser(authorization) is not None:
-            self.require_owner(match_id, authorization)
+        if self.organiser(token) is not None:
+            self.require_owner(match_id, token)
             raise Forbidden("forbidden", "an organiser key cannot act for a seat")
         if not self.seat_hashes(match_id):
             raise NotFound("match_not_found", f"no match {match_id!r}")

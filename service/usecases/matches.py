@@ -27,7 +27,7 @@ from domain.shuffle import choose
 from domain.variant import Variant
 from domain.variants import VARIANTS
 from domain.viewer import Viewer
-from service.adapters.auth import bearer, new_token, token_hash
+from service.adapters.auth import new_token, token_hash
 from service.adapters.catalog import MatchIndex, MatchInfo, meta_fields
 from service.adapters.codec import to_domain, to_store
 from service.adapters.store import (
@@ -119,11 +119,11 @@ class MatchService:
 
     # --- creation ----------------------------------------------------------------------
 
-    def create(self, body: Mapping[str, Any], authorization: str | None) -> dict[str, Any]:
+    def create(self, body: Mapping[str, Any], token: str | None) -> dict[str, Any]:
         """Create a match and deal its first hand; returns the seats' tokens once."""
-        return self.store_new(self.prepare(body, authorization))
+        return self.store_new(self.prepare(body, token))
 
-    def prepare(self, body: Mapping[str, Any], authorization: str | None,
+    def prepare(self, body: Mapping[str, Any], token: str | None,
                 match_secrets: MatchSecrets | None = None) -> NewMatch:
         """Validate a creation body and decide the match's first events, storing nothing.
 
@@ -142,10 +142,10 @@ class MatchService:
             options = variant.parse_options(body.get("options"), len(names))
         except OptionError as exc:
             raise invalid(f"options.{exc.field}", exc.message, "invalid_option") from exc
-        owner = self.organiser(authorization)
+        owner = self.organiser(token)
         organiser_fields = [f for f in ORGANISER_FIELDS if body.get(f) is not None]
         if organiser_fields and owner is None:
-            raise not_allowed(bearer(authorization) is not None, "organiser_only",
+            raise not_allowed(token is not None, "organiser_only",
                            f"{', '.join(organiser_fields)} need an organiser key "
                            "(or the admin token)")
         if match_secrets is None:
@@ -230,23 +230,23 @@ class MatchService:
 
     # --- who is asking (service.usecases.access) ------------------------------------------------
 
-    def viewer(self, match_id: str, authorization: str | None) -> Viewer:
-        return self.access.viewer(match_id, authorization)
+    def viewer(self, match_id: str, token: str | None) -> Viewer:
+        return self.access.viewer(match_id, token)
 
-    def is_admin(self, authorization: str | None) -> bool:
-        return self.access.is_admin(authorization)
+    def is_admin(self, token: str | None) -> bool:
+        return self.access.is_admin(token)
 
-    def organiser(self, authorization: str | None) -> str | None:
-        return self.access.organiser(authorization)
+    def organiser(self, token: str | None) -> str | None:
+        return self.access.organiser(token)
 
-    def require_owner(self, match_id: str, authorization: str | None) -> str:
-        return self.access.require_owner(match_id, authorization)
+    def require_owner(self, match_id: str, token: str | None) -> str:
+        return self.access.require_owner(match_id, token)
 
     def owner_of(self, match_id: str) -> str | None:
         return self.access.owner_of(match_id)
 
-    def view(self, match_id: str, authorization: str | None) -> dict[str, Any]:
-        viewer = self.viewer(match_id, authorization)
+    def view(self, match_id: str, token: str | None) -> dict[str, Any]:
+        viewer = self.viewer(match_id, token)
         return self._render(match_id, self.load(match_id), viewer)
 
     def _render(self, match_id: str, loaded: Loaded, viewer: Viewer) -> dict[str, Any]:
@@ -257,11 +257,11 @@ class MatchService:
         info = self.info(match_id)
         return info.decorate(out) if info is not None else out
 
-    def events(self, match_id: str, authorization: str | None,
+    def events(self, match_id: str, token: str | None,
                after: int = 0) -> list[dict[str, Any]]:
         """The log, each event redacted for the caller exactly like the views; the events
         of a hand whose seed has been revealed are shown in full to everyone."""
-        return self.log_for(match_id, self.viewer(match_id, authorization), after)
+        return self.log_for(match_id, self.viewer(match_id, token), after)
 
     def log_for(self, match_id: str, viewer: Viewer, after: int = 0) -> list[dict[str, Any]]:
         loaded = self.load(match_id)
@@ -270,10 +270,10 @@ class MatchService:
         return [self.render_event(loaded.variant, e, hands.viewer_of(e.version, viewer))
                 for e in stored[after:]]
 
-    def state_at(self, match_id: str, authorization: str | None, at: int) -> dict[str, Any]:
+    def state_at(self, match_id: str, token: str | None, at: int) -> dict[str, Any]:
         """The view after event ``at``: the caller's redaction, in full once that hand's
         seed has been revealed."""
-        return self.state_for(match_id, self.viewer(match_id, authorization), at)
+        return self.state_for(match_id, self.viewer(match_id, token), at)
 
     def state_for(self, match_id: str, viewer: Viewer, at: int) -> dict[str, Any]:
         loaded = self.load(match_id)
@@ -299,14 +299,14 @@ class MatchService:
                 "command": command,
                 "redacted": command != stored.command or data != stored.data}
 
-    def follow(self, match_id: str, authorization: str | None, after: int,
+    def follow(self, match_id: str, token: str | None, after: int,
                keepalive_ms: int) -> Iterator[dict[str, Any] | None]:
         """New events for the caller as they are appended; None marks a keep-alive tick.
 
         Authorises now (so errors come before the stream starts); the stream ends after
         the match's final event has been sent.
         """
-        viewer = self.viewer(match_id, authorization)
+        viewer = self.viewer(match_id, token)
         loaded = self.load(match_id)
         if loaded.state.phase in FINAL_PHASES and after >= loaded.version:
             return iter(())
@@ -329,10 +329,10 @@ class MatchService:
 
     # --- acting ------------------------------------------------------------------------
 
-    def act(self, match_id: str, authorization: str | None, action: Mapping[str, Any],
+    def act(self, match_id: str, token: str | None, action: Mapping[str, Any],
             if_match: int | None = None, idempotency_key: str | None = None) -> dict[str, Any]:
         """Run one seat action; returns that seat's view as of the action's version."""
-        seat = self.access.acting_seat(match_id, authorization)
+        seat = self.access.acting_seat(match_id, token)
         fingerprint = hashlib.sha256(
             json.dumps([seat, action], sort_keys=True).encode()).hexdigest()
         command = SeatAction(seat, action, command_id(f"seat{seat}", idempotency_key))
@@ -343,27 +343,27 @@ class MatchService:
 
     # --- auditing ----------------------------------------------------------------------
 
-    def export(self, match_id: str, authorization: str | None) -> Iterator[str]:
+    def export(self, match_id: str, token: str | None) -> Iterator[str]:
         """The whole log as NDJSON lines, redacted for the caller like ``events``.
 
         Authorises and reads before returning, so errors come before the response starts.
         """
-        records = self.events(match_id, authorization)
+        records = self.events(match_id, token)
         return (canonical_json(record) + "\n" for record in records)
 
-    def request_verification(self, match_id: str, authorization: str | None) -> dict[str, Any]:
+    def request_verification(self, match_id: str, token: str | None) -> dict[str, Any]:
         """Queue a replay job that verifies the whole log; returns its resource."""
-        self.viewer(match_id, authorization)
+        self.viewer(match_id, token)
         self.load(match_id)
         verification_id = uuid.uuid4().hex
         record = {"status": "queued", "requested_at": round(time.time(), 3)}
         self._reports.save(match_id, verification_id, record)
         self.work.verify(match_id, verification_id)
-        return self.verification(match_id, verification_id, authorization)
+        return self.verification(match_id, verification_id, token)
 
     def verification(self, match_id: str, verification_id: str,
-                     authorization: str | None) -> dict[str, Any]:
-        self.viewer(match_id, authorization)
+                     token: str | None) -> dict[str, Any]:
+        self.viewer(match_id, token)
         record = self._reports.get(match_id, verification_id) if storable(match_id) else None
         if record is None:
             raise NotFound("verification_not_found",
@@ -372,10 +372,10 @@ class MatchService:
 
     # --- organiser controls ------------------------------------------------------------
 
-    def forfeit(self, match_id: str, authorization: str | None,
+    def forfeit(self, match_id: str, token: str | None,
                 body: Mapping[str, Any]) -> dict[str, Any]:
         """The owner forfeits a seat: the seat loses and the match ends (domain.controls)."""
-        self.require_owner(match_id, authorization)
+        self.require_owner(match_id, token)
         loaded = self.load(match_id)
         seat = body["seat"]
         if not 0 <= seat < len(loaded.state.players):
@@ -384,10 +384,10 @@ class MatchService:
         control = ForfeitSeat(seat, body["reason"])
         return self._end(match_id, control, f"organiser:forfeit:{uuid.uuid4().hex}")
 
-    def abort(self, match_id: str, authorization: str | None,
+    def abort(self, match_id: str, token: str | None,
               body: Mapping[str, Any]) -> dict[str, Any]:
         """The owner aborts the match: void, no winner (domain.controls)."""
-        self.require_owner(match_id, authorization)
+        self.require_owner(match_id, token)
         self.load(match_id)
         return self._end(match_id, AbortMatch(body["reason"]),
                          f"organiser:abort:{uuid.uuid4().hex}")

@@ -26,7 +26,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from service.adapters.auth import bearer
 from service.adapters.catalog import MatchInfo
 from service.adapters.organisers import ADMIN
 from service.usecases.errors import AppError, Invalid, NotFound, not_allowed
@@ -74,19 +73,19 @@ class Tournaments:
         self._client = matches.store.client
         self._prefix = matches.store.prefix
 
-    def organiser(self, authorization: str | None) -> str:
-        organiser = self.matches.organiser(authorization)
+    def organiser(self, token: str | None) -> str:
+        organiser = self.matches.organiser(token)
         if organiser is None:
-            raise not_allowed(bearer(authorization) is not None, "organiser_only",
+            raise not_allowed(token is not None, "organiser_only",
                            "this needs an organiser key (or the admin token)")
         return organiser
 
     # --- listing -----------------------------------------------------------------------
 
-    def find(self, authorization: str | None, tags: Sequence[str], status: str | None,
+    def find(self, token: str | None, tags: Sequence[str], status: str | None,
              external_id: str | None, limit: int, cursor: str | None) -> dict[str, Any]:
         """One page of the caller's matches, newest first, with every filter applied."""
-        organiser = self.organiser(authorization)
+        organiser = self.organiser(token)
         scope = None if organiser == ADMIN else organiser
         after = decode_cursor(cursor) if cursor else None
         key = self.index.narrowest(scope, tags, external_id)
@@ -132,9 +131,9 @@ class Tournaments:
 
     # --- batches -----------------------------------------------------------------------
 
-    def create_batch(self, body: Mapping[str, Any], authorization: str | None) -> dict[str, Any]:
+    def create_batch(self, body: Mapping[str, Any], token: str | None) -> dict[str, Any]:
         """Validate every match, then create them all (none when any is invalid)."""
-        owner = self.organiser(authorization)
+        owner = self.organiser(token)
         bodies, duplicate = list(body["matches"]), bool(body.get("duplicate"))
         if duplicate and len(bodies) % 2:
             raise Invalid("invalid_request", "matches: duplicate deals pair the matches "
@@ -143,7 +142,7 @@ class Tournaments:
         prepared: list[NewMatch] = []
         for index, match in enumerate(bodies):
             first = (bodies[index - 1], prepared[index - 1]) if duplicate and index % 2 else None
-            prepared.append(self._prepare(index, match, first, authorization))
+            prepared.append(self._prepare(index, match, first, token))
         batch_id = uuid.uuid4().hex
         ids = [uuid.uuid4().hex for _ in bodies]
         created = [self.matches.store_new(
@@ -158,12 +157,12 @@ class Tournaments:
 
     def _prepare(self, index: int, body: Mapping[str, Any],
                  first: tuple[Mapping[str, Any], NewMatch] | None,
-                 authorization: str | None) -> NewMatch:
+                 token: str | None) -> NewMatch:
         try:
             if first is None:
-                return self.matches.prepare(body, authorization)
+                return self.matches.prepare(body, token)
             first_body, first_match = first
-            new = self.matches.prepare(second_table(body, first_body), authorization,
+            new = self.matches.prepare(second_table(body, first_body), token,
                                        first_match.secrets)
             if new.variant.name != first_match.variant.name:
                 raise _pair_error("variant", "must be the first table's variant")
@@ -182,9 +181,9 @@ class Tournaments:
                         duplicate_table=str(index % 2 + 1), duplicate_partner=ids[index ^ 1])
         return meta
 
-    def batch(self, batch_id: str, authorization: str | None) -> dict[str, Any]:
+    def batch(self, batch_id: str, token: str | None) -> dict[str, Any]:
         """A batch and its matches (as listed), in the order they were sent."""
-        organiser = self.organiser(authorization)
+        organiser = self.organiser(token)
         raw = self._client.get(self._batch_key(batch_id))
         record = json.loads(raw) if raw is not None else None
         if record is None or (organiser != ADMIN and record["owner"] != organiser):
@@ -202,9 +201,9 @@ class Tournaments:
 
     # --- results -----------------------------------------------------------------------
 
-    def results(self, authorization: str | None, tags: Sequence[str]) -> list[dict[str, Any]]:
+    def results(self, token: str | None, tags: Sequence[str]) -> list[dict[str, Any]]:
         """The caller's completed matches carrying every tag, oldest first."""
-        organiser = self.organiser(authorization)
+        organiser = self.organiser(token)
         scope = None if organiser == ADMIN else organiser
         key = self.index.narrowest(scope, tags, None)
         out = []
