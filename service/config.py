@@ -14,6 +14,9 @@ class Settings:
     admin_token: str | None = None
     key_prefix: str = "rummy"
     sse_keepalive_ms: int = 15000
+    cors_origins: tuple[str, ...] = ("*",)
+    """Origins whose pages may call the API (``*``: any; auth is a bearer token, not a
+    cookie, so a page on another origin can only act with a token it was given)."""
 
     @property
     def embedded(self) -> bool:
@@ -26,4 +29,10 @@ class Settings:
             admin_token=os.environ.get("RUMMY_ADMIN_TOKEN") or None,
             key_prefix=os.environ.get("RUMMY_KEY_PREFIX", "rummy"),
             sse_keepalive_ms=int(os.environ.get("RUMMY_SSE_KEEPALIVE_MS", "15000")),
+            cors_origins=_origins(os.environ.get("RUMMY_CORS_ORIGINS", "*")),
         )
+
+
+def _origins(text: str) -> tuple[str, ...]:
+    """``RUMMY_CORS_ORIGINS``: comma-separated origins, or ``*``; empty allows none."""
+    return tuple(origin.strip().rstrip("/") for origin in text.split(",") if origin.strip())

@@ -7,6 +7,7 @@ from typing import Any
 
 import redis
 from flask import Flask
+from flask_cors import CORS
 
 from service.api import (
     audit,
@@ -55,6 +56,7 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
     app.config.update(API_SPEC, SETTINGS=wiring.settings, MAX_CONTENT_LENGTH=256 * 1024)
     app.extensions["rummy"] = wiring.matches
     app.extensions["rummy_wiring"] = wiring
+    allow_browsers(app, wiring.settings.cors_origins)
     api = RummyApi(app)
     for blueprint in (health.blp, variants.blp, matches.blp, audit.blp, organisers.blp,
                       tournaments.batches, tournaments.results, controls.blp, webhooks.blp,
@@ -62,6 +64,24 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
         api.register_blueprint(blueprint)
     errors.register(app)
     return app
+
+
+ALLOWED_HEADERS = ("Authorization", "Content-Type", "If-Match", "Idempotency-Key",
+                   "Last-Event-ID")
+"""Request headers a page on another origin may send (its preflight asks for them)."""
+EXPOSED_HEADERS = ("ETag", "Location", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining",
+                   "RateLimit-Reset", "RateLimit-Policy")
+"""Response headers a page on another origin may read."""
+
+
+def allow_browsers(app: Flask, origins: tuple[str, ...]) -> None:
+    """CORS for pages on other origins (flask-cors): preflights, and the allow/expose
+    headers on every response, errors included. No cookies are involved: clients send
+    their bearer token themselves."""
+    CORS(app, origins="*" if "*" in origins else list(origins),
+         methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
+         allow_headers=list(ALLOWED_HEADERS), expose_headers=list(EXPOSED_HEADERS),
+         supports_credentials=False, max_age=600)
 
 
 def wsgi() -> Any:
