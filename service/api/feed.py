@@ -10,7 +10,7 @@ from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 
 from service.api.base import BEARER, ApiBlueprint, service
-from service.api.schemas import ErrorSchema
+from service.api.schemas import ErrorSchema, TicketSchema
 from service.api.webhook_schemas import FeedQuerySchema
 from service.api.webhooks import calling_organiser
 from service.usecases.errors import Invalid
@@ -64,11 +64,25 @@ class Feed(MethodView):
         receive it. Filter with ``?tag=`` (repeatable; every one must match) and ``?kind=``
         (repeatable). The feed keeps about the last 5000 messages per organiser.
         """
-        owner = calling_organiser()
+        matches = service()
+        owner = (matches.tickets.organiser_of(query["ticket"]) if query.get("ticket")
+                 else calling_organiser())
         after = _position(query)
-        store = service().store
+        store = matches.store
         keepalive = current_app.config["SETTINGS"].sse_keepalive_ms
         items = follow_feed(store.client, store.prefix, owner, after, query.get("tag", []),
                             query.get("kind", []), keepalive)
         return Response(stream_with_context(_sse(items)), mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@blp.route("/tickets")
+class FeedTickets(MethodView):
+    @blp.response(201, TicketSchema)
+    @blp.doc(security=BEARER)
+    @blp.alt_response(401, schema=ErrorSchema)
+    @blp.alt_response(403, schema=ErrorSchema)
+    def post(self) -> Any:
+        """A ticket for ``GET /v1/feed?ticket=...`` (browsers): the caller's feed, once,
+        within 60 seconds."""
+        return service().tickets.for_feed(calling_organiser())

@@ -19,6 +19,8 @@ from service.api.schemas import (
     MatchCreatedSchema,
     MatchCreateSchema,
     MatchViewSchema,
+    StreamQuerySchema,
+    TicketSchema,
 )
 from service.api.tournament_schemas import MatchListQuerySchema, MatchListSchema
 from service.usecases.errors import Invalid
@@ -156,24 +158,56 @@ def _sse(items: Iterator[dict[str, Any] | None]) -> Iterator[str]:
         yield f"id: {item['version']}\nevent: {item['type']}\ndata: {json.dumps(item)}\n\n"
 
 
+@blp.route("/<match_id>/stream-tickets")
+class StreamTickets(MethodView):
+    @blp.response(201, TicketSchema)
+    @blp.doc(security=BEARER)
+    @blp.errors(401, 403, 404)
+    def post(self, match_id: str) -> Any:
+        """A stream ticket, for browsers: ``GET .../stream?ticket=...`` then streams what
+        the token's holder (a seat, or the organiser) may see.
+
+        Single use, for 60 seconds, bound to this match and this viewer; only its hash is
+        kept. To reconnect, ask for a new ticket and resume with ``after`` (the last event
+        id received). The public needs no ticket.
+        """
+        return service().tickets.for_match(match_id, bearer_token())
+
+
 @blp.route("/<match_id>/stream")
 class Stream(MethodView):
-    @blp.arguments(EventQuerySchema, location="query")
+    @blp.arguments(StreamQuerySchema, location="query")
     @blp.doc(security=ANYONE, responses={"200": {
         "description": "Server-Sent Events: one `event: <type>` per stored event, `id` = its "
                        "version, `data` = the redacted event as in /events. Resume with "
                        "`Last-Event-ID` (or `?after=`). Ends after the match's last event "
-                       "(MatchCompleted, SeatForfeited or MatchAborted).",
-        "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
+                       "(MatchCompleted, SeatForfeited or MatchAborted). The event names "
+                       "are the event types of docs/events.md: a browser subscribes to "
+                       "each with `addEventListener(type, ...)`.",
+        "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+        "204": {"description": "The match is over and every event up to its last was "
+                               "sent (`Last-Event-ID`/`after`): nothing more will come, "
+                               "so `EventSource` stops reconnecting."}})
     @blp.errors(400, 401, 404)
     def get(self, query: dict[str, Any], match_id: str) -> Any:
-        """Follow the match live: new events for the caller, redacted."""
+        """Follow the match live: new events for the caller, redacted.
+
+        The caller is the bearer token's holder, or a stream ticket's (``?ticket=``), or
+        the public.
+        """
         after = query["after"]
         last = request.headers.get("Last-Event-ID", "").strip()
         if last:
             after = _version_header("Last-Event-ID", last, "an event version")
         keepalive = current_app.config["SETTINGS"].sse_keepalive_ms
-        items = service().follow(match_id, bearer_token(), after, keepalive)
+        matches = service()
+        if query.get("ticket"):
+            viewer = matches.tickets.viewer_of(match_id, query["ticket"])
+            items = matches.follow_as(match_id, viewer, after, keepalive)
+        else:
+            items = matches.follow(match_id, bearer_token(), after, keepalive)
+        if items is None:
+            return Response(status=204)
         return Response(stream_with_context(_sse(items)),
                         mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

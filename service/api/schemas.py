@@ -472,6 +472,21 @@ class EventQuerySchema(Schema):
                            metadata={"description": "Only events with a higher version"})
 
 
+TICKET = fields.String(validate=validate.Length(min=1, max=200), metadata={
+    "description": "A stream ticket (``POST .../stream-tickets``): for browsers, whose "
+                   "EventSource cannot send an Authorization header. Used up by this request"})
+
+
+class StreamQuerySchema(EventQuerySchema):
+    ticket = TICKET
+
+
+class TicketSchema(Schema):
+    ticket = fields.String(required=True, metadata={
+        "description": "Single use, for this match and this viewer only"})
+    expires_in = fields.Integer(required=True, metadata={"description": "Seconds it lives"})
+
+
 class ActionHeadersSchema(Schema):
     if_match = fields.String(data_key="If-Match", metadata={
         "description": "The version the action was decided on; 409 when stale"})

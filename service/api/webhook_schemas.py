@@ -5,7 +5,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from service.adapters.webhooks import KINDS, MAX_DELIVERIES
-from service.api.schemas import unicode_text
+from service.api.schemas import TICKET, unicode_text
 
 KIND_FIELD = fields.String(validate=validate.OneOf(KINDS))
 
@@ -70,3 +70,4 @@ class FeedQuerySchema(Schema):
         "description": "Repeatable: only matches carrying every one of these tags"})
     kind = fields.List(KIND_FIELD, metadata={
         "description": "Repeatable: only these kinds"})
+    ticket = TICKET

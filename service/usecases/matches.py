@@ -35,12 +35,14 @@ from service.adapters.store import (
     StoredEvent,
     VerificationReports,
 )
+from service.adapters.tickets import TicketStore
 from service.usecases.access import Access
 from service.usecases.background import Work
 from service.usecases.commands import EndMatch, SeatAction
 from service.usecases.errors import NotFound, invalid, not_allowed, storable
 from service.usecases.repository import Loaded
 from service.usecases.runner import CommandRunner, Idempotency, command_id
+from service.usecases.tickets import StreamTickets
 
 CACHE_SIZE = 512
 ORGANISER_FIELDS = ("seed", "deck", "dice")
@@ -116,6 +118,8 @@ class MatchService:
         self._reports = VerificationReports(self.store)
         self._info_cache: dict[str, MatchInfo] = {}
         self.index = MatchIndex(self.store.client, self.store.prefix)
+        self.tickets = StreamTickets(TicketStore(self.store.client, self.store.prefix),
+                                     self.access)
 
     # --- creation ----------------------------------------------------------------------
 
@@ -300,16 +304,21 @@ class MatchService:
                 "redacted": command != stored.command or data != stored.data}
 
     def follow(self, match_id: str, token: str | None, after: int,
-               keepalive_ms: int) -> Iterator[dict[str, Any] | None]:
+               keepalive_ms: int) -> Iterator[dict[str, Any] | None] | None:
         """New events for the caller as they are appended; None marks a keep-alive tick.
 
         Authorises now (so errors come before the stream starts); the stream ends after
-        the match's final event has been sent.
+        the match's final event has been sent. None when the match is over and the caller
+        has every event: nothing will ever come (HTTP 204, so a browser stops reconnecting).
         """
-        viewer = self.viewer(match_id, token)
+        return self.follow_as(match_id, self.viewer(match_id, token), after, keepalive_ms)
+
+    def follow_as(self, match_id: str, viewer: Viewer, after: int,
+                  keepalive_ms: int) -> Iterator[dict[str, Any] | None] | None:
+        """``follow`` for a viewer already known (a stream ticket's)."""
         loaded = self.load(match_id)
         if loaded.state.phase in FINAL_PHASES and after >= loaded.version:
-            return iter(())
+            return None
         return self._follow(match_id, loaded.variant, viewer, after, keepalive_ms)
 
     def _follow(self, match_id: str, variant: Variant, viewer: Viewer, after: int,

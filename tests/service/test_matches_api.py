@@ -250,4 +250,7 @@ class TestLog:
         assert [line for line in body.split("\n") if line.startswith("event:")] == [
             "event: HandKnocked", "event: HandScored", "event: SeedRevealed",
             "event: MatchSeedRevealed", "event: MatchCompleted"]
-        assert client.get(url + "?after=11").get_data(as_text=True) == "retry: 2000\n\n"
+        # up to date with a finished match: 204, so a browser's EventSource stops reconnecting
+        done = client.get(url, headers={"Last-Event-ID": "11"})
+        assert done.status_code == 204 and done.get_data() == b""
+        assert client.get(url + "?after=11").status_code == 204
