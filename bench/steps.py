@@ -89,7 +89,10 @@ def main() -> None:
     finally:
         if worker is not None:
             worker.terminate()
-            worker.wait(timeout=10)
+            try:
+                worker.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                worker.kill()
         _delete(wiring.client, prefix)
 
 
