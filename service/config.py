@@ -7,6 +7,20 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
+class RateLimits:
+    """Abuse limits (``limits`` notation, e.g. ``30/minute``), per client address or token."""
+
+    create: str = "30/minute"
+    """Match creations without a token, per client address."""
+    actions: str = "300/minute"
+    """Actions per seat token: a person plays a few a minute, a fast bot a few a second."""
+    tickets: str = "60/minute"
+    """Stream tickets per token."""
+    streams: str = "120/minute"
+    """Stream and feed opens per client address."""
+
+
+@dataclass(frozen=True)
 class Settings:
     """``redis_url`` None means the embedded default: in-process fakeredis, jobs in-process."""
 
@@ -14,6 +28,9 @@ class Settings:
     admin_token: str | None = None
     key_prefix: str = "rummy"
     sse_keepalive_ms: int = 15000
+    rate_limits: RateLimits | None = None
+    """None turns them off (the default when built in code, as tests do); ``from_env`` turns
+    them on unless ``RUMMY_RATE_LIMITS=off``."""
     cors_origins: tuple[str, ...] = ("*",)
     """Origins whose pages may call the API (``*``: any; auth is a bearer token, not a
     cookie, so a page on another origin can only act with a token it was given)."""
@@ -30,9 +47,20 @@ class Settings:
             key_prefix=os.environ.get("RUMMY_KEY_PREFIX", "rummy"),
             sse_keepalive_ms=int(os.environ.get("RUMMY_SSE_KEEPALIVE_MS", "15000")),
             cors_origins=_origins(os.environ.get("RUMMY_CORS_ORIGINS", "*")),
+            rate_limits=_limits(),
         )
 
 
 def _origins(text: str) -> tuple[str, ...]:
     """``RUMMY_CORS_ORIGINS``: comma-separated origins, or ``*``; empty allows none."""
     return tuple(origin.strip().rstrip("/") for origin in text.split(",") if origin.strip())
+
+
+def _limits() -> RateLimits | None:
+    """``RUMMY_RATE_LIMITS`` (``on``/``off``) and ``RUMMY_LIMIT_<NAME>`` per limit."""
+    if os.environ.get("RUMMY_RATE_LIMITS", "on").strip().lower() in {"off", "0", "false"}:
+        return None
+    defaults = RateLimits()
+    return RateLimits(**{name: os.environ.get(f"RUMMY_LIMIT_{name.upper()}",
+                                              getattr(defaults, name))
+                         for name in ("create", "actions", "tickets", "streams")})

@@ -22,6 +22,7 @@ from service.api import (
     webhooks,
 )
 from service.api.base import RummyApi
+from service.api.limits import limit_abuse
 from service.bootstrap import bootstrap
 from service.config import Settings
 
@@ -63,6 +64,7 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
                       feed.blp):
         api.register_blueprint(blueprint)
     errors.register(app)
+    limit_abuse(app, wiring.settings)
     return app
 
 

@@ -16,7 +16,7 @@ from service.usecases.matches import MatchService
 HTTP_CODES = {400: "invalid_request", 401: "unauthorized", 403: "forbidden",
               404: "not_found", 405: "method_not_allowed", 409: "version_conflict",
               413: "payload_too_large", 415: "unsupported_media_type",
-              422: "illegal_move", 500: "internal_error"}
+              422: "illegal_move", 429: "rate_limited", 500: "internal_error"}
 
 
 class Parser(FlaskParser):

@@ -55,6 +55,7 @@ class Feed(MethodView):
     @blp.alt_response(400, schema=ErrorSchema)
     @blp.alt_response(401, schema=ErrorSchema)
     @blp.alt_response(403, schema=ErrorSchema)
+    @blp.alt_response(429, schema=ErrorSchema)
     def get(self, query: dict[str, Any]) -> Any:
         """Follow the lifecycle events of the caller's matches.
 
@@ -82,6 +83,7 @@ class FeedTickets(MethodView):
     @blp.doc(security=BEARER)
     @blp.alt_response(401, schema=ErrorSchema)
     @blp.alt_response(403, schema=ErrorSchema)
+    @blp.alt_response(429, schema=ErrorSchema)
     def post(self) -> Any:
         """A ticket for ``GET /v1/feed?ticket=...`` (browsers): the caller's feed, once,
         within 60 seconds."""

@@ -39,7 +39,7 @@ class Matches(MethodView):
     @blp.arguments(MatchCreateSchema)
     @blp.response(201, MatchCreatedSchema)
     @blp.doc(security=ANYONE)
-    @blp.errors(400, 401, 403)
+    @blp.errors(400, 401, 403, 429)
     def post(self, body: dict[str, Any]) -> Any:
         """Create a match and deal its first hand.
 
@@ -102,7 +102,7 @@ class Actions(MethodView):
     @blp.arguments(ActionSchema)
     @blp.response(200, MatchViewSchema)
     @blp.doc(security=BEARER)
-    @blp.errors(400, 401, 403, 404, 409, 422)
+    @blp.errors(400, 401, 403, 404, 409, 422, 429)
     def post(self, headers: dict[str, Any], action: dict[str, Any], match_id: str) -> Any:
         """Play one action for the seat whose token is sent; returns that seat's new view.
 
@@ -162,7 +162,7 @@ def _sse(items: Iterator[dict[str, Any] | None]) -> Iterator[str]:
 class StreamTickets(MethodView):
     @blp.response(201, TicketSchema)
     @blp.doc(security=BEARER)
-    @blp.errors(401, 403, 404)
+    @blp.errors(401, 403, 404, 429)
     def post(self, match_id: str) -> Any:
         """A stream ticket, for browsers: ``GET .../stream?ticket=...`` then streams what
         the token's holder (a seat, or the organiser) may see.
@@ -188,7 +188,7 @@ class Stream(MethodView):
         "204": {"description": "The match is over and every event up to its last was "
                                "sent (`Last-Event-ID`/`after`): nothing more will come, "
                                "so `EventSource` stops reconnecting."}})
-    @blp.errors(400, 401, 404)
+    @blp.errors(400, 401, 404, 429)
     def get(self, query: dict[str, Any], match_id: str) -> Any:
         """Follow the match live: new events for the caller, redacted.
 

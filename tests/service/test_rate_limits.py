@@ -1,0 +1,92 @@
+"""Abuse limits: 429 with Retry-After once a client passes a limit, RateLimit-* headers on
+every limited route, and room enough for real play with the defaults."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.api.app import create_app
+from service.config import RateLimits, Settings
+from tests.conftest import REAL_REDIS_URL
+from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer, create
+from tests.service.test_matches_api import DECK, act
+
+TIGHT = RateLimits(create="2/minute", actions="3/minute", tickets="2/minute",
+                   streams="2/minute")
+GIN = {"variant": "gin", "players": [{"name": "A"}, {"name": "B"}]}
+
+
+def limited_app(request, redis_client, key_prefix, limits: RateLimits):
+    """The app with limits; counters in the real Redis on that backend, else in memory."""
+    real = request.node.callspec.params["redis_backend"] == "real_redis"
+    settings = Settings(redis_url=REAL_REDIS_URL if real else None, admin_token=ADMIN,
+                        key_prefix=key_prefix, rate_limits=limits)
+    return create_app(settings, client=redis_client, jobs_inline=True)
+
+
+@pytest.fixture
+def tight(request, redis_client, key_prefix):
+    return limited_app(request, redis_client, key_prefix, TIGHT).test_client()
+
+
+def refused_properly(answer) -> None:
+    assert answer.status_code == 429, answer.get_data(as_text=True)
+    assert answer.json["code"] == "rate_limited"
+    assert int(answer.headers["Retry-After"]) > 0
+    assert answer.headers["RateLimit-Remaining"] == "0"
+
+
+def test_anonymous_creation_is_limited_per_address(tight):
+    first = tight.post("/v1/matches", json=GIN)
+    assert first.status_code == 201 and first.headers["RateLimit-Limit"] == "2"
+    assert tight.post("/v1/matches", json=GIN).status_code == 201
+    refused_properly(tight.post("/v1/matches", json=GIN))
+    assert tight.post("/v1/matches", json=GIN, headers=ADMIN_AUTH).status_code == 201
+
+
+def test_actions_are_limited_per_token(tight):
+    match = create(tight, DECK)
+    assert act(tight, match, 1, {"type": "pass"}).status_code == 200
+    assert act(tight, match, 0, {"type": "pass"}).status_code == 200
+    assert act(tight, match, 1, {"type": "draw", "source": "stock"}).status_code == 200
+    assert act(tight, match, 1, {"type": "knock", "discard": "5S"}).status_code == 200
+    refused_properly(act(tight, match, 1, {"type": "discard", "card": "AH"}))  # Bob's 4th
+    assert act(tight, match, 0, {"type": "pass"}).status_code == 200  # Ann has her own budget
+    assert tight.get(f"/v1/matches/{match['id']}").status_code == 200  # reads are not
+
+
+def test_tickets_and_stream_opens_are_limited(tight):
+    match = create(tight, DECK)
+    token = bearer(match["seats"][0]["token"])
+    url = f"/v1/matches/{match['id']}"
+    for _ in range(2):
+        assert tight.post(url + "/stream-tickets", headers=token).status_code == 201
+    refused_properly(tight.post(url + "/stream-tickets", headers=token))
+    for _ in range(2):
+        tight.get(url + "/stream?after=100").close()
+    refused_properly(tight.get(url + "/stream?after=100"))
+
+
+def test_the_defaults_leave_room_for_a_whole_quick_game(request, redis_client, key_prefix):
+    client = limited_app(request, redis_client, key_prefix, RateLimits()).test_client()
+    match = client.post("/v1/matches", json={**GIN, "options": {"target": 10}}).json
+    tokens = [seat["token"] for seat in match["seats"]]
+    url = f"/v1/matches/{match['id']}"
+    for _ in range(2000):
+        view = client.get(url).json
+        if view["phase"] == "complete":
+            break
+        seat = view["turn"]
+        legal = client.get(url, headers=bearer(tokens[seat])).json["legal_actions"]
+        enders = [a for a in legal if a["type"] in ("knock", "big_gin")]
+        answer = act(client, match, seat, (enders or legal)[0])
+        assert answer.status_code == 200, answer.json
+    assert client.get(url).json["phase"] == "complete"
+
+
+def test_the_limits_come_from_the_environment(monkeypatch):
+    monkeypatch.setenv("RUMMY_LIMIT_ACTIONS", "10/second")
+    assert Settings.from_env().rate_limits == RateLimits(actions="10/second")
+    monkeypatch.setenv("RUMMY_RATE_LIMITS", "off")
+    assert Settings.from_env().rate_limits is None
+    assert Settings().rate_limits is None  # built in code (tests, tools): off
