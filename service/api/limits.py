@@ -4,7 +4,9 @@ client address, actions and stream tickets per token.
 Counters live in the same Redis as the matches (``{prefix}:limits:...``), so every API
 process shares them; embedded mode counts in memory. A refused request gets 429
 ``rate_limited`` with ``Retry-After``; every limited route answers with ``RateLimit-Limit``,
-``RateLimit-Remaining`` and ``RateLimit-Reset``. Behind a reverse proxy, make the proxy's
+``RateLimit-Remaining`` and ``RateLimit-Reset``. While Redis does not answer, requests are
+let through unlimited (they then get 503 ``store_unavailable`` from the store, never a 500
+from the limiter). Behind a reverse proxy, make the proxy's
 client address the request's (``werkzeug.middleware.proxy_fix.ProxyFix``), or every
 client counts as the proxy.
 """
@@ -45,7 +47,8 @@ def limit_abuse(app: Flask, settings: Settings) -> None:
     limiter = Limiter(get_remote_address, app=app, headers_enabled=True,
                       header_name_mapping=HEADERS, retry_after="delta-seconds",
                       storage_uri=settings.redis_url or "memory://",
-                      key_prefix=f"{settings.key_prefix}:limits", strategy="moving-window")
+                      key_prefix=f"{settings.key_prefix}:limits", strategy="moving-window",
+                      swallow_errors=True)
     views = app.view_functions
 
     def limit(endpoint: str, value: str, methods: list[str], **options: Any) -> None:
