@@ -8,13 +8,9 @@ jobs any more (``workers.reconciler`` runs them from the work index); ``run_scor
 
 from __future__ import annotations
 
-from domain.steps import pending_step
 from service.usecases.audit import run_verification
-from service.usecases.commands import RunStep
+from service.usecases.system_steps import run_due_steps
 from workers.context import wiring_for
-
-MAX_STEPS = 4
-"""A step may leave the match awaiting another (the last hand's score, then its bonuses)."""
 
 
 def run_replay(match_id: str, verification_id: str, prefix: str = "rummy") -> bool:
@@ -24,14 +20,7 @@ def run_replay(match_id: str, verification_id: str, prefix: str = "rummy") -> bo
 
 def run_scoring(match_id: str, prefix: str = "rummy", inline: bool = False) -> int:
     """A step job queued by an earlier release: run the steps the match awaits, if any."""
-    runner = wiring_for(prefix).runner
-    appended = 0
-    for _ in range(MAX_STEPS):
-        outcome = runner.run(match_id, RunStep())
-        appended += len(outcome.appended)
-        if pending_step(outcome.match.variant, outcome.match.state) is None:
-            break
-    return appended
+    return run_due_steps(wiring_for(prefix).runner, match_id)[1]
 
 
 run_bonuses = run_scoring

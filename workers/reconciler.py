@@ -27,9 +27,9 @@ import redis
 from domain.steps import pending_step
 from service.adapters.work import CLOCKS, STEPS, WorkIndex
 from service.usecases.clocks import Clocks
-from service.usecases.commands import RunStep
 from service.usecases.errors import NotFound
 from service.usecases.runner import CommandRunner
+from service.usecases.system_steps import run_due_steps
 from workers.scheduling import promote_due_jobs
 
 log = logging.getLogger("rummy.reconciler")
@@ -40,7 +40,6 @@ BATCH = 20
 """Matches claimed at once: small, so that several workers share a burst."""
 INTERVAL_S = 0.5
 """The longest an idle reconciler sleeps: its poll, should a wake-up be lost."""
-MAX_STEPS = 4
 BACKOFF_S = (0.5, 1.0, 2.0, 5.0, 10.0)
 
 
@@ -87,11 +86,9 @@ class Reconciler:
                           kind, match_id, LEASE_S)
 
     def _step(self, match_id: str, lease: float) -> None:
-        for _ in range(MAX_STEPS):
-            match = self.runner.run(match_id, RunStep()).match
-            if pending_step(match.variant, match.state) is None:
-                self.index.release(STEPS, match_id, lease)
-                return
+        match, _ = run_due_steps(self.runner, match_id)
+        if pending_step(match.variant, match.state) is None:
+            self.index.release(STEPS, match_id, lease)
 
     def _clock(self, match_id: str, lease: float) -> None:
         self.clocks.time_out(match_id, now=self._now())

@@ -407,15 +407,6 @@ class RedisEventStore:
         ids = self._client.zrevrange(self._index_key(), start, start + limit - 1)
         return [_text(match_id) for match_id in ids]
 
-
-    def idempotency_record(self, match_id: str, key: str) -> tuple[int, str] | None:
-        """(version after the first append, fingerprint) for a used idempotency key."""
-        raw = self._client.hget(self._key(match_id, "idem"), key)
-        if raw is None:
-            return None
-        version, _, fingerprint = _text(raw).partition("|")
-        return int(version), fingerprint
-
     def idempotency_outcome(self, match_id: str, key: str) -> Recorded | None:
         """What the first request with this key ended in: events appended, or a refusal."""
         appended, refused = self._client.hmget(self._key(match_id, "idem"), key,
@@ -442,9 +433,6 @@ class RedisEventStore:
 
     def release_idempotency(self, match_id: str, key: str) -> None:
         self._client.delete(self._key(match_id, _CLAIM + key))
-
-    def idempotency_claimed(self, match_id: str, key: str) -> bool:
-        return bool(self._client.exists(self._key(match_id, _CLAIM + key)))
 
     @property
     def client(self) -> redis.Redis:

@@ -8,6 +8,7 @@ configuration. Another organiser's match does not exist for an organiser (404).
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable, Mapping
 
 from domain.viewer import Viewer
 from service.adapters.auth import TokenIndex, same_secret, token_hash
@@ -22,12 +23,13 @@ class Access:
     """Authorisation of callers against matches; caches what never changes (token
     hashes and owners of a match)."""
 
-    def __init__(self, store: RedisEventStore, admin_token: str | None) -> None:
+    def __init__(self, store: RedisEventStore, admin_token: str | None,
+                 meta: Callable[[str], Mapping[str, str] | None]) -> None:
         self.store = store
+        self._meta = meta
         self._admin_token = admin_token
         self._tokens = TokenIndex(store.client, store.prefix)
         self.organisers = OrganiserKeys(store.client, store.prefix)
-        self._owner_cache: dict[str, str] = {}
         self._token_cache: dict[str, list[str]] = {}
 
     def register(self, match_id: str, seat_hashes: dict[str, int]) -> None:
@@ -74,18 +76,8 @@ class Access:
 
     def owner_of(self, match_id: str) -> str | None:
         """The organiser id that created the match ("" for none; None when unknown)."""
-        if not storable(match_id):
-            return None
-        owner = self._owner_cache.get(match_id)
-        if owner is None:
-            meta = self.store.meta(match_id)
-            if meta is None:
-                return None
-            owner = meta.get("owner", "")
-            if len(self._owner_cache) > 16 * CACHE_SIZE:
-                self._owner_cache.clear()
-            self._owner_cache[match_id] = owner
-        return owner
+        meta = self._meta(match_id)
+        return None if meta is None else meta.get("owner", "")
 
     def seat_of(self, match_id: str, token: str) -> int | None:
         digest = token_hash(token)

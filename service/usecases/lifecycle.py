@@ -65,11 +65,11 @@ class Notifier:
         self.dispatch = dispatch
 
     def notify(self, match_id: str, events: Sequence[StoredEvent],
-               scores: Sequence[int] | None = None) -> None:
+               scores: Sequence[int]) -> None:
         """Publish the lifecycle events among ``events`` to the owner's feed and webhooks.
 
-        ``scores``: the running totals after ``events``, when the caller knows them (a hand
-        score's message carries them; otherwise they are summed from the log).
+        ``scores``: the running totals after ``events`` (a hand score's message carries
+        them), from the state the runner folded: no read of the log.
         """
         lifecycle = [event for event in events if event.type in KIND_OF]
         if not lifecycle:
@@ -83,7 +83,7 @@ class Notifier:
 
 def _publish(store: RedisEventStore, match_id: str, meta: Mapping[str, str],
              events: Sequence[StoredEvent], dispatch: Dispatch,
-             scores: Sequence[int] | None = None) -> None:
+             scores: Sequence[int]) -> None:
     owner = meta.get("owner", "")
     if not owner:
         return
@@ -92,7 +92,7 @@ def _publish(store: RedisEventStore, match_id: str, meta: Mapping[str, str],
     webhooks = hooks.all(owner) if _live(client, prefix, owner) else []
     refs: list[DeliveryRef] = []
     for event in events:
-        message = lifecycle_message(store, match_id, meta, event, scores)
+        message = lifecycle_message(match_id, meta, event, scores)
         body = json.dumps(message, separators=(",", ":"), sort_keys=True)
         client.xadd(feed_key(prefix, owner), {"message": body}, maxlen=FEED_MAXLEN,
                     approximate=True)
@@ -113,29 +113,17 @@ def _live(client: redis.Redis, prefix: str, owner: str) -> bool:
     return organiser is not None and organiser.revoked_at is None
 
 
-def lifecycle_message(store: RedisEventStore, match_id: str, meta: Mapping[str, str],
-                      event: StoredEvent,
-                      scores: Sequence[int] | None = None) -> dict[str, Any]:
+def lifecycle_message(match_id: str, meta: Mapping[str, str], event: StoredEvent,
+                      scores: Sequence[int]) -> dict[str, Any]:
     """The message organisers get for one lifecycle event."""
     kind = KIND_OF[event.type]
     data = {key: event.data[key] for key in _SUMMARY_FIELDS[kind] if key in event.data}
     if kind == "hand_scored" and "scores" not in data:
-        data["scores"] = (list(scores) if scores is not None
-                          else _scores_after(store, match_id, event))
+        data["scores"] = list(scores)
     return {"id": f"{match_id}-{event.version}", "kind": kind, "match_id": match_id,
             "version": event.version, "ts": event.ts, "owner": meta.get("owner", ""),
             "tags": _tags(meta), "external_id": meta.get("external_id") or None,
             "data": data}
-
-
-def _scores_after(store: RedisEventStore, match_id: str, event: StoredEvent) -> list[int]:
-    """Running totals after a hand: the sum of every ``HandScored``'s points (the
-    variants' ``evolve`` adds them up the same way)."""
-    totals = [0] * len(event.data.get("points", []))
-    for stored in store.read(match_id, until=event.version):
-        if stored.type == HAND_SCORED.name:
-            totals = [t + p for t, p in zip(totals, stored.data.get("points", []), strict=False)]
-    return totals
 
 
 def _tags(meta: Mapping[str, str]) -> list[str]:

@@ -44,7 +44,6 @@ from service.usecases.repository import Loaded
 from service.usecases.runner import CommandRunner, Idempotency, command_id
 from service.usecases.tickets import StreamTickets
 
-CACHE_SIZE = 512
 ORGANISER_FIELDS = ("seed", "deck", "dice")
 
 
@@ -113,10 +112,9 @@ class MatchService:
         self.repository = runner.repository
         self.store = runner.store
         self.work = work
-        self.access = Access(self.store, admin_token)
+        self.access = Access(self.store, admin_token, self.repository.meta)
         self.organisers = self.access.organisers
         self._reports = VerificationReports(self.store)
-        self._info_cache: dict[str, MatchInfo] = {}
         self.index = MatchIndex(self.store.client, self.store.prefix)
         self.tickets = StreamTickets(TicketStore(self.store.client, self.store.prefix),
                                      self.access)
@@ -208,19 +206,9 @@ class MatchService:
                            "token": tokens[seat]} for seat, name in enumerate(new.names)]}
 
     def info(self, match_id: str) -> MatchInfo | None:
-        """A match's fixed metadata (cached: it never changes); None when unknown."""
-        if not storable(match_id):
-            return None
-        info = self._info_cache.get(match_id)
-        if info is None:
-            meta = self.store.meta(match_id)
-            if meta is None:
-                return None
-            info = MatchInfo.from_meta(match_id, meta)
-            if len(self._info_cache) > 16 * CACHE_SIZE:
-                self._info_cache.clear()
-            self._info_cache[match_id] = info
-        return info
+        """A match's fixed metadata (the repository's cached meta); None when unknown."""
+        meta = self.repository.meta(match_id)
+        return None if meta is None else MatchInfo.from_meta(match_id, meta)
 
     # --- reading -----------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from domain.clocks import Clock, track
@@ -62,7 +62,6 @@ class ReadStats:
     reads: int = 0
     events: int = 0
     evolves: int = 0
-    by_match: dict[str, int] = field(default_factory=dict)
 
 
 def not_found(match_id: str) -> NotFound:

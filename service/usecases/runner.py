@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -122,7 +122,7 @@ class CommandRunner:
             if result.replayed:
                 return Outcome(match, replayed=result.version)
             after = self.repository.saved(match_id, decided, result.events)
-            self.notifier.notify(match_id, result.events, getattr(after.state, "scores", None))
+            self.notifier.notify(match_id, result.events, after.state.scores)
             self.follow_up.after(match_id, after)
             return Outcome(after, result.events)
         raise Conflict("version_conflict", "the match kept changing; re-read and retry")
@@ -202,6 +202,3 @@ def command_id(prefix: str, key: str | None = None) -> str:
     """A command id for the log: the idempotency key when there is one, else a fresh id."""
     return f"{prefix}:{key or uuid.uuid4().hex}"
 
-
-def appended_of(outcomes: Sequence[Outcome]) -> tuple[StoredEvent, ...]:
-    return tuple(event for outcome in outcomes for event in outcome.appended)

@@ -69,11 +69,21 @@ def test_a_step_run_twice_records_one_result(client, wiring):
     assert wiring.index.pending(STEPS) == 0
 
 
-def test_reads_do_not_drive_work(client, wiring):
+def written(redis_client, key_prefix) -> dict[str, object]:
+    """Every key the app or RQ may write, with what it holds (sorted sets with scores)."""
+    keys = [*redis_client.scan_iter(match=f"*{key_prefix}*"), *redis_client.scan_iter("rq:*")]
+    return {key: (redis_client.zrange(key, 0, -1, withscores=True)
+                  if redis_client.type(key) == b"zset" else redis_client.type(key))
+            for key in keys}
+
+
+def test_reads_change_nothing(client, redis_client, key_prefix, wiring):
     match = knocked(client)
+    redis_client.delete(f"{key_prefix}:work:wake")  # the knock's wake-up, gone
+    before = written(redis_client, key_prefix)
     for path in ("", "/events", "/state?at=3", "/export"):
-        client.get(f"/v1/matches/{match['id']}{path}")
-    assert "HandScored" not in types(client, match)
+        assert client.get(f"/v1/matches/{match['id']}{path}").status_code == 200
+    assert written(redis_client, key_prefix) == before  # no job, no mark, no wake-up
 
 
 def test_a_lost_wake_up_costs_only_the_poll(client, redis_client, wiring):
