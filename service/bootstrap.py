@@ -87,6 +87,6 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
         work.steps = runner
         work.verifier = lambda match_id, verification_id: run_verification(
             repository, match_id, verification_id)
-    matches = MatchService(runner, work, settings.admin_token)
+    matches = MatchService(runner, work, settings.admin_token, settings.lobby_ttl_s)
     return Wiring(settings, client, store, repository, runner, clocks, matches, work, index,
                   in_process)

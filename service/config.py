@@ -31,6 +31,8 @@ class Settings:
     rate_limits: RateLimits | None = None
     """None turns them off (the default when built in code, as tests do); ``from_env`` turns
     them on unless ``RUMMY_RATE_LIMITS=off``."""
+    lobby_ttl_s: int = 24 * 3600
+    """How long a match with open seats waits for its next claim before it is dropped."""
     cors_origins: tuple[str, ...] = ("*",)
     """Origins whose pages may call the API (``*``: any; auth is a bearer token, not a
     cookie, so a page on another origin can only act with a token it was given)."""
@@ -47,6 +49,7 @@ class Settings:
             key_prefix=os.environ.get("RUMMY_KEY_PREFIX", "rummy"),
             sse_keepalive_ms=int(os.environ.get("RUMMY_SSE_KEEPALIVE_MS", "15000")),
             cors_origins=_origins(os.environ.get("RUMMY_CORS_ORIGINS", "*")),
+            lobby_ttl_s=int(os.environ.get("RUMMY_LOBBY_TTL_S", str(24 * 3600))),
             rate_limits=_limits(),
         )
 

@@ -33,7 +33,12 @@ class TokenIndex:
         self._key = f"{prefix}:tokens"
 
     def register(self, match_id: str, seats: dict[str, int]) -> None:
+        if not seats:
+            return
         self._client.hset(self._key, mapping={h: f"{match_id}:{seat}" for h, seat in seats.items()})
+
+    def forget(self, digest: str) -> None:
+        self._client.hdel(self._key, digest)
 
     def owner(self, digest: str) -> tuple[str, int] | None:
         raw = self._client.hget(self._key, digest)

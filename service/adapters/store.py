@@ -122,6 +122,18 @@ class Recorded:
 
 
 @dataclass(frozen=True)
+class SeatClaim:
+    """What ``claim_seat`` did: ``status`` is one of store_scripts' ``NO_LOBBY``,
+    ``NOT_OPEN``, ``TAKEN``, ``NEED_START``, ``CLAIMED`` (``open_seats`` left) or
+    ``STARTED`` (the match now exists at ``version``)."""
+
+    status: int
+    open_seats: int | None = None
+    version: int = 0
+    events: tuple[StoredEvent, ...] = ()
+
+
+@dataclass(frozen=True)
 class AppendResult:
     """Outcome of create/append; a replayed idempotency key reports the first version."""
 
@@ -236,6 +248,8 @@ class RedisEventStore:
         self._create_script = client.register_script(scripts.CREATE)
         self._append_script = client.register_script(scripts.APPEND)
         self._update_meta_script = client.register_script(scripts.UPDATE_META)
+        self._claim_script = client.register_script(scripts.CLAIM)
+        self._rotate_script = client.register_script(scripts.ROTATE)
         self._block_slice_ms = _block_slice_ms(client)
 
     # -- keys -------------------------------------------------------------------------------
@@ -282,6 +296,51 @@ class RedisEventStore:
         # Derived index, outside the per-match script (cluster-safe); rebuildable if lost.
         self._client.zadd(self._index_key(), {match_id: now})
         return AppendResult(version=len(stored), events=tuple(stored))
+
+    def claim_seat(
+        self,
+        match_id: str,
+        seat: int,
+        token_hash: str,
+        fields: Mapping[str, str],
+        lobby_ttl_s: int,
+        start: tuple[Sequence[NewEvent], Mapping[str, str]] | None = None,
+    ) -> SeatClaim:
+        """Claim an open seat of a waiting match (its ``lobby`` hash) in one script.
+
+        ``start`` (the first events and the meta) is sent by a caller who read this seat as
+        the last open one: the match is then created in the same script, with every seat's
+        token hash taken from the lobby, and the lobby is deleted. A claim that turns out
+        to be the last without ``start`` changes nothing and says ``NEED_START``.
+        """
+        keys = [self._key(match_id, suffix) for suffix in ("lobby", "events", "meta")]
+        args = [str(seat), token_hash, str(lobby_ttl_s), str(len(fields)),
+                *(item for pair in fields.items() for item in pair)]
+        stored: list[StoredEvent] = []
+        if start is None:
+            args.append("0")
+        else:
+            events, meta = start
+            pairs = _check_meta(meta)
+            stored = _chain(events, 0, GENESIS_HASH, f"create:{match_id}", self._now())
+            last_hash = stored[-1].hash if stored else GENESIS_HASH
+            args += ["1", str(len(stored)), last_hash, str(len(pairs) // 2), *pairs,
+                     str(len(stored)), *_encode(stored)]
+        reply = self._claim_script(keys=keys, args=args)
+        status = int(reply[0])
+        if status == scripts.STARTED:
+            self._client.zadd(self._index_key(), {match_id: stored[0].ts if stored else 0})
+            return SeatClaim(status, version=len(stored), events=tuple(stored))
+        if status == EXISTS:
+            raise MatchExists(match_id)
+        return SeatClaim(status, open_seats=int(reply[1]) if len(reply) > 1 else None)
+
+    def rotate_seat_token(self, match_id: str, seat: int, token_hash: str) -> str | None:
+        """Replace a seat's token hash (in the meta, or the lobby of a waiting match);
+        returns the old hash, None when the seat has no token (open, or no such seat)."""
+        keys = [self._key(match_id, "lobby"), self._key(match_id, "meta")]
+        old = _text(self._rotate_script(keys=keys, args=[str(seat), token_hash]))
+        return old or None
 
     def append(
         self,

@@ -66,3 +66,61 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1
 """
+
+NO_LOBBY, NOT_OPEN, TAKEN, NEED_START, CLAIMED, STARTED = range(10, 16)
+
+# KEYS: lobby, events, meta. ARGV: seat, token hash, lobby ttl (s), field pair count,
+# field pairs..., then "1" and CREATE's arguments when the caller read this seat as the
+# last open one (else "0"). Claiming the last seat starts the match in the same script:
+# the claim and the first events land together or not at all. Token hashes and the
+# creator's are copied from the lobby itself, so a rotation made meanwhile is kept.
+CLAIM = (
+    _XADD_EVENTS
+    + """
+if redis.call('EXISTS', KEYS[1]) == 0 then return {10} end
+local seat = ARGV[1]
+if redis.call('HGET', KEYS[1], 'seat:' .. seat) ~= 'open' then return {11} end
+if redis.call('HEXISTS', KEYS[1], 'token:' .. seat) == 1 then return {12} end
+local open = tonumber(redis.call('HGET', KEYS[1], 'open'))
+local nfields = tonumber(ARGV[4])
+local at = 5 + 2 * nfields
+if open == 1 and ARGV[at] ~= '1' then return {13} end
+if open == 1 and redis.call('EXISTS', KEYS[2], KEYS[3]) > 0 then return {5} end
+redis.call('HSET', KEYS[1], 'token:' .. seat, ARGV[2])
+if nfields > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 5, 4 + 2 * nfields)) end
+if open > 1 then
+  redis.call('HINCRBY', KEYS[1], 'open', -1)
+  redis.call('EXPIRE', KEYS[1], ARGV[3])
+  return {14, open - 1}
+end
+local npairs = tonumber(ARGV[at + 3])
+redis.call('HSET', KEYS[3], '_version', ARGV[at + 1], '_last_hash', ARGV[at + 2])
+if npairs > 0 then
+  redis.call('HSET', KEYS[3], unpack(ARGV, at + 4, at + 3 + 2 * npairs))
+end
+local lobby = redis.call('HGETALL', KEYS[1])
+for i = 1, #lobby, 2 do
+  local field = lobby[i]
+  if string.sub(field, 1, 6) == 'token:' or field == 'creator' then
+    redis.call('HSET', KEYS[3], field, lobby[i + 1])
+  end
+end
+xadd_events(KEYS[2], at + 5 + 2 * npairs, tonumber(ARGV[at + 4 + 2 * npairs]))
+redis.call('DEL', KEYS[1])
+return {15, tonumber(ARGV[at + 1])}
+"""
+)
+
+# KEYS: lobby, meta. ARGV: seat, new token hash. The seat's token lives in the match's
+# meta once it started, in the lobby before; replies the old hash ("" when the seat has
+# no token: open, or no such seat or match).
+ROTATE = """
+for _, key in ipairs(KEYS) do
+  local old = redis.call('HGET', key, 'token:' .. ARGV[1])
+  if old then
+    redis.call('HSET', key, 'token:' .. ARGV[1], ARGV[2])
+    return old
+  end
+end
+return ''
+"""

@@ -17,6 +17,7 @@ from service.api import (
     health,
     matches,
     organisers,
+    seats,
     tournaments,
     variants,
     webhooks,
@@ -35,8 +36,9 @@ API_SPEC = {
     "OPENAPI_URL_PREFIX": "/",
     "OPENAPI_JSON_PATH": "openapi.json",
     "API_SPEC_OPTIONS": {
-        "info": {"description": "Referees Gin Rummy over HTTP. Every move is an immutable "
-                                "event in the match's Redis stream."},
+        "info": {"description": "Referees Gin Rummy, Gem Rummy and two-deck Rummy/Rami "
+                                "over HTTP. Every move is an immutable event in the match's "
+                                "Redis stream."},
         "components": {"securitySchemes": {"bearerAuth": {
             "type": "http", "scheme": "bearer",
             "description": "A seat token (from match creation) or the organiser token "
@@ -59,7 +61,7 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
     app.extensions["rummy_wiring"] = wiring
     allow_browsers(app, wiring.settings.cors_origins)
     api = RummyApi(app)
-    for blueprint in (health.blp, variants.blp, matches.blp, audit.blp, organisers.blp,
+    for blueprint in (health.blp, variants.blp, matches.blp, seats.blp, audit.blp, organisers.blp,
                       tournaments.batches, tournaments.results, controls.blp, webhooks.blp,
                       feed.blp):
         api.register_blueprint(blueprint)

@@ -111,14 +111,27 @@ def tags_field(description: str) -> fields.List:
 
 
 class PlayerSchema(Schema):
-    name = fields.String(required=True,
-                         validate=[validate.Length(min=1, max=64), unicode_text])
+    name = fields.String(validate=[validate.Length(min=1, max=64), unicode_text], metadata={
+        "description": "Required for a named seat; an open seat's player gives it when "
+                       "claiming"})
+    open = fields.Boolean(load_default=False, metadata={
+        "description": "An open seat: anybody may claim it (POST .../seats/{n}/claim); the "
+                       "match waits, dealing nothing, until every seat is taken"})
     entropy = fields.String(allow_none=True, validate=[validate.Length(max=256), unicode_text],
                             metadata={"description": "Optional client entropy, public, mixed "
                                       "into every hand seed (see docs/fairness.md)"})
     external_id = fields.String(allow_none=True, validate=[validate.Length(min=1, max=128),
                                                            printable_text], metadata={
         "description": "Optional: the player's id in the caller's system (shown in views)"})
+
+    @validates_schema
+    def _named_or_open(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if data["open"] and any(data.get(f) is not None for f in ("name", "entropy",
+                                                                  "external_id")):
+            raise ValidationError("an open seat has no player yet: its player gives "
+                                  "name, entropy and external_id when claiming it", "open")
+        if not data["open"] and data.get("name") is None:
+            raise ValidationError("a named seat needs its player's name", "name")
 
 
 class MatchCreateSchema(Schema):
@@ -143,6 +156,10 @@ class MatchCreateSchema(Schema):
         "description": "Organiser only (gem): the first hand's two dice", "example": [3, 4]})
     clock = fields.Nested(ClockSchema, allow_none=True, metadata={
         "description": "Optional match clock; its deadlines are in every view"})
+    invite_code = fields.String(allow_none=True, validate=[validate.Length(min=4, max=64),
+                                                          printable_text], metadata={
+        "description": "With open seats only: claiming one needs this code (kept hashed); "
+                       "the lobby lists the match as invite_only"})
 
 
 class DuplicateSchema(Schema):
@@ -164,16 +181,54 @@ class MatchMetadata(Schema):
 
 class SeatTokenSchema(Schema):
     seat = fields.Integer(required=True)
-    name = fields.String(required=True)
+    name = fields.String(required=True, allow_none=True, metadata={
+        "description": "null for an open seat"})
     external_id = fields.String(allow_none=True)
-    token = fields.String(required=True, metadata={
-        "description": "Bearer token of this seat; shown only once"})
+    open = fields.Boolean(metadata={"description": "An open seat, waiting to be claimed"})
+    token = fields.String(required=True, allow_none=True, metadata={
+        "description": "Bearer token of this seat; shown only once (null for an open seat)"})
 
 
 class MatchCreatedSchema(MatchMetadata):
     id = fields.String(required=True)
     version = fields.Integer(required=True)
+    status = fields.String(required=True, metadata={
+        "description": "started (the first hand is dealt) or waiting (open seats to claim)"})
+    creator_token = fields.String(required=True, metadata={
+        "description": "Shown only once: lets the creator replace a seat's token "
+                       "(POST .../seats/{n}/token); it is no seat's token"})
     seats = fields.List(fields.Nested(SeatTokenSchema), required=True)
+
+
+class ClaimSchema(Schema):
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=64),
+                                                  unicode_text])
+    entropy = fields.String(allow_none=True, validate=[validate.Length(max=256), unicode_text],
+                            metadata={"description": "Optional client entropy, public, mixed "
+                                      "into every hand seed (see docs/fairness.md)"})
+    external_id = fields.String(allow_none=True, validate=[validate.Length(min=1, max=128),
+                                                           printable_text])
+    invite_code = fields.String(allow_none=True, validate=validate.Length(max=64), metadata={
+        "description": "The match's invite code, when its creator set one"})
+
+
+class ClaimedSeatSchema(Schema):
+    id = fields.String(required=True, metadata={"description": "The match"})
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
+    external_id = fields.String(allow_none=True)
+    token = fields.String(required=True, metadata={
+        "description": "Bearer token of this seat; shown only once"})
+    started = fields.Boolean(required=True, metadata={
+        "description": "Whether this claim took the last open seat and dealt the first hand"})
+    version = fields.Integer(required=True, metadata={"description": "The match's version"})
+    open_seats = fields.Integer(required=True, metadata={"description": "Seats still open"})
+
+
+class RotatedTokenSchema(Schema):
+    seat = fields.Integer(required=True)
+    token = fields.String(required=True, metadata={
+        "description": "The seat's new bearer token; the old one is refused from now on"})
 
 
 # --- views -------------------------------------------------------------------------------
@@ -192,7 +247,10 @@ class MeldSchema(Schema):
 
 class SeatSummarySchema(Schema):
     seat = fields.Integer(required=True)
-    name = fields.String(required=True)
+    name = fields.String(required=True, allow_none=True, metadata={
+        "description": "null for an open seat of a waiting match"})
+    open = fields.Boolean(metadata={
+        "description": "Waiting matches: whether the seat is still open to claim"})
     external_id = fields.String(allow_none=True, metadata={
         "description": "The player's external id, as given at creation"})
     hand_count = fields.Integer(required=True)
@@ -373,12 +431,19 @@ class MatchViewSchema(MatchMetadata):
     version = fields.Integer(required=True, metadata={
         "description": "Number of events so far; send it back as If-Match"})
     phase = fields.String(required=True, metadata={
-        "description": "upcard, draw, discard, scoring, completing, complete or aborted "
+        "description": "waiting (open seats to claim, nothing dealt), "
+                       "upcard, draw, discard, scoring, completing, complete or aborted "
                        "(voided by the organiser); rummy/rami have play (drawn: lay down, "
                        "lay off, exchange, discard) for discard"})
     awaiting = fields.String(allow_none=True, metadata={
         "description": "scoring or bonuses while a background job has yet to record the result"})
-    dealer = fields.Integer(required=True)
+    dealer = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "null while the match waits for players"})
+    open_seats = fields.Integer(metadata={
+        "description": "Waiting matches: how many seats are still open"})
+    invite_only = fields.Boolean(metadata={
+        "description": "Waiting matches: whether claiming a seat needs the invite code"})
+    created_at = fields.Float(metadata={"description": "Waiting matches: epoch seconds"})
     turn = fields.Integer(allow_none=True, required=True)
     hand_number = fields.Integer(required=True)
     knock_limit = fields.Integer(metadata={"description": "This hand's knock limit"})
@@ -559,3 +624,16 @@ class OrganiserCreatedSchema(OrganiserSchema):
 
 class OrganiserListSchema(Schema):
     organisers = fields.List(fields.Nested(OrganiserSchema), required=True)
+
+
+class LobbyQuerySchema(Schema):
+    variant = fields.String(metadata={"description": "Only matches of this variant"})
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+    cursor = fields.String(validate=validate.Length(min=1, max=16), metadata={
+        "description": "next_cursor of the previous page"})
+
+
+class LobbySchema(Schema):
+    matches = fields.List(fields.Nested(MatchViewSchema), required=True, metadata={
+        "description": "Matches waiting for players (phase waiting), newest first"})
+    next_cursor = fields.String(required=True, allow_none=True)

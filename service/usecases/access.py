@@ -12,29 +12,33 @@ from collections.abc import Callable, Mapping
 
 from domain.viewer import Viewer
 from service.adapters.auth import TokenIndex, same_secret, token_hash
+from service.adapters.lobby import Waiting
 from service.adapters.organisers import ADMIN, OrganiserKeys
 from service.adapters.store import RedisEventStore
 from service.usecases.errors import Forbidden, NotFound, Unauthenticated, not_allowed, storable
 
-CACHE_SIZE = 512
-
 
 class Access:
-    """Authorisation of callers against matches; caches what never changes (token
-    hashes and owners of a match)."""
+    """Authorisation of callers against matches."""
 
     def __init__(self, store: RedisEventStore, admin_token: str | None,
-                 meta: Callable[[str], Mapping[str, str] | None]) -> None:
+                 meta: Callable[[str], Mapping[str, str] | None],
+                 waiting: Callable[[str], Waiting | None]) -> None:
         self.store = store
         self._meta = meta
+        self._waiting = waiting
         self._admin_token = admin_token
         self._tokens = TokenIndex(store.client, store.prefix)
         self.organisers = OrganiserKeys(store.client, store.prefix)
-        self._token_cache: dict[str, list[str]] = {}
 
     def register(self, match_id: str, seat_hashes: dict[str, int]) -> None:
         """Index a new match's seat tokens (to tell another match's token from none)."""
         self._tokens.register(match_id, seat_hashes)
+
+    def replace(self, match_id: str, seat: int, old_hash: str, new_hash: str) -> None:
+        """Re-index a rotated seat token: the old one becomes no token at all (401)."""
+        self._tokens.forget(old_hash)
+        self._tokens.register(match_id, {new_hash: seat})
 
     def viewer(self, match_id: str, token: str | None) -> Viewer:
         """Who is asking: the public (no token), the organiser who owns the match (or the
@@ -77,7 +81,21 @@ class Access:
     def owner_of(self, match_id: str) -> str | None:
         """The organiser id that created the match ("" for none; None when unknown)."""
         meta = self._meta(match_id)
-        return None if meta is None else meta.get("owner", "")
+        if meta is None:
+            waiting = self._waiting(match_id) if storable(match_id) else None
+            return None if waiting is None else waiting.fields.get("owner", "")
+        return meta.get("owner", "")
+
+    def creator_hash(self, match_id: str) -> str | None:
+        """The hash of the match's creator token ("" for matches older than creator tokens;
+        None when there is no such match)."""
+        if not storable(match_id):
+            return None
+        meta = self.store.meta(match_id)
+        if meta is not None:
+            return meta.get("creator", "")
+        waiting = self._waiting(match_id)
+        return None if waiting is None else waiting.fields.get("creator", "")
 
     def seat_of(self, match_id: str, token: str) -> int | None:
         digest = token_hash(token)
@@ -87,19 +105,16 @@ class Access:
         return None
 
     def seat_hashes(self, match_id: str) -> list[str]:
-        """Token hashes by seat; they never change once a match exists, so cache them."""
+        """Token hashes by seat ("" for an open seat of a waiting match); [] when there is
+        no such match. Read on every request, never cached: a rotated token must stop
+        working at once in every API process."""
         if not storable(match_id):
             return []
-        hashes = self._token_cache.get(match_id)
-        if hashes is None:
-            meta = self.store.meta(match_id) or {}
-            hashes = [meta[f"token:{seat}"] for seat in range(len(meta))
-                      if f"token:{seat}" in meta]
-            if hashes:
-                if len(self._token_cache) > 16 * CACHE_SIZE:
-                    self._token_cache.clear()
-                self._token_cache[match_id] = hashes
-        return hashes
+        meta = self.store.meta(match_id)
+        if meta is None:
+            waiting = self._waiting(match_id)
+            return [] if waiting is None else waiting.token_hashes()
+        return [meta[f"token:{seat}"] for seat in range(len(meta)) if f"token:{seat}" in meta]
 
     def acting_seat(self, match_id: str, token: str | None) -> int:
         if not token:

@@ -30,6 +30,7 @@ from domain.viewer import Viewer
 from service.adapters.auth import new_token, token_hash
 from service.adapters.catalog import MatchIndex, MatchInfo, meta_fields
 from service.adapters.codec import to_domain, to_store
+from service.adapters.lobby import LobbyStore
 from service.adapters.store import (
     GENESIS_HASH,
     StoredEvent,
@@ -42,6 +43,7 @@ from service.usecases.commands import EndMatch, SeatAction
 from service.usecases.errors import NotFound, invalid, not_allowed, storable
 from service.usecases.repository import Loaded
 from service.usecases.runner import CommandRunner, Idempotency, command_id
+from service.usecases.seats import LOBBY_TTL_S, MatchNotStarted, Seats, has_open_seats
 from service.usecases.tickets import StreamTickets
 
 ORGANISER_FIELDS = ("seed", "deck", "dice")
@@ -107,22 +109,30 @@ class NewMatch:
 class MatchService:
     """Use cases of the match API, independent of HTTP."""
 
-    def __init__(self, runner: CommandRunner, work: Work, admin_token: str | None) -> None:
+    def __init__(self, runner: CommandRunner, work: Work, admin_token: str | None,
+                 lobby_ttl_s: int = LOBBY_TTL_S) -> None:
         self.runner = runner
         self.repository = runner.repository
         self.store = runner.store
         self.work = work
-        self.access = Access(self.store, admin_token, self.repository.meta)
+        self.lobby = LobbyStore(self.store.client, self.store.prefix)
+        self.access = Access(self.store, admin_token, self.repository.meta, self.lobby.get)
         self.organisers = self.access.organisers
         self._reports = VerificationReports(self.store)
         self.index = MatchIndex(self.store.client, self.store.prefix)
         self.tickets = StreamTickets(TicketStore(self.store.client, self.store.prefix),
                                      self.access)
+        self.seats = Seats(self, lobby_ttl_s)
 
     # --- creation ----------------------------------------------------------------------
 
     def create(self, body: Mapping[str, Any], token: str | None) -> dict[str, Any]:
-        """Create a match and deal its first hand; returns the seats' tokens once."""
+        """Create a match and deal its first hand; returns the seats' tokens once. With
+        open seats, the match waits for its players instead (``service.usecases.seats``)."""
+        if has_open_seats(body):
+            return self.seats.create_open(body, token)
+        if body.get("invite_code"):
+            raise invalid("invite_code", "an invite code is for a match with open seats")
         return self.store_new(self.prepare(body, token))
 
     def prepare(self, body: Mapping[str, Any], token: str | None,
@@ -132,6 +142,9 @@ class MatchService:
         ``match_secrets`` (a duplicate table's, service/usecases/tournaments.py) replaces the
         secrets the body would give, so every hand deals exactly as at the other table.
         """
+        if has_open_seats(body) or body.get("invite_code"):
+            raise invalid("players", "open seats and invite codes are for a match created "
+                          "on its own (POST /v1/matches)", "invalid_players")
         variant = VARIANTS.get(body["variant"])
         if variant is None:
             raise invalid("variant", f"unknown variant; one of {sorted(VARIANTS)}",
@@ -150,6 +163,12 @@ class MatchService:
             raise not_allowed(token is not None, "organiser_only",
                            f"{', '.join(organiser_fields)} need an organiser key "
                            "(or the admin token)")
+        return self.decide_new(variant, options, body, owner or "", match_secrets)
+
+    def decide_new(self, variant: Variant, options: Any, body: Mapping[str, Any], owner: str,
+                   match_secrets: MatchSecrets | None = None) -> NewMatch:
+        """The first events of a validated body, for ``owner`` (checked by the caller)."""
+        names = [player["name"] for player in body["players"]]
         if match_secrets is None:
             seed = (body["seed"].encode() if body.get("seed") is not None
                     else secrets.token_bytes(32))
@@ -166,7 +185,7 @@ class MatchService:
             raise invalid(field, exc.message, exc.code) from exc
         events.insert(1, match_secrets.committed())
         events[2:2] = clock_events(body.get("clock"))
-        return NewMatch(variant, options, names, events, match_secrets, owner or "",
+        return NewMatch(variant, options, names, events, match_secrets, owner,
                         body.get("external_id"), tuple(dict.fromkeys(body.get("tags") or ())),
                         tuple(p.get("external_id") for p in body["players"]))
 
@@ -185,25 +204,42 @@ class MatchService:
 
     def store_new(self, new: NewMatch, match_id: str | None = None,
                   extra_meta: Mapping[str, str] | None = None) -> dict[str, Any]:
-        """Store a prepared match (its meta, first events and indexes); returns the tokens."""
+        """Store a prepared match (its meta, first events and indexes); returns the seat
+        tokens and the creator token, once."""
         match_id = match_id or uuid.uuid4().hex
         tokens = [new_token() for _ in new.names]
-        meta = {"variant": new.variant.name, "seed": new.secrets.seed.hex(),
+        creator = new_token()
+        meta = {**self.meta_of(new, extra_meta), "creator": token_hash(creator)}
+        meta.update({f"token:{seat}": token_hash(t) for seat, t in enumerate(tokens)})
+        result = self.store.create(match_id, to_store(new.events),
+                                   meta, command_id=f"create:{match_id}")
+        info = self.created(match_id, meta, new.events)
+        return {"id": match_id, "version": result.version, "status": "started",
+                **info.fields(), "creator_token": creator,
+                "seats": [{"seat": seat, "name": name, "external_id": info.player_id(seat),
+                           "token": tokens[seat]} for seat, name in enumerate(new.names)]}
+
+    @staticmethod
+    def meta_of(new: NewMatch, extra_meta: Mapping[str, str] | None = None) -> dict[str, str]:
+        """A new match's meta hash, but for the token hashes."""
+        return {"variant": new.variant.name, "seed": new.secrets.seed.hex(),
                 "entropy": json.dumps(list(new.secrets.entropy)),
                 "created_at": f"{time.time():.3f}", "owner": new.owner,
                 **meta_fields(new.external_id, new.tags, new.player_ids, new.names),
                 **(extra_meta or {})}
-        meta.update({f"token:{seat}": token_hash(t) for seat, t in enumerate(tokens)})
-        result = self.store.create(match_id, to_store(new.events),
-                                   meta, command_id=f"create:{match_id}")
-        self.access.register(match_id, {token_hash(t): seat for seat, t in enumerate(tokens)})
+
+    def created(self, match_id: str, meta: Mapping[str, str],
+                events: Iterable[Event | StoredEvent]) -> MatchInfo:
+        """What follows a match's first write: its token index, its listings, and its
+        clock when it has one."""
+        self.access.register(match_id, {value: int(key.removeprefix("token:"))
+                                        for key, value in meta.items()
+                                        if key.startswith("token:") and value})
         info = MatchInfo.from_meta(match_id, meta)
         self.index.add(info)
-        if any(event.type == CLOCK_SET.name for event in new.events):
+        if any(event.type == CLOCK_SET.name for event in events):
             self.work.after(match_id, self.load(match_id))
-        return {"id": match_id, "version": result.version, **info.fields(),
-                "seats": [{"seat": seat, "name": name, "external_id": info.player_id(seat),
-                           "token": tokens[seat]} for seat, name in enumerate(new.names)]}
+        return info
 
     def info(self, match_id: str) -> MatchInfo | None:
         """A match's fixed metadata (the repository's cached meta); None when unknown."""
@@ -213,8 +249,15 @@ class MatchService:
     # --- reading -----------------------------------------------------------------------
 
     def load(self, match_id: str) -> Loaded:
-        """The match folded to its newest version (``NotFound`` when unknown)."""
-        return self.repository.get(match_id)
+        """The match folded to its newest version (``NotFound`` when unknown,
+        ``MatchNotStarted`` while it waits for players)."""
+        try:
+            return self.repository.get(match_id)
+        except NotFound:
+            waiting = self.seats.waiting(match_id)
+            if waiting is not None:
+                raise MatchNotStarted(waiting) from None
+            raise
 
     def load_at(self, match_id: str, version: int) -> Loaded:
         """The match as it stood at ``version``."""
@@ -239,7 +282,11 @@ class MatchService:
 
     def view(self, match_id: str, token: str | None) -> dict[str, Any]:
         viewer = self.viewer(match_id, token)
-        return self._render(match_id, self.load(match_id), viewer)
+        try:
+            loaded = self.load(match_id)
+        except MatchNotStarted as waiting:
+            return self.seats.view(waiting.lobby, viewer)
+        return self._render(match_id, loaded, viewer)
 
     def _render(self, match_id: str, loaded: Loaded, viewer: Viewer) -> dict[str, Any]:
         out = loaded.variant.view(loaded.state, viewer)
@@ -252,8 +299,13 @@ class MatchService:
     def events(self, match_id: str, token: str | None,
                after: int = 0) -> list[dict[str, Any]]:
         """The log, each event redacted for the caller exactly like the views; the events
-        of a hand whose seed has been revealed are shown in full to everyone."""
-        return self.log_for(match_id, self.viewer(match_id, token), after)
+        of a hand whose seed has been revealed are shown in full to everyone. A match
+        waiting for players has none yet."""
+        viewer = self.viewer(match_id, token)
+        try:
+            return self.log_for(match_id, viewer, after)
+        except MatchNotStarted:
+            return []
 
     def log_for(self, match_id: str, viewer: Viewer, after: int = 0) -> list[dict[str, Any]]:
         loaded = self.load(match_id)
@@ -303,8 +355,14 @@ class MatchService:
 
     def follow_as(self, match_id: str, viewer: Viewer, after: int,
                   keepalive_ms: int) -> Iterator[dict[str, Any] | None] | None:
-        """``follow`` for a viewer already known (a stream ticket's)."""
-        loaded = self.load(match_id)
+        """``follow`` for a viewer already known (a stream ticket's). A match waiting for
+        players is followed from its start: the first events come when the last seat is
+        claimed."""
+        try:
+            loaded = self.load(match_id)
+        except MatchNotStarted as waiting:
+            return self._follow(match_id, VARIANTS[waiting.lobby.variant], viewer, after,
+                                keepalive_ms)
         if loaded.state.phase in FINAL_PHASES and after >= loaded.version:
             return None
         return self._follow(match_id, loaded.variant, viewer, after, keepalive_ms)
@@ -334,8 +392,12 @@ class MatchService:
             json.dumps([seat, action], sort_keys=True).encode()).hexdigest()
         command = SeatAction(seat, action, command_id(f"seat{seat}", idempotency_key))
         once = Idempotency(f"{seat}:{idempotency_key}", fingerprint) if idempotency_key else None
-        outcome = self.runner.run(match_id, command, expected_version=if_match,
-                                  idempotency=once)
+        try:
+            outcome = self.runner.run(match_id, command, expected_version=if_match,
+                                      idempotency=once)
+        except NotFound:
+            self.load(match_id)
+            raise
         return self._render(match_id, outcome.match, Viewer.for_seat(seat))
 
     # --- auditing ----------------------------------------------------------------------

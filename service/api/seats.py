@@ -1,0 +1,71 @@
+"""Open seats and the lobby: list waiting matches, claim a seat, replace a seat's token."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+
+from service.api.base import ANYONE, BEARER, ApiBlueprint, bearer_token, service
+from service.api.schemas import (
+    ClaimedSeatSchema,
+    ClaimSchema,
+    LobbyQuerySchema,
+    LobbySchema,
+    RotatedTokenSchema,
+)
+
+blp = ApiBlueprint("seats", __name__, url_prefix="/v1",
+                   description="Open seats, the lobby, and seat tokens")
+
+
+@blp.route("/lobby")
+class Lobby(MethodView):
+    @blp.arguments(LobbyQuerySchema, location="query")
+    @blp.response(200, LobbySchema)
+    @blp.doc(security=ANYONE)
+    @blp.errors(400)
+    def get(self, query: dict[str, Any]) -> Any:
+        """Matches waiting for players, newest first, each as its public view (phase
+        ``waiting``; ``open_seats``, ``invite_only``). Follow ``next_cursor`` until null.
+
+        A waiting match leaves the lobby when its last seat is taken, or when nobody has
+        claimed a seat for a day (it then no longer exists).
+        """
+        return service().seats.listing(query.get("variant"), query["limit"],
+                                       query.get("cursor"))
+
+
+@blp.route("/matches/<match_id>/seats/<int:seat>/claim")
+class Claim(MethodView):
+    @blp.arguments(ClaimSchema)
+    @blp.response(201, ClaimedSeatSchema)
+    @blp.doc(security=ANYONE)
+    @blp.errors(400, 403, 404, 409, 429)
+    def post(self, body: dict[str, Any], match_id: str, seat: int) -> Any:
+        """Take an open seat of a waiting match; returns the seat's bearer token, once.
+
+        Needs no token; with the ``invite_code`` when the creator set one (else 403
+        ``invalid_invite``). A seat somebody holds is a 409 ``seat_taken``; a seat number
+        the match does not have is a 404 ``seat_not_found``. The claim that takes the last
+        open seat deals the first hand (``started``: true); until then the match's phase is
+        ``waiting`` and actions answer 409 ``match_not_started``. Seat views, ``/events``
+        and ``/stream`` already work with the token while the match waits.
+        """
+        return service().seats.claim(match_id, seat, body)
+
+
+@blp.route("/matches/<match_id>/seats/<int:seat>/token")
+class SeatToken(MethodView):
+    @blp.response(200, RotatedTokenSchema)
+    @blp.doc(security=BEARER)
+    @blp.errors(401, 403, 404, 409)
+    def post(self, match_id: str, seat: int) -> Any:
+        """Replace a seat's token (a lost or leaked one): the old token is refused (401)
+        from now on, in every API process.
+
+        For the match's organiser (or the admin) or the holder of its ``creator_token``
+        (returned at creation); anybody else gets 403 ``creator_only``. An open seat has no
+        token to replace: 409 ``seat_open``.
+        """
+        return service().seats.rotate(match_id, seat, bearer_token())

@@ -1,0 +1,261 @@
+"""Open seats, the lobby and seat tokens.
+
+A match created with open seats (``{"open": true}`` among its players) waits: nothing is
+dealt until every seat is taken. Anybody may claim an open seat (with the invite code,
+when the creator set one) and gets that seat's token, once. The last claim starts the
+match: its first events are decided then, with every player's name, and written in the
+same atomic step that takes the seat, so a match is never half started.
+
+A seat's token can be replaced by the match's organiser or by its creator (the creator
+token every creation returns); the old token stops working at once, in every process,
+because seat tokens are read from Redis on every request.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from domain.variants import VARIANTS
+from domain.viewer import Viewer
+from service.adapters.auth import new_token, same_secret, token_hash
+from service.adapters.codec import to_store
+from service.adapters.lobby import LobbyStore, Waiting
+from service.adapters.store import SeatClaim
+from service.adapters.store_scripts import CLAIMED, NEED_START, NO_LOBBY, STARTED
+from service.usecases.errors import (
+    Conflict,
+    Forbidden,
+    NotFound,
+    Unauthenticated,
+    invalid,
+    storable,
+)
+
+if TYPE_CHECKING:
+    from service.usecases.matches import MatchService
+
+LOBBY_TTL_S = 24 * 3600
+CLAIM_ATTEMPTS = 8
+
+
+class MatchNotStarted(Conflict):
+    """The match waits for players: nothing has been dealt, so there is nothing to play."""
+
+    def __init__(self, lobby: Waiting) -> None:
+        super().__init__("match_not_started", f"match {lobby.match_id!r} waits for players "
+                                              "to claim its open seats")
+        self.lobby = lobby
+
+
+def has_open_seats(body: Mapping[str, Any]) -> bool:
+    return any(player.get("open") for player in body["players"])
+
+
+def _placeholders(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The body with a stand-in name on every open seat, to validate it as a whole."""
+    players = [{"name": f"Seat {seat + 1}"} if player.get("open") else player
+               for seat, player in enumerate(body["players"])]
+    return {**{k: v for k, v in body.items() if k != "invite_code"}, "players": players}
+
+
+def _seat_taken(seat: int) -> Conflict:
+    return Conflict("seat_taken", f"seat {seat} is not open: another player has it")
+
+
+class Seats:
+    """Use cases of open seats, the lobby and seat tokens."""
+
+    def __init__(self, matches: MatchService, ttl_s: int = LOBBY_TTL_S) -> None:
+        self._matches = matches
+        self._store = matches.store
+        self.lobby: LobbyStore = matches.lobby
+        self._ttl_s = ttl_s
+
+    # --- creating ------------------------------------------------------------------------
+
+    def create_open(self, body: Mapping[str, Any], token: str | None) -> dict[str, Any]:
+        """Create a match that waits for its open seats; returns the named seats' tokens
+        and the creator token, once."""
+        new = self._matches.prepare(_placeholders(body), token)
+        match_id = uuid.uuid4().hex
+        creator = new_token()
+        tokens = {seat: new_token() for seat, player in enumerate(body["players"])
+                  if not player.get("open")}
+        stored_body = {key: value for key, value in body.items() if key != "invite_code"}
+        fields = {"variant": new.variant.name, "body": json.dumps(stored_body),
+                  "owner": new.owner, "created_at": f"{time.time():.3f}",
+                  "creator": token_hash(creator),
+                  "invite": token_hash(body["invite_code"]) if body.get("invite_code") else "",
+                  "seats": str(len(body["players"])),
+                  "open": str(len(body["players"]) - len(tokens))}
+        for seat, player in enumerate(body["players"]):
+            fields[f"seat:{seat}"] = "open" if player.get("open") else "named"
+            if seat in tokens:
+                fields.update(self._seat_fields(seat, player, token_hash(tokens[seat])))
+        self.lobby.open(match_id, fields, self._ttl_s)
+        self._matches.access.register(match_id, {token_hash(t): s for s, t in tokens.items()})
+        waiting = self.lobby.get(match_id)
+        assert waiting is not None
+        view = self.view(waiting, Viewer.public())
+        return {"id": match_id, "version": 0, "status": "waiting",
+                "external_id": view["external_id"], "tags": view["tags"],
+                "creator_token": creator,
+                "seats": [{"seat": seat, "name": player.get("name"), "open": seat not in tokens,
+                           "external_id": player.get("external_id"), "token": tokens.get(seat)}
+                          for seat, player in enumerate(body["players"])]}
+
+    @staticmethod
+    def _seat_fields(seat: int, player: Mapping[str, Any], digest: str) -> dict[str, str]:
+        return {f"token:{seat}": digest, f"name:{seat}": player["name"],
+                f"entropy:{seat}": player.get("entropy") or "",
+                f"external_id:{seat}": player.get("external_id") or ""}
+
+    # --- reading -------------------------------------------------------------------------
+
+    def waiting(self, match_id: str) -> Waiting | None:
+        """The lobby record of a match that waits for players (None for any other id)."""
+        return self.lobby.get(match_id) if storable(match_id) else None
+
+    def view(self, waiting: Waiting, viewer: Viewer) -> dict[str, Any]:
+        """A waiting match shaped like any match view, in phase ``waiting``: no cards yet,
+        and every seat with its player or ``open``."""
+        body = json.loads(waiting.fields["body"])
+        variant = VARIANTS[waiting.variant]
+        options = variant.parse_options(body.get("options"), waiting.seats)
+        seats = [{"seat": seat, "name": waiting.seat_field(seat, "name"),
+                  "external_id": waiting.seat_field(seat, "external_id"),
+                  "hand_count": 0, "open": waiting.is_open(seat)}
+                 for seat in range(waiting.seats)]
+        out: dict[str, Any] = {
+            "id": waiting.match_id, "variant": waiting.variant, "options": options.to_dict(),
+            "version": 0, "phase": "waiting", "dealer": None, "turn": None,
+            "hand_number": 0, "scores": [0] * waiting.seats, "stock_count": 0,
+            "discard_pile": [], "hands": [], "seats": seats,
+            "open_seats": waiting.open_seats, "invite_only": bool(waiting.fields["invite"]),
+            "created_at": waiting.created_at,
+            "external_id": body.get("external_id"),
+            "tags": list(dict.fromkeys(body.get("tags") or ()))}
+        if viewer.seat is not None:
+            out.update(seat=viewer.seat, hand=[], legal_actions=[])
+        return out
+
+    def listing(self, variant: str | None, limit: int, cursor: str | None) -> dict[str, Any]:
+        """Matches with open seats, newest first (``GET /v1/lobby``)."""
+        if variant is not None and variant not in VARIANTS:
+            raise invalid("variant", f"unknown variant; one of {sorted(VARIANTS)}",
+                          "unknown_variant")
+        offset = 0
+        if cursor:
+            if not (cursor.isascii() and cursor.isdigit()) or len(cursor) > 9:
+                raise invalid("cursor", "not a cursor this listing gave", "invalid_cursor")
+            offset = int(cursor)
+        found, following = self.lobby.listing(variant, offset, limit)
+        return {"matches": [self.view(w, Viewer.public()) for w in found],
+                "next_cursor": None if following is None else str(following)}
+
+    # --- claiming ------------------------------------------------------------------------
+
+    def claim(self, match_id: str, seat: int, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Take an open seat: its token, once. The last claim deals the first hand."""
+        waiting = self._waiting_or_refuse(match_id, seat)
+        if waiting.fields["invite"] and not same_secret(
+                token_hash(body.get("invite_code") or ""), waiting.fields["invite"]):
+            raise Forbidden("invalid_invite", "this match needs its invite code "
+                                              "(invite_code), and that is not it")
+        token = new_token()
+        digest = token_hash(token)
+        fields = self._seat_fields(seat, body, digest)
+        del fields[f"token:{seat}"]
+        for _ in range(CLAIM_ATTEMPTS):
+            start = self._start(waiting, seat, body) if waiting.open_seats == 1 else None
+            claim = self._store.claim_seat(match_id, seat, digest, fields, self._ttl_s, start)
+            if claim.status != NEED_START:
+                return self._claimed(waiting, seat, body, token, claim)
+            waiting = self._waiting_or_refuse(match_id, seat)
+        raise Conflict("request_in_flight", "too many claims at once; try again")
+
+    def _waiting_or_refuse(self, match_id: str, seat: int) -> Waiting:
+        waiting = self.waiting(match_id)
+        if waiting is None:
+            info = self._matches.info(match_id)
+            if info is None:
+                raise NotFound("match_not_found", f"no match {match_id!r}")
+            if not 0 <= seat < len(info.names):
+                raise NotFound("seat_not_found", f"the match has seats 0-{len(info.names) - 1}")
+            raise _seat_taken(seat)
+        if not 0 <= seat < waiting.seats:
+            raise NotFound("seat_not_found", f"the match has seats 0-{waiting.seats - 1}")
+        if not waiting.is_open(seat):
+            raise _seat_taken(seat)
+        return waiting
+
+    def _start(self, waiting: Waiting, seat: int,
+               body: Mapping[str, Any]) -> tuple[list[Any], dict[str, str]]:
+        """The first events and meta of the match, as the last open seat is taken."""
+        created = json.loads(waiting.fields["body"])
+        players = []
+        for n, player in enumerate(created["players"]):
+            if n == seat:
+                player = body
+            elif player.get("open"):
+                player = {"name": waiting.seat_field(n, "name"),
+                          "entropy": waiting.seat_field(n, "entropy"),
+                          "external_id": waiting.seat_field(n, "external_id")}
+            players.append(player)
+        full = {**created, "players": players}
+        variant = VARIANTS[waiting.variant]
+        options = variant.parse_options(full.get("options"), len(players))
+        new = self._matches.decide_new(variant, options, full, waiting.fields["owner"])
+        return to_store(new.events), self._matches.meta_of(new)
+
+    def _claimed(self, waiting: Waiting, seat: int, body: Mapping[str, Any], token: str,
+                 claim: SeatClaim) -> dict[str, Any]:
+        if claim.status == NO_LOBBY:
+            self._waiting_or_refuse(waiting.match_id, seat)
+        if claim.status not in (CLAIMED, STARTED):
+            raise _seat_taken(seat)
+        match_id = waiting.match_id
+        self._matches.access.register(match_id, {token_hash(token): seat})
+        if claim.status == STARTED:
+            self.lobby.unlist(match_id, waiting.variant)
+            self._matches.created(match_id, self._store.meta(match_id) or {}, claim.events)
+        return {"id": match_id, "seat": seat, "name": body["name"],
+                "external_id": body.get("external_id"), "token": token,
+                "started": claim.status == STARTED, "version": claim.version,
+                "open_seats": 0 if claim.status == STARTED else claim.open_seats}
+
+    # --- tokens --------------------------------------------------------------------------
+
+    def rotate(self, match_id: str, seat: int, token: str | None) -> dict[str, Any]:
+        """A new token for ``seat``, for the match's organiser or its creator; the old
+        one is refused from now on."""
+        self._require_manager(match_id, token)
+        seats = len(self._matches.access.seat_hashes(match_id))
+        if not 0 <= seat < seats:
+            raise NotFound("seat_not_found", f"the match has seats 0-{seats - 1}")
+        fresh = new_token()
+        old = self._store.rotate_seat_token(match_id, seat, token_hash(fresh))
+        if old is None:
+            raise Conflict("seat_open", f"seat {seat} has no player yet: claim it instead")
+        self._matches.access.replace(match_id, seat, old, token_hash(fresh))
+        return {"seat": seat, "token": fresh}
+
+    def _require_manager(self, match_id: str, token: str | None) -> None:
+        """The match's organiser (or the admin), or the holder of its creator token."""
+        if not token:
+            raise Unauthenticated("missing_token", "this needs the organiser's key or the "
+                                                   "match's creator token")
+        access = self._matches.access
+        if access.organiser(token) is not None:
+            access.require_owner(match_id, token)
+            return
+        creator = access.creator_hash(match_id)
+        if creator is None:
+            raise NotFound("match_not_found", f"no match {match_id!r}")
+        if not same_secret(token_hash(token), creator):
+            raise Forbidden("creator_only", "only the match's organiser or its creator "
+                                            "(the creator token) may do this")

@@ -1,0 +1,215 @@
+"""Open seats, the lobby, invite codes and seat tokens: joining a match over HTTP."""
+
+from __future__ import annotations
+
+import threading
+
+from tests.service.conftest import ADMIN_AUTH, bearer
+from tests.service.test_organisers_api import new_organiser
+from tests.service.test_stream_tickets import first_events, ticket
+
+
+def open_match(client, invite: str | None = None, variant: str = "gin",
+               players: list[dict] | None = None, auth: dict | None = None) -> dict:
+    body = {"variant": variant, "players": players or [{"name": "Ann"}, {"open": True}],
+            "options": {"first_dealer": 0}}
+    if invite is not None:
+        body["invite_code"] = invite
+    created = client.post("/v1/matches", json=body, headers=auth or {})
+    assert created.status_code == 201, created.json
+    return created.json
+
+
+def claim(client, match: dict, seat: int, name: str = "Bob", **extra):
+    return client.post(f"/v1/matches/{match['id']}/seats/{seat}/claim",
+                       json={"name": name, **extra})
+
+
+def test_a_match_with_an_open_seat_waits_without_dealing(client):
+    match = open_match(client)
+    assert match["status"] == "waiting" and match["version"] == 0
+    assert match["seats"][0]["token"] and match["seats"][1] == {
+        "seat": 1, "name": None, "open": True, "external_id": None, "token": None}
+    view = client.get(f"/v1/matches/{match['id']}").json
+    assert view["phase"] == "waiting" and view["open_seats"] == 1
+    assert view["stock_count"] == 0 and view["dealer"] is None
+    assert [s["open"] for s in view["seats"]] == [False, True]
+    assert client.get(f"/v1/matches/{match['id']}/events").json == {"events": []}
+    ann = bearer(match["seats"][0]["token"])
+    seat_view = client.get(f"/v1/matches/{match['id']}", headers=ann).json
+    assert seat_view["seat"] == 0 and seat_view["legal_actions"] == []
+
+
+def test_acting_before_every_seat_is_taken_is_a_409(client):
+    match = open_match(client)
+    acted = client.post(f"/v1/matches/{match['id']}/actions", json={"type": "pass"},
+                        headers=bearer(match["seats"][0]["token"]))
+    assert acted.status_code == 409 and acted.json["code"] == "match_not_started"
+
+
+def test_the_last_claim_deals_the_first_hand_with_every_players_name(client):
+    match = open_match(client, players=[{"open": True}, {"name": "Bob"}, {"open": True}],
+                       variant="gem")
+    first = claim(client, match, 0, "Ann")
+    assert first.status_code == 201 and first.json["started"] is False
+    assert first.json["open_seats"] == 1
+    last = claim(client, match, 2, "Cy", external_id="cy-7")
+    assert last.status_code == 201 and last.json["started"] is True
+    view = client.get(f"/v1/matches/{match['id']}", headers=bearer(last.json["token"])).json
+    assert view["phase"] != "waiting" and view["seat"] == 2 and len(view["hand"]) > 0
+    assert [s["name"] for s in view["seats"]] == ["Ann", "Bob", "Cy"]
+    assert view["seats"][2]["external_id"] == "cy-7"
+    started = client.get(f"/v1/matches/{match['id']}/events").json["events"][0]
+    assert started["data"]["players"] == ["Ann", "Bob", "Cy"]
+
+
+def test_a_claimed_seat_is_taken_409(client):
+    match = open_match(client, players=[{"open": True}, {"open": True}])
+    assert claim(client, match, 0, "Ann").status_code == 201
+    again = claim(client, match, 0, "Eve")
+    assert again.status_code == 409 and again.json["code"] == "seat_taken"
+    named = open_match(client, players=[{"name": "Ann"}, {"open": True}])
+    assert claim(client, named, 0, "Eve").json["code"] == "seat_taken"
+    assert claim(client, named, 1).status_code == 201
+    assert claim(client, named, 1, "Eve").json["code"] == "seat_taken"
+
+
+def test_unknown_seats_and_matches_are_404(client):
+    match = open_match(client)
+    assert claim(client, match, 2).json["code"] == "seat_not_found"
+    gone = client.post("/v1/matches/nope/seats/0/claim", json={"name": "Bob"})
+    assert gone.status_code == 404 and gone.json["code"] == "match_not_found"
+
+
+def test_a_bad_or_missing_invite_code_is_403(client):
+    match = open_match(client, invite="table-5")
+    assert client.get("/v1/lobby").json["matches"][0]["invite_only"] is True
+    for extra in ({}, {"invite_code": "table-6"}):
+        refused = claim(client, match, 1, **extra)
+        assert refused.status_code == 403 and refused.json["code"] == "invalid_invite"
+    assert claim(client, match, 1, invite_code="table-5").status_code == 201
+
+
+def test_an_invite_code_needs_open_seats(client):
+    body = {"variant": "gin", "players": [{"name": "Ann"}, {"name": "Bob"}],
+            "invite_code": "table-5"}
+    refused = client.post("/v1/matches", json=body)
+    assert refused.status_code == 400 and "invite_code" in refused.json["errors"]
+
+
+def test_an_open_seat_carries_no_player(client):
+    body = {"variant": "gin", "players": [{"name": "Ann"}, {"open": True, "name": "Bob"}]}
+    refused = client.post("/v1/matches", json=body)
+    assert refused.status_code == 400
+    body = {"variant": "gin", "players": [{"name": "Ann"}, {}]}
+    assert client.post("/v1/matches", json=body).status_code == 400
+
+
+def test_batches_cannot_have_open_seats(client):
+    organiser = new_organiser(client, "club")
+    body = {"matches": [{"variant": "gin", "players": [{"name": "Ann"}, {"open": True}]}]}
+    refused = client.post("/v1/batches", json=body, headers=bearer(organiser["key"]))
+    assert refused.status_code == 400
+
+
+def test_the_lobby_lists_waiting_matches_newest_first_by_variant(client):
+    gin = open_match(client)
+    gem = open_match(client, variant="gem")
+    full = open_match(client)
+    claim(client, full, 1)
+    assert [m["id"] for m in client.get("/v1/lobby").json["matches"]] == [gem["id"], gin["id"]]
+    only_gin = client.get("/v1/lobby?variant=gin").json
+    assert [m["id"] for m in only_gin["matches"]] == [gin["id"]]
+    assert only_gin["next_cursor"] is None
+    page = client.get("/v1/lobby?limit=1").json
+    assert len(page["matches"]) == 1 and page["next_cursor"] == "1"
+    rest = client.get(f"/v1/lobby?limit=1&cursor={page['next_cursor']}").json
+    assert [m["id"] for m in rest["matches"]] == [gin["id"]]
+    assert client.get("/v1/lobby?variant=poker").json["code"] == "unknown_variant"
+    assert client.get("/v1/lobby?cursor=abc").json["code"] == "invalid_cursor"
+
+
+def test_only_one_of_two_racing_claims_gets_the_last_seat(client, app):
+    match = open_match(client)
+    answers = []
+
+    def race(name: str) -> None:
+        answers.append(app.test_client().post(
+            f"/v1/matches/{match['id']}/seats/1/claim", json={"name": name}))
+
+    threads = [threading.Thread(target=race, args=(name,)) for name in ("Bob", "Eve")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(a.status_code for a in answers) == [201, 409]
+    winner = next(a.json for a in answers if a.status_code == 201)
+    events = client.get(f"/v1/matches/{match['id']}/events").json["events"]
+    assert events[0]["data"]["players"][1] == winner["name"]
+    assert sum(e["type"] == "MatchCreated" for e in events) == 1
+
+
+def test_a_seat_streams_from_the_lobby_and_gets_its_own_cards_when_play_starts(client, app):
+    match = open_match(client)
+    ann = bearer(match["seats"][0]["token"])
+    ann_ticket = ticket(client, match, ann)
+    timer = threading.Timer(0.3, lambda: claim(app.test_client(), match, 1))
+    timer.start()
+    events = first_events(client, f"/v1/matches/{match['id']}/stream?ticket={ann_ticket}", 3)
+    timer.join()
+    assert [e["type"] for e in events] == ["MatchCreated", "SeedCommitted", "HandDealt"]
+    hand = client.get(f"/v1/matches/{match['id']}", headers=ann).json["hand"]
+    assert sorted(events[2]["data"]["hand"]) == sorted(hand)
+
+
+def test_the_creator_rotates_a_seat_token_and_the_old_one_is_401(client):
+    match = open_match(client)
+    bob = claim(client, match, 1).json
+    rotated = client.post(f"/v1/matches/{match['id']}/seats/1/token",
+                          headers=bearer(match["creator_token"]))
+    assert rotated.status_code == 200 and rotated.json["seat"] == 1
+    old = client.get(f"/v1/matches/{match['id']}", headers=bearer(bob["token"]))
+    assert old.status_code == 401 and old.json["code"] == "invalid_token"
+    acted = client.post(f"/v1/matches/{match['id']}/actions", json={"type": "pass"},
+                        headers=bearer(bob["token"]))
+    assert acted.status_code == 401
+    new = client.get(f"/v1/matches/{match['id']}", headers=bearer(rotated.json["token"]))
+    assert new.status_code == 200 and new.json["seat"] == 1
+
+
+def test_a_seat_token_is_rotated_before_the_match_starts_too(client):
+    match = open_match(client, players=[{"name": "Ann"}, {"open": True}, {"open": True}],
+                       variant="gem")
+    rotated = client.post(f"/v1/matches/{match['id']}/seats/0/token",
+                          headers=bearer(match["creator_token"])).json
+    claim(client, match, 1)
+    claim(client, match, 2, "Cy")
+    assert client.get(f"/v1/matches/{match['id']}",
+                      headers=bearer(match["seats"][0]["token"])).status_code == 401
+    assert client.get(f"/v1/matches/{match['id']}",
+                      headers=bearer(rotated["token"])).json["seat"] == 0
+
+
+def test_the_organiser_rotates_tokens_and_seats_cannot(client):
+    created = client.post("/v1/matches", headers=ADMIN_AUTH, json={
+        "variant": "gin", "players": [{"name": "Ann"}, {"name": "Bob"}]}).json
+    assert client.post(f"/v1/matches/{created['id']}/seats/0/token",
+                       headers=ADMIN_AUTH).status_code == 200
+    seat = client.post(f"/v1/matches/{created['id']}/seats/0/token",
+                       headers=bearer(created["seats"][1]["token"]))
+    assert seat.status_code == 403 and seat.json["code"] == "creator_only"
+    anonymous = client.post(f"/v1/matches/{created['id']}/seats/0/token")
+    assert anonymous.status_code == 401
+    other = new_organiser(client, "club")
+    assert client.post(f"/v1/matches/{created['id']}/seats/0/token",
+                       headers=bearer(other["key"])).status_code == 404
+
+
+def test_an_open_seat_has_no_token_to_rotate(client):
+    match = open_match(client)
+    refused = client.post(f"/v1/matches/{match['id']}/seats/1/token",
+                          headers=bearer(match["creator_token"]))
+    assert refused.status_code == 409 and refused.json["code"] == "seat_open"
+    missing = client.post(f"/v1/matches/{match['id']}/seats/7/token",
+                          headers=bearer(match["creator_token"]))
+    assert missing.status_code == 404 and missing.json["code"] == "seat_not_found"
