@@ -21,7 +21,15 @@ install: $(STAMP)
 serve: $(STAMP)  ## API on http://$(HOST):$(PORT); embedded fakeredis unless REDIS_URL is set
 	$(BIN)/python -m service.serve --host $(HOST) --port $(PORT)
 
-test: $(STAMP)  ## lint, then the whole suite, on fakeredis and on real Redis
+CHROMIUM := /usr/bin/chromium
+
+$(CHROMIUM):  ## Debian's chromium for tests/browser (Playwright drives it; nothing is downloaded)
+	@command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] \
+	  || { echo "make: tests/browser needs chromium: apt-get install -y chromium (as root)"; exit 0; }
+	apt-get install -y --no-install-recommends chromium >/dev/null \
+	  || { apt-get update >/dev/null && apt-get install -y --no-install-recommends chromium >/dev/null; }
+
+test: $(STAMP) $(CHROMIUM)  ## lint, then the whole suite, on fakeredis and on real Redis
 	$(BIN)/ruff check domain service workers tests bench
 	$(BIN)/mypy domain service workers
 	$(BIN)/python -m pytest

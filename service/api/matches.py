@@ -187,7 +187,9 @@ class Stream(MethodView):
         "content": {"text/event-stream": {"schema": {"type": "string"}}}},
         "204": {"description": "The match is over and every event up to its last was "
                                "sent (`Last-Event-ID`/`after`): nothing more will come, "
-                               "so `EventSource` stops reconnecting."}})
+                               "so `EventSource` stops reconnecting. Answered before a "
+                               "ticket is checked, so the reconnect of an `EventSource` "
+                               "whose ticket was used up stops too."}})
     @blp.errors(400, 401, 404, 429)
     def get(self, query: dict[str, Any], match_id: str) -> Any:
         """Follow the match live: new events for the caller, redacted.
@@ -202,6 +204,8 @@ class Stream(MethodView):
         keepalive = current_app.config["SETTINGS"].sse_keepalive_ms
         matches = service()
         if query.get("ticket"):
+            if matches.is_over_for(match_id, after):
+                return Response(status=204)
             viewer = matches.tickets.viewer_of(match_id, query["ticket"])
             items = matches.follow_as(match_id, viewer, after, keepalive)
         else:

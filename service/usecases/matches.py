@@ -353,6 +353,15 @@ class MatchService:
         """
         return self.follow_as(match_id, self.viewer(match_id, token), after, keepalive_ms)
 
+    def is_over_for(self, match_id: str, after: int) -> bool:
+        """Whether the match is over and a client that has every event up to ``after``
+        has its last one (nothing secret: a finished match's state is public)."""
+        try:
+            loaded = self.load(match_id)
+        except MatchNotStarted:
+            return False
+        return loaded.state.phase in FINAL_PHASES and after >= loaded.version
+
     def follow_as(self, match_id: str, viewer: Viewer, after: int,
                   keepalive_ms: int) -> Iterator[dict[str, Any] | None] | None:
         """``follow`` for a viewer already known (a stream ticket's). A match waiting for

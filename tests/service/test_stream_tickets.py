@@ -85,6 +85,19 @@ def test_a_finished_match_answers_a_caught_up_ticket_with_204(client):
     assert answer.status_code == 204
 
 
+def test_an_eventsource_reconnecting_with_its_used_ticket_after_the_end_gets_204(client):
+    """EventSource reconnects with the URL it has, whose ticket was used: once the client
+    has the last event, the answer is still 204, so it stops instead of retrying."""
+    match = knocked(client, target=50)
+    used = ticket(client, match, bearer(match["seats"][0]["token"]))
+    url = f"/v1/matches/{match['id']}/stream?ticket={used}"
+    assert len(first_events(client, url, 11)) == 11
+    again = client.get(url, headers={"Last-Event-ID": "11"})
+    assert again.status_code == 204
+    behind = client.get(url, headers={"Last-Event-ID": "5"})
+    assert (behind.status_code, behind.json["code"]) == (401, "invalid_ticket")
+
+
 def test_the_feed_takes_a_ticket_too(client):
     club = bearer(new_organiser(client, "club")["key"])
     issued = client.post("/v1/feed/tickets", headers=club)

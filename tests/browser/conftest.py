@@ -1,0 +1,98 @@
+"""A real browser against the real server: Debian's chromium driven by Playwright, the API
+under gunicorn (``python -m service.serve``, embedded mode) and the test page served from
+another origin (another port), as a third-party front end would be.
+
+chromium comes from Debian's package (``make test`` installs it, see the Makefile); a
+missing browser or Playwright skips loudly, and fails under ``CI=true``.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import sys
+import threading
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.faults.conftest import IN_CI, Proc, free_port, wait_until
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = Path(__file__).parent / "pages"
+CHROMIUM = os.environ.get("RUMMY_CHROMIUM", "/usr/bin/chromium")
+
+
+def _unavailable(what: str) -> None:
+    message = f"BROWSER TESTS CANNOT RUN: {what}"
+    if IN_CI:
+        pytest.fail(message + " (CI=true: the browser tests must run)", pytrace=False)
+    pytest.skip("!!! " + message + " — browser tests SKIPPED !!!")
+
+
+@pytest.fixture(scope="session")
+def api_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``make serve``'s server (embedded mode) on a free port, for the whole session."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items()
+           if k not in {"REDIS_URL", "RUMMY_KEY_PREFIX", "RUMMY_ADMIN_TOKEN", "PYTHONPATH"}}
+    log = tmp_path_factory.mktemp("browser") / "api.log"
+    server = Proc("api", [sys.executable, "-m", "service.serve", "--port", str(port)],
+                  env, ROOT, log)
+    server.start()
+    url = f"http://127.0.0.1:{port}"
+
+    def healthy() -> bool:
+        server.check_running()
+        try:
+            with urllib.request.urlopen(url + "/healthz", timeout=2) as answer:
+                return bool(answer.status == 200)
+        except OSError:
+            return False
+
+    try:
+        wait_until(healthy, 30, f"the API on port {port}", 0.1)
+        yield url
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def page_origin() -> Iterator[str]:
+    """The test pages, served by another server on another port: another origin."""
+    handler = functools.partial(_QuietHandler, directory=str(PAGES))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+        pass
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+        _unavailable(f"no chromium at {CHROMIUM} (apt-get install -y chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("Playwright is not installed (pip install -e '.[test]')")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM,
+                                              args=["--no-sandbox"])
+        try:
+            yield launched
+        finally:
+            launched.close()
