@@ -35,6 +35,11 @@ class TokenIndex:
     def register(self, match_id: str, seats: dict[str, int]) -> None:
         self._client.hset(self._key, mapping={h: f"{match_id}:{seat}" for h, seat in seats.items()})
 
+    def forget(self, digests: list[str]) -> None:
+        """Drop a deleted match's token hashes (embedded retention)."""
+        if digests:
+            self._client.hdel(self._key, *digests)
+
     def owner(self, digest: str) -> tuple[str, int] | None:
         raw = self._client.hget(self._key, digest)
         if raw is None:

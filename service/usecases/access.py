@@ -101,6 +101,10 @@ class Access:
                 self._token_cache[match_id] = hashes
         return hashes
 
+    def forget(self, match_id: str) -> None:
+        """Drop a deleted match's cached token hashes (embedded retention)."""
+        self._token_cache.pop(match_id, None)
+
     def acting_seat(self, match_id: str, token: str | None) -> int:
         if not token:
             raise Unauthenticated("missing_token", "acting needs a seat's bearer token")
