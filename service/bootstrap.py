@@ -2,7 +2,8 @@
 and background work, for every entry point: the Flask app, the worker and the CLI.
 
 Two ways to run (README "Two ways to run"): embedded (no ``REDIS_URL``: in-process
-fakeredis, steps run in-process) and real (Redis, RQ workers, the reconciler). Nothing is
+fakeredis, steps run in-process, finished matches beyond ``RUMMY_EMBEDDED_KEEP_FINISHED``
+deleted) and real (Redis, RQ workers, the reconciler; every match kept). Nothing is
 built at import time, and nothing is registered in a module: each entry point holds its
 own ``Wiring``.
 """
@@ -18,6 +19,7 @@ import redis
 from service.adapters.clock_runner import ClockRunner
 from service.adapters.deliveries import DeliveryRunner
 from service.adapters.jobs import JobQueue
+from service.adapters.retention import FinishedMatches
 from service.adapters.store import RedisEventStore
 from service.adapters.work import WorkIndex
 from service.config import Settings
@@ -27,6 +29,7 @@ from service.usecases.clocks import Clocks
 from service.usecases.lifecycle import Notifier
 from service.usecases.matches import MatchService
 from service.usecases.repository import Repository
+from service.usecases.retention import Retention
 from service.usecases.runner import CommandRunner
 
 log = logging.getLogger("rummy")
@@ -65,6 +68,13 @@ def connect(settings: Settings) -> redis.Redis:
                                 health_check_interval=10, socket_keepalive=True)
 
 
+def retention(settings: Settings, client: redis.Redis, repository: Repository) -> Retention:
+    """Embedded mode's bound on memory: the newest ``keep_finished`` finished matches stay,
+    older ones are deleted and dropped from the caches. Real mode keeps every match."""
+    finished = FinishedMatches(client, settings.key_prefix, settings.keep_finished)
+    return Retention(finished, [repository.forget])
+
+
 def bootstrap(settings: Settings | None = None, client: redis.Redis | None = None,
               in_process: bool | None = None) -> Wiring:
     """Wire one process. ``in_process`` defaults to the embedded mode's (steps, clocks and
@@ -81,12 +91,15 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
         work = InProcessWork(clock_timer, DeliveryRunner(client, settings.key_prefix))
     else:
         work = QueuedWork(JobQueue(client, settings.key_prefix), index)
-    runner = CommandRunner(repository, Notifier(store, repository.meta, work.deliver), work)
+    notifier = Notifier(store, repository.meta, work.deliver)
+    runner = CommandRunner(repository, notifier, work)
     clocks = Clocks(runner, reschedule=work.after)
     if isinstance(work, InProcessWork):
         work.steps = runner
         work.verifier = lambda match_id, verification_id: run_verification(
             repository, match_id, verification_id)
     matches = MatchService(runner, work, settings.admin_token, settings.lobby_ttl_s)
+    if settings.embedded:
+        notifier.finished = retention(settings, client, repository).finished
     return Wiring(settings, client, store, repository, runner, clocks, matches, work, index,
                   in_process)

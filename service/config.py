@@ -36,6 +36,9 @@ class Settings:
     cors_origins: tuple[str, ...] = ("*",)
     """Origins whose pages may call the API (``*``: any; auth is a bearer token, not a
     cookie, so a page on another origin can only act with a token it was given)."""
+    keep_finished: int = 1000
+    """Embedded mode only: finished matches kept in memory; older ones are deleted
+    (``service.adapters.retention``). Real Redis keeps every match."""
 
     @property
     def embedded(self) -> bool:
@@ -51,7 +54,18 @@ class Settings:
             cors_origins=_origins(os.environ.get("RUMMY_CORS_ORIGINS", "*")),
             lobby_ttl_s=int(os.environ.get("RUMMY_LOBBY_TTL_S", str(24 * 3600))),
             rate_limits=_limits(),
+            keep_finished=_at_least_one("RUMMY_EMBEDDED_KEEP_FINISHED", "1000"),
         )
+
+
+def _at_least_one(name: str, default: str) -> int:
+    """A count from the environment that must be 1 or more: a bad one stops the start-up
+    with its name rather than silently keeping everything or nothing."""
+    text = os.environ.get(name, default).strip()
+    value = int(text) if text.isdigit() else 0
+    if value < 1:
+        raise ValueError(f"{name} must be a whole number of at least 1, got {text!r}")
+    return value
 
 
 def _origins(text: str) -> tuple[str, ...]:

@@ -37,8 +37,10 @@ class TokenIndex:
             return
         self._client.hset(self._key, mapping={h: f"{match_id}:{seat}" for h, seat in seats.items()})
 
-    def forget(self, digest: str) -> None:
-        self._client.hdel(self._key, digest)
+    def forget(self, digests: list[str]) -> None:
+        """Drop token hashes: a rotated token, or a deleted match's (embedded retention)."""
+        if digests:
+            self._client.hdel(self._key, *digests)
 
     def owner(self, digest: str) -> tuple[str, int] | None:
         raw = self._client.hget(self._key, digest)

@@ -120,6 +120,13 @@ class MatchIndex:
             pipe.zadd(key, {info.id: info.created_at})
         pipe.execute()
 
+    def remove(self, info: MatchInfo) -> None:
+        """Take one match out of every index ``add`` put it in (embedded retention)."""
+        pipe = self._client.pipeline(transaction=False)
+        for key in self._keys_of(info):
+            pipe.zrem(key, info.id)
+        pipe.execute()
+
     def _keys_of(self, info: MatchInfo) -> list[str]:
         owners: list[str | None] = [None] + ([info.owner] if info.owner else [])
         facets = [None, *self.facets(info.tags, info.external_id)]

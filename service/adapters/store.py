@@ -15,7 +15,8 @@ match lives in one Redis Cluster slot and one Lua script can touch them all:
   one slot. If it is lost it can be rebuilt from the meta keys.
 
 Lua has no sha256, so the client hashes: it reads the head, chains the new events from it,
-and the script refuses when the head moved in between. Nothing is ever rewritten or deleted.
+and the script refuses when the head moved in between. Nothing is ever rewritten; only the
+embedded mode deletes, whole finished matches (service/adapters/retention.py).
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ class Access:
 
     def replace(self, match_id: str, seat: int, old_hash: str, new_hash: str) -> None:
         """Re-index a rotated seat token: the old one becomes no token at all (401)."""
-        self._tokens.forget(old_hash)
+        self._tokens.forget([old_hash])
         self._tokens.register(match_id, {new_hash: seat})
 
     def viewer(self, match_id: str, token: str | None) -> Viewer:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from service.adapters.store import StoredEvent
 from service.usecases.commands import TimeOut
+from service.usecases.errors import NotFound
 from service.usecases.repository import Loaded
 from service.usecases.runner import CommandRunner
 
@@ -33,9 +34,12 @@ class Clocks:
     def on_deadline(self, match_id: str, turn_version: int) -> None:
         """A timer's call at a turn's deadline: time it out, or time it again when the
         check came early."""
-        if self.time_out(match_id, turn_version):
+        try:
+            if self.time_out(match_id, turn_version):
+                return
+            match = self.runner.repository.get(match_id)
+        except NotFound:  # deleted since (embedded retention): no clock left to check
             return
-        match = self.runner.repository.get(match_id)
         if match.clock is not None and match.clock.started_version == turn_version:
             self._reschedule(match_id, match)
 

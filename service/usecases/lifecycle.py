@@ -10,7 +10,9 @@ lifecycle events among them it builds one message each::
 appends it to the owner's feed stream ``{prefix}:feed:<owner>`` (trimmed to about
 ``FEED_MAXLEN`` entries) and logs a delivery for each of the owner's webhooks subscribed
 to its kind. Deliveries go to the dispatch the bootstrap wired: the in-process runner
-(embedded mode) or the RQ ``webhooks`` queue. The game's append has already
+(embedded mode) or the RQ ``webhooks`` queue. In embedded mode a match's terminal event
+is also passed to the ``finished`` hook, which keeps memory in bounds by deleting the
+oldest finished matches (service/usecases/retention.py). The game's append has already
 happened: a failure here is logged, never raised.
 """
 
@@ -25,6 +27,7 @@ from typing import Any
 
 import redis
 
+from domain.controls import TERMINAL_EVENTS
 from domain.events import HAND_SCORED, MATCH_ABORTED, MATCH_COMPLETED, SEAT_FORFEITED
 from service.adapters.organisers import ADMIN, OrganiserKeys
 from service.adapters.store import RedisEventStore, StoredEvent
@@ -54,15 +57,20 @@ Dispatch = Callable[[Sequence[DeliveryRef]], None]
 """Sends logged deliveries on their way: the in-process runner (embedded) or RQ jobs."""
 MetaOf = Callable[[str], Mapping[str, str] | None]
 """A match's creation metadata (owner, tags, external id): the repository's cached copy."""
+Finished = Callable[[str, float], None]
+"""Called as ``finished(match_id, finished_at)`` once a match's terminal event is stored
+(embedded mode's retention, service/usecases/retention.py; not wired in real mode)."""
 
 
 class Notifier:
     """Publishes what every successful append says to organisers; wired by the bootstrap."""
 
-    def __init__(self, store: RedisEventStore, meta: MetaOf, dispatch: Dispatch) -> None:
+    def __init__(self, store: RedisEventStore, meta: MetaOf, dispatch: Dispatch,
+                 finished: Finished | None = None) -> None:
         self.store = store
         self.meta = meta
         self.dispatch = dispatch
+        self.finished = finished
 
     def notify(self, match_id: str, events: Sequence[StoredEvent],
                scores: Sequence[int]) -> None:
@@ -79,6 +87,18 @@ class Notifier:
                      self.dispatch, scores)
         except Exception:  # the game already happened; the feed and webhooks must not undo it
             log.exception("lifecycle notification of match %s failed", match_id)
+        self._note_finished(match_id, lifecycle)
+
+    def _note_finished(self, match_id: str, events: Sequence[StoredEvent]) -> None:
+        """Tell the ``finished`` hook (embedded retention) when the match has ended."""
+        if self.finished is None:
+            return
+        for event in events:
+            if event.type in TERMINAL_EVENTS:
+                try:
+                    self.finished(match_id, event.ts)
+                except Exception:  # keeping memory in bounds must not fail the game's append
+                    log.exception("retention after match %s ended failed", match_id)
 
 
 def _publish(store: RedisEventStore, match_id: str, meta: Mapping[str, str],

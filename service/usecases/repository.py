@@ -28,6 +28,9 @@ from service.adapters.store import GENESIS_HASH, RedisEventStore, StoredEvent
 from service.usecases.errors import NotFound, storable
 
 CACHE_SIZE = 512
+GONE_KEPT = 4096
+"""Deleted match ids remembered so that requests in flight at their deletion cannot cache
+them again; a request lasts far less than it takes to delete this many matches."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,7 @@ class Repository:
         self._meta: dict[str, dict[str, str]] = {}
         self._secrets: dict[str, MatchSecrets] = {}
         self._cache_size = cache_size
+        self._gone: OrderedDict[str, None] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, match_id: str) -> Loaded:
@@ -116,6 +120,8 @@ class Repository:
             return None
         fixed = {key: value for key, value in meta.items() if not key.startswith("token:")}
         with self._lock:
+            if match_id in self._gone:
+                return fixed
             if len(self._meta) > 16 * self._cache_size:
                 self._meta.clear()
                 self._secrets.clear()
@@ -132,8 +138,22 @@ class Repository:
             raise not_found(match_id)
         secrets = MatchSecrets(bytes.fromhex(meta["seed"]),
                                tuple(json.loads(meta.get("entropy", "[]"))))
-        self._secrets[match_id] = secrets
+        with self._lock:
+            if match_id not in self._gone:
+                self._secrets[match_id] = secrets
         return secrets
+
+    def forget(self, match_id: str) -> None:
+        """Drop a deleted match (embedded retention) from every cache, for good: a request
+        that read it just before the deletion cannot put it back, so the next one is a 404.
+        """
+        with self._lock:
+            self._cache.pop(match_id, None)
+            self._meta.pop(match_id, None)
+            self._secrets.pop(match_id, None)
+            self._gone[match_id] = None
+            while len(self._gone) > GONE_KEPT:
+                self._gone.popitem(last=False)
 
     # --- folding -----------------------------------------------------------------------
 
@@ -192,6 +212,8 @@ class Repository:
 
     def _remember(self, match_id: str, loaded: Loaded) -> None:
         with self._lock:
+            if match_id in self._gone:
+                return
             cached = self._cache.get(match_id)
             if cached is None or cached.version <= loaded.version:
                 self._cache[match_id] = loaded

@@ -111,7 +111,10 @@ class Tournaments:
             return None
         if external_id is not None and info.external_id != external_id:
             return None
-        item = self.summary(info)
+        try:
+            item = self.summary(info)
+        except NotFound:  # deleted by embedded retention since it was indexed
+            return None
         return item if status is None or item["status"] == status else None
 
     def summary(self, info: MatchInfo) -> dict[str, Any]:

@@ -1,0 +1,44 @@
+"""Embedded mode's bound on memory: finished matches beyond ``RUMMY_EMBEDDED_KEEP_FINISHED``
+are deleted, oldest finish first (the keys: service/adapters/retention.py).
+
+The lifecycle notifier calls ``Retention.finished`` after a match's terminal event is
+stored; the bootstrap wires it in embedded mode only. Each deleted match is also dropped
+from the in-process caches (repository, access), so the next request for it is a clean
+404 ``match_not_found``. Live matches are never deleted: a game in progress is never cut
+off, so there is no cap on matches as a whole (creation is rate-limited instead).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+
+from service.adapters.retention import FinishedMatches
+
+log = logging.getLogger("rummy.retention")
+
+Forget = Callable[[str], None]
+"""Drops one deleted match from an in-process cache."""
+
+
+class Retention:
+    """Records finished matches and deletes those beyond the cap; one per process."""
+
+    def __init__(self, matches: FinishedMatches, forget: Sequence[Forget]) -> None:
+        self.matches = matches
+        self._forget = list(forget)
+        self._lock = threading.Lock()
+
+    def finished(self, match_id: str, finished_at: float) -> None:
+        """A match has ended: record it, and delete the finished ones beyond the cap.
+
+        Serialised in the process, so two matches ending at once never delete one twice.
+        """
+        with self._lock:
+            deleted = self.matches.record(match_id, finished_at)
+        for gone in deleted:
+            for forget in self._forget:
+                forget(gone)
+        if deleted:
+            log.debug("retention deleted %d finished matches", len(deleted))
