@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from domain.cards import without
 from domain.errors import RuleError
 from domain.events import CARD_DISCARDED, HAND_ENDED, Event, EventType, Field
 from domain.layoffs import best_layoffs
@@ -108,6 +109,26 @@ def big_gin(state: KnockTable, seat: int, solver: MeldSolver) -> list[Event]:
         seat=seat, discard=None, kind="big_gin", deadwood=0,
         melds=[meld.to_dict() for meld in shown.melds], unmatched=[],
     )]
+
+
+def best_legal_discard(solver: MeldSolver, hand: Sequence[str],
+                       actions: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The least deadwood a legal discard leaves, and every legal discard that reaches it.
+
+    Only the discards ``actions`` allow count: the card just taken from the pile (RULES.md
+    1.4) or one that would strand gem's deep card (2.6) is never advised. The solver's own
+    best is used when one of its cards is legal, else every legal discard is tried.
+    """
+    legal = {action["card"] for action in actions if action["type"] == "discard"}
+    if not legal:
+        return None
+    deadwood, cards = solver.best_discard(hand)
+    allowed = [card for card in cards if card in legal]
+    if not allowed:
+        left = {card: solver.deadwood(without(tuple(hand), card)) for card in legal}
+        deadwood = min(left.values())
+        allowed = [card for card in dict.fromkeys(hand) if left.get(card) == deadwood]
+    return {"deadwood": deadwood, "cards": list(dict.fromkeys(allowed))}
 
 
 def shown_arrangement(state: KnockTable, seat: int, rest: tuple[str, ...], deadwood: int,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain import redaction
+from domain import knocking, redaction
 from domain.cards import sort_cards
 from domain.controls import ended_of
 from domain.events import Event
@@ -68,8 +68,9 @@ def seat_section(state: GinState, seat: int) -> dict[str, Any]:
         "legal_actions": legal_actions(state, seat),
     }
     if state.turn == seat and state.phase == DISCARD:
-        after, cards = solver.best_discard(hand)
-        out["best_discard"] = {"deadwood": after, "cards": list(cards)}
+        best_discard = knocking.best_legal_discard(solver, hand, out["legal_actions"])
+        if best_discard is not None:
+            out["best_discard"] = best_discard
     return out
 
 

@@ -483,8 +483,9 @@ class MatchViewSchema(MatchMetadata):
     gem_parts = fields.Boolean(metadata={
         "description": "Gem seat views: whether the hand shows all eight gems"})
     best_discard = fields.Nested(BestDiscardSchema, metadata={
-        "description": "Seat views, holding one card too many: the lowest deadwood after a "
-                       "discard, and which discards reach it"})
+        "description": "Seat views, holding one card too many: the lowest deadwood a legal "
+                       "discard leaves, and which legal discards reach it (never the card "
+                       "just taken from the discard pile)"})
     legal_actions = Verbatim(ActionSchema, many=True, metadata={
         "description": "Seat views: every action the seat may send now, ready to send"})
     clock = fields.Nested(ClockViewSchema, allow_none=True, metadata={

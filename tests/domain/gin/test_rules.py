@@ -8,6 +8,7 @@ import pytest
 
 from domain.errors import RuleError
 from domain.fairness import Deal
+from domain.gin import GIN
 from domain.gin.rules import (
     CompleteMatch,
     DealHand,
@@ -20,6 +21,7 @@ from domain.gin.rules import (
     legal_actions,
 )
 from domain.gin.state import COMPLETING, DEALING, DISCARD, DRAW, SCORING, UPCARD
+from domain.viewer import Viewer
 from tests.builders import act, gin_match
 
 # Seat 1 (non-dealer) holds RULES.md example 1 (deadwood 7); seat 0 holds 70 of deadwood.
@@ -82,6 +84,13 @@ class TestTurn:
     def test_nor_be_the_knock_discard(self):
         state, _ = act(dealt(), Draw(1, "discard"))
         assert rule_error(state, Knock(1, "3C")) == "must_not_discard_taken_card"
+
+    def test_the_view_never_advises_discarding_the_card_just_taken(self):
+        """KD melds with nothing, so it would be the best discard, but it was just taken."""
+        state = gin_match([LOOSE, EXAMPLE_1], upcard="KD", stock="AH 6C 8D 2S 7S")
+        state, _ = act(state, Draw(1, "discard"))
+        assert GIN.view(state, Viewer.for_seat(1))["best_discard"] == {
+            "deadwood": 12, "cards": ["5S"]}
 
     def test_an_option_allows_discarding_the_taken_card(self):
         state, _ = act(dealt(may_discard_taken_discard=True), Draw(1, "discard"))
