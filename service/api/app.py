@@ -8,6 +8,7 @@ from typing import Any
 import redis
 from flask import Flask
 from flask_cors import CORS
+from swagger_ui import api_doc
 
 from service.api import (
     audit,
@@ -67,7 +68,16 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
         api.register_blueprint(blueprint)
     errors.register(app)
     limit_abuse(app, wiring.settings)
+    serve_reference(app, api.spec.to_dict())
     return app
+
+
+def serve_reference(app: Flask, spec: dict[str, Any]) -> None:
+    """``/docs``: Swagger UI over this app's own spec (the one ``/openapi.json`` serves).
+    Its files come from the swagger-ui-py package and are served by this app, so the
+    reference works offline (no CDN)."""
+    api_doc(app, config=spec, url_prefix="/docs", title="Rummy game server API",
+            host_inject=False)
 
 
 ALLOWED_HEADERS = ("Authorization", "Content-Type", "If-Match", "Idempotency-Key",
