@@ -34,6 +34,13 @@ from service.usecases.runner import CommandRunner
 
 log = logging.getLogger("rummy")
 
+REDIS_CONNECTIONS = 128
+"""Redis connections per process at most. Under the gevent worker thousands of requests and
+streams share a process; a request waits for a free connection (up to
+``REDIS_POOL_WAIT_S``, then 503) instead of opening one more socket each, which would
+exhaust Redis's ``maxclients`` and the process's open files (service/gunicorn_conf.py)."""
+REDIS_POOL_WAIT_S = 5.0
+
 
 @dataclass
 class Wiring:
@@ -51,7 +58,9 @@ class Wiring:
     in_process: bool
 
     def close(self) -> None:
-        """Stop the in-process threads (embedded mode): clock timer and deliveries."""
+        """Stop the live stream hub and the in-process threads (embedded mode): clock
+        timer and deliveries."""
+        self.matches.live.close()
         if isinstance(self.work, InProcessWork):
             self.work.clocks.stop()
             self.work.deliveries.close()
@@ -64,8 +73,11 @@ def connect(settings: Settings) -> redis.Redis:
                     "All data is in memory only and is lost when the server stops. "
                     "Set REDIS_URL to use a real Redis.")
         return fakeredis.FakeRedis(server=fakeredis.FakeServer())
-    return redis.Redis.from_url(settings.redis_url,  # type: ignore[arg-type]
-                                health_check_interval=10, socket_keepalive=True)
+    pool = redis.BlockingConnectionPool.from_url(
+        settings.redis_url,  # type: ignore[arg-type]
+        max_connections=REDIS_CONNECTIONS, timeout=REDIS_POOL_WAIT_S,
+        health_check_interval=10, socket_keepalive=True)
+    return redis.Redis(connection_pool=pool)
 
 
 def retention(settings: Settings, client: redis.Redis, repository: Repository) -> Retention:

@@ -33,7 +33,18 @@ def test_every_process_is_restarted_when_it_exits():
         "redis": "unless-stopped", "api": "unless-stopped", "worker": "unless-stopped"}
 
 
-def test_the_image_serves_the_app_factory_under_gunicorn():
+def test_the_image_serves_the_app_factory_under_gunicorn_gevent():
     dockerfile = (ROOT / "Dockerfile").read_text()
-    assert '"gunicorn", "service.api.app:wsgi()"' in dockerfile
+    assert ('"gunicorn", "-c", "python:service.gunicorn_conf", "service.api.app:wsgi()"'
+            in dockerfile)
     assert "pip install --no-cache-dir ." in dockerfile
+
+
+def test_the_stream_server_uses_the_gevent_worker_and_its_open_file_limit():
+    from service import gunicorn_conf
+
+    assert gunicorn_conf.worker_class == "gevent"
+    assert gunicorn_conf.worker_connections == gunicorn_conf.stream_capacity(
+        gunicorn_conf.fd_limit)
+    nofile = compose()["api"]["ulimits"]["nofile"]
+    assert nofile["soft"] == nofile["hard"] >= 10_000

@@ -33,7 +33,7 @@ from service.adapters.auth import TokenIndex
 from service.adapters.catalog import MatchIndex, MatchInfo
 from service.adapters.work import KINDS, WorkIndex
 
-PER_MATCH_SUFFIXES = ("events", "meta", "idem", "verifications")
+PER_MATCH_SUFFIXES = ("events", "meta", "idem", "verifications", "presence", "acted", "live")
 """Every lasting per-match key ``{prefix}:{<match_id>}:<suffix>`` (tests guard the list)."""
 
 

@@ -503,11 +503,25 @@ class RedisEventStore:
     def prefix(self) -> str:
         return self._prefix
 
+    def events_key(self, match_id: str) -> str:
+        """The match's event stream key, for readers that block on it (the stream hub)."""
+        return self._key(match_id, "events")
+
     def key(self, match_id: str, suffix: str) -> str:
         """A per-match key for data derived from the match (same Cluster slot)."""
         if suffix in ("events", "meta", "idem"):
             raise ValueError(f"{suffix!r} belongs to the event store")
         return self._key(match_id, suffix)
+
+
+def decode_entry(entry_id: Any, fields: Mapping[Any, Any]) -> StoredEvent:
+    """A stored event from an entry another reader fetched (the stream hub's XREAD)."""
+    return _decode(entry_id, fields)
+
+
+def block_slice_ms(client: redis.Redis) -> int:
+    """Longest single XREAD BLOCK that stays well inside the client's socket timeout."""
+    return _block_slice_ms(client)
 
 
 def _block_slice_ms(client: redis.Redis) -> int:

@@ -71,8 +71,8 @@ class Feed(MethodView):
         after = _position(query)
         store = matches.store
         keepalive = current_app.config["SETTINGS"].sse_keepalive_ms
-        items = follow_feed(store.client, store.prefix, owner, after, query.get("tag", []),
-                            query.get("kind", []), keepalive)
+        items = follow_feed(matches.live.hub, store.client, store.prefix, owner, after,
+                            query.get("tag", []), query.get("kind", []), keepalive)
         return Response(stream_with_context(_sse(items)), mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 

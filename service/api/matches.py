@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
@@ -149,13 +150,33 @@ class Events(MethodView):
         return {"events": service().events(match_id, bearer_token(), query["after"])}
 
 
+_ENCODED: OrderedDict[int, tuple[dict[str, Any], str]] = OrderedDict()
+"""SSE text of the last events sent, by the rendered dict's identity (the dict is kept with
+its text, so the id cannot be reused while cached): streams of one match shown the same
+rendering (service/usecases/live.py) encode it once."""
+_ENCODED_MAX = 1024
+
+
+def _event_text(item: dict[str, Any]) -> str:
+    found = _ENCODED.get(id(item))
+    if found is not None and found[0] is item:
+        return found[1]
+    text = f"id: {item['version']}\nevent: {item['type']}\ndata: {json.dumps(item)}\n\n"
+    _ENCODED[id(item)] = (item, text)
+    if len(_ENCODED) > _ENCODED_MAX:
+        _ENCODED.popitem(last=False)
+    return text
+
+
 def _sse(items: Iterator[dict[str, Any] | None]) -> Iterator[str]:
     yield "retry: 2000\n\n"
     for item in items:
         if item is None:
             yield ": keep-alive\n\n"
-            continue
-        yield f"id: {item['version']}\nevent: {item['type']}\ndata: {json.dumps(item)}\n\n"
+        elif "presence" in item:  # no id: presence must not move a client's Last-Event-ID
+            yield f"event: presence\ndata: {json.dumps(item['presence'])}\n\n"
+        else:
+            yield _event_text(item)
 
 
 @blp.route("/<match_id>/stream-tickets")
@@ -183,7 +204,11 @@ class Stream(MethodView):
                        "`Last-Event-ID` (or `?after=`). Ends after the match's last event "
                        "(MatchCompleted, SeatForfeited or MatchAborted). The event names "
                        "are the event types of docs/events.md: a browser subscribes to "
-                       "each with `addEventListener(type, ...)`.",
+                       "each with `addEventListener(type, ...)`. Presence, which is not a "
+                       "game fact: `event: presence`, `data: {\"seat\": n, \"online\": "
+                       "bool}` when a seat's first stream opens or its last one closes, "
+                       "with no `id` (it does not move `Last-Event-ID`); every stream, the "
+                       "public's too, gets it.",
         "content": {"text/event-stream": {"schema": {"type": "string"}}}},
         "204": {"description": "The match is over and every event up to its last was "
                                "sent (`Last-Event-ID`/`after`): nothing more will come, "

@@ -245,6 +245,16 @@ class MeldSchema(Schema):
     tag = fields.String(allow_none=True)
 
 
+class PresenceSchema(Schema):
+    """Whether a seat is at the table now: not a game fact, never in the event log."""
+
+    online = fields.Boolean(required=True, metadata={
+        "description": "Whether the seat has a live stream (`/stream`) open now"})
+    last_action_at = fields.Float(allow_none=True, required=True, metadata={
+        "description": "When the seat's last action was appended (epoch seconds); null "
+                       "before its first"})
+
+
 class SeatSummarySchema(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True, allow_none=True, metadata={
@@ -255,6 +265,10 @@ class SeatSummarySchema(Schema):
         "description": "The player's external id, as given at creation"})
     hand_count = fields.Integer(required=True)
     opened = fields.Boolean(metadata={"description": "Rummy/rami: whether the seat has opened"})
+    presence = fields.Nested(PresenceSchema, metadata={
+        "description": "In `GET /v1/matches/{id}` (every view): whether the seat has a live "
+                       "stream open and when it last acted; live streams announce changes "
+                       "with `event: presence`"})
 
 
 class TableMeldSchema(Schema):

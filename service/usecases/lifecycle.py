@@ -22,13 +22,14 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import redis
 
 from domain.controls import TERMINAL_EVENTS
 from domain.events import HAND_SCORED, MATCH_ABORTED, MATCH_COMPLETED, SEAT_FORFEITED
+from service.adapters.fanout import StreamHub, entry_order
 from service.adapters.organisers import ADMIN, OrganiserKeys
 from service.adapters.store import RedisEventStore, StoredEvent
 from service.adapters.webhooks import DeliveryRef, Webhooks
@@ -158,7 +159,6 @@ def _tags(meta: Mapping[str, str]) -> list[str]:
 
 _ENTRY_ID = re.compile(r"^(\d{1,20})(?:-(\d{1,20}))?$")
 _MAX_ID_PART = 2**64 - 1
-_MAX_BLOCK_MS = 1000
 
 
 def parse_entry_id(text: str) -> str | None:
@@ -172,32 +172,58 @@ def parse_entry_id(text: str) -> str | None:
     return f"{ms}-{seq}"
 
 
-def follow_feed(client: redis.Redis, prefix: str, owner: str, after: str,
+def follow_feed(hub: StreamHub, client: redis.Redis, prefix: str, owner: str, after: str,
                 tags: Sequence[str], kinds: Sequence[str],
                 keepalive_ms: int) -> Iterator[tuple[str, dict[str, Any]] | None]:
     """(entry id, message) for every feed message after ``after`` that matches, as they
-    come; None marks a keep-alive tick. Messages filtered out still move the position."""
+    come; None marks a keep-alive tick. Messages filtered out still move the position.
+
+    The backlog comes from normal reads; new messages from the process's stream hub
+    (``service.adapters.fanout``), subscribed at the position the backlog reached and read
+    once more after subscribing, so the switch neither loses nor repeats a message.
+    """
     key = feed_key(prefix, owner)
     wanted = set(tags)
-    idle_since = time.monotonic()
-    while True:
-        entries = client.xrange(key, f"({after}", "+", count=100) or []
+    position = [after]
+
+    def take(entries: Iterable[tuple[Any, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
         for entry_id, fields in entries:
-            after = _text(entry_id)
+            entry = _text(entry_id)
+            if entry_order(entry) <= entry_order(position[0]):
+                continue
+            position[0] = entry
             raw = (fields or {}).get(b"message") or (fields or {}).get("message") or "{}"
             message = json.loads(_text(raw))
             if wanted <= set(message.get("tags") or []) and (
                     not kinds or message.get("kind") in kinds):
-                yield after, message
+                yield entry, message
+
+    def backlog() -> Iterator[tuple[str, dict[str, Any]]]:
+        while True:
+            entries = client.xrange(key, f"({position[0]}", "+", count=100) or []
+            yield from take(entries)
+            if not entries:
+                return
+
+    yield from backlog()
+    sub = hub.subscribe({key: position[0]})
+    try:
+        yield from backlog()
+        idle_since = time.monotonic()
+        while True:
+            remaining_s = keepalive_ms / 1000 - (time.monotonic() - idle_since)
+            arrived = sub.get(max(remaining_s, 0.0)) if remaining_s > 0 else []
+            sent = False
+            for item in take(entry for _, entries in arrived for entry in entries):
+                sent = True
+                yield item
+            if sent:
                 idle_since = time.monotonic()
-        if entries:
-            continue
-        remaining_ms = keepalive_ms - int((time.monotonic() - idle_since) * 1000)
-        if remaining_ms <= 0:
-            yield None
-            idle_since = time.monotonic()
-            continue
-        client.xread({key: after}, count=1, block=max(1, min(remaining_ms, _MAX_BLOCK_MS)))
+            elif time.monotonic() - idle_since >= keepalive_ms / 1000:
+                yield None
+                idle_since = time.monotonic()
+    finally:
+        hub.unsubscribe(sub)
 
 
 def _text(value: Any) -> str:

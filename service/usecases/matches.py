@@ -14,6 +14,7 @@ import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from domain.cards import CardError, parse_cards
@@ -41,6 +42,7 @@ from service.usecases.access import Access
 from service.usecases.background import Work
 from service.usecases.commands import EndMatch, SeatAction
 from service.usecases.errors import NotFound, invalid, not_allowed, storable
+from service.usecases.live import LiveStreams
 from service.usecases.repository import Loaded
 from service.usecases.runner import CommandRunner, Idempotency, command_id
 from service.usecases.seats import LOBBY_TTL_S, MatchNotStarted, Seats, has_open_seats
@@ -123,6 +125,7 @@ class MatchService:
         self.tickets = StreamTickets(TicketStore(self.store.client, self.store.prefix),
                                      self.access)
         self.seats = Seats(self, lobby_ttl_s)
+        self.live = LiveStreams(self.store)
 
     # --- creation ----------------------------------------------------------------------
 
@@ -281,12 +284,16 @@ class MatchService:
         return self.access.owner_of(match_id)
 
     def view(self, match_id: str, token: str | None) -> dict[str, Any]:
+        """The match now, with each seat's presence (not a game fact: not in the log)."""
         viewer = self.viewer(match_id, token)
         try:
-            loaded = self.load(match_id)
+            out = self._render(match_id, self.load(match_id), viewer)
         except MatchNotStarted as waiting:
-            return self.seats.view(waiting.lobby, viewer)
-        return self._render(match_id, loaded, viewer)
+            out = self.seats.view(waiting.lobby, viewer)
+        seats = out.get("seats") or []
+        for seat, presence in zip(seats, self.live.seats(match_id, len(seats)), strict=True):
+            seat["presence"] = presence
+        return out
 
     def _render(self, match_id: str, loaded: Loaded, viewer: Viewer) -> dict[str, Any]:
         out = loaded.variant.view(loaded.state, viewer)
@@ -378,16 +385,19 @@ class MatchService:
 
     def _follow(self, match_id: str, variant: Variant, viewer: Viewer, after: int,
                 keepalive_ms: int) -> Iterator[dict[str, Any] | None]:
+        """Events rendered for ``viewer`` as the process's live hub delivers them; presence
+        messages come as ``{"presence": {...}}``. Closing the generator (the client went
+        away) unsubscribes it and ends the seat's presence."""
         hands = HandIndex(self.repository.stored(match_id))
-        while True:
-            batch = self.store.wait(match_id, after, keepalive_ms)
-            if not batch:
-                yield None
+        for batch in self.live.follow(match_id, after, viewer.seat, keepalive_ms):
+            if not isinstance(batch, list):
+                yield None if batch is None else {"presence": batch}
                 continue
             hands.extend(e for e in batch if e.version >= hands.version)
             for stored in batch:
-                yield self.render_event(variant, stored, hands.viewer_of(stored.version, viewer))
-                after = stored.version
+                shown_to = hands.viewer_of(stored.version, viewer)
+                yield self.live.rendered(stored, shown_to,
+                                         partial(self.render_event, variant, stored, shown_to))
                 if stored.type in TERMINAL_EVENTS:
                     return
 
@@ -407,6 +417,8 @@ class MatchService:
         except NotFound:
             self.load(match_id)
             raise
+        if outcome.appended:
+            self.live.acted(match_id, seat, outcome.appended[0].ts)
         return self._render(match_id, outcome.match, Viewer.for_seat(seat))
 
     # --- auditing ----------------------------------------------------------------------

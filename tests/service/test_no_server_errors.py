@@ -445,7 +445,9 @@ def assert_replays(client: Any, match: dict[str, Any]) -> None:
     replayed = {**GIN.view(state, Viewer.full()), "id": match["id"], "version": full["version"]}
     # the service adds the match's fixed metadata (tags, external ids) to every view
     full = {k: v for k, v in full.items() if k not in ("external_id", "tags")}
-    full["seats"] = [{k: v for k, v in s.items() if k != "external_id"} for s in full["seats"]]
+    # and each seat's presence, which is no game fact (not in the log)
+    full["seats"] = [{k: v for k, v in s.items() if k not in ("external_id", "presence")}
+                     for s in full["seats"]]
     assert {k: replayed.get(k) for k in full} == full
     for seat in match["seats"]:
         view = client.get(url, headers=bearer(seat["token"])).json

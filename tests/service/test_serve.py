@@ -47,7 +47,7 @@ def server(**env: str) -> Iterator[int]:
     """``python -m service.serve`` on a free port until the block ends."""
     port = _free_port()
     environment = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    environment.update(env, RUMMY_ADMIN_TOKEN=ADMIN, THREADS="4")
+    environment.update(env, RUMMY_ADMIN_TOKEN=ADMIN)
     process = subprocess.Popen(
         [sys.executable, "-m", "service.serve", "--port", str(port)], cwd=ROOT,
         env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -83,13 +83,36 @@ def play_to_knock(port: int) -> tuple[str, list[str]]:
     return match["id"], tokens
 
 
+def test_make_serve_runs_the_gevent_worker_sized_by_the_open_file_limit():
+    from service.gunicorn_conf import raise_fd_limit
+    from service.serve import command
+
+    limit = raise_fd_limit()
+    line = command("127.0.0.1", "8000", embedded=True, fd_limit=limit)
+    assert line[line.index("--worker-class") + 1] == "gevent"
+    assert line[line.index("--workers") + 1] == "1"
+    assert int(line[line.index("--worker-connections") + 1]) == limit - 256
+    assert line[line.index("-c") + 1] == "python:service.gunicorn_conf"
+
+
 def test_make_serve_embedded_mode_scores_in_process():
     with server() as port:
         status, health = call(port, "GET", "/healthz")
         assert (status, health["mode"]) == (200, "embedded")
-        match_id, _ = play_to_knock(port)
+        match_id, tokens = play_to_knock(port)
         _, view = call(port, "GET", f"/v1/matches/{match_id}")
         assert (view["hand_number"], view["scores"]) == (2, [0, 67])
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as live:
+            live.sendall(f"GET /v1/matches/{match_id}/stream?after=6 HTTP/1.1\r\nHost: x\r\n"
+                         f"Authorization: Bearer {tokens[0]}\r\n\r\n".encode())
+            seen = b""
+            while b"event: HandKnocked" not in seen:
+                chunk = live.recv(65536)
+                assert chunk, seen
+                seen += chunk
+            _, view = call(port, "GET", f"/v1/matches/{match_id}")
+            assert [s["presence"]["online"] for s in view["seats"]] == [True, False]
+            assert view["seats"][1]["presence"]["last_action_at"] > 0
 
 
 def test_real_redis_with_a_worker_process():

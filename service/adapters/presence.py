@@ -1,0 +1,153 @@
+"""Presence: which seats have a live stream open now, and when each seat last acted.
+
+Presence is not a game fact, so nothing of it goes into the match's event log. Its keys
+share the match's hash tag (one Cluster slot, so one script may touch them all):
+
+- ``{prefix}:{<match_id>}:presence`` sorted set of ``<seat>:<connection>`` members scored by
+  their expiry (ms, Redis server time). The process holding a stream refreshes its members;
+  a crashed process's members simply expire. A seat is online while one of its members has
+  not expired.
+- ``{prefix}:{<match_id>}:acted`` hash, seat -> the time (epoch seconds) of the seat's last
+  action, i.e. of the first event its last successful action appended.
+- ``{prefix}:{<match_id>}:live`` capped stream (``MAXLEN ~ 64``) of ``presence`` messages
+  (``seat``, ``online``): written by the script below when a seat's first stream opens or
+  its last one closes (or expires), read by every process's stream hub alongside the
+  match's events, and sent to the match's live streams without an SSE ``id``.
+
+Every key expires when no process refreshes it, so an abandoned match leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import redis
+
+TTL_MS = 30_000
+"""How long a stream's presence lasts without a refresh; the hub refreshes every third."""
+LIVE_MAXLEN = 64
+KEY_TTL_MS = 24 * 3_600_000
+"""The presence and live keys of a match no one watches go after a day."""
+
+# KEYS: presence zset, live stream. ARGV: op ("add"|"rem"), ttl ms, maxlen, key ttl ms,
+# members... Server time, so processes with skewed clocks agree on who has expired.
+_UPDATE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local function online()
+  local seats = {}
+  for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')) do
+    local seat = string.match(m, '^(%d+):')
+    if seat then seats[seat] = true end
+  end
+  return seats
+end
+local before = online()
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+for i = 5, #ARGV do
+  if ARGV[1] == 'add' then
+    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[i])
+  else
+    redis.call('ZREM', KEYS[1], ARGV[i])
+  end
+end
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
+local after = online()
+local changed = 0
+local function publish(seat, flag)
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'seat', seat, 'online', flag)
+  changed = changed + 1
+end
+for seat, _ in pairs(before) do if not after[seat] then publish(seat, '0') end end
+for seat, _ in pairs(after) do if not before[seat] then publish(seat, '1') end end
+if changed > 0 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
+return changed
+"""
+
+# KEYS: presence zset, acted hash. Returns [online members, acted field/value pairs].
+_READ = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return {redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf'),
+        redis.call('HGETALL', KEYS[2])}
+"""
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+class Presence:
+    """Reads and writes a match's presence keys (see the module docstring)."""
+
+    def __init__(self, client: redis.Redis, key_of: Any, ttl_ms: int = TTL_MS) -> None:
+        """``key_of(match_id, suffix)``: the store's per-match key (same hash tag)."""
+        self._client = client
+        self._key = key_of
+        self.ttl_ms = ttl_ms
+        self._update = client.register_script(_UPDATE)
+        self._read = client.register_script(_READ)
+
+    def live_key(self, match_id: str) -> str:
+        return str(self._key(match_id, "live"))
+
+    def _keys(self, match_id: str) -> list[str]:
+        return [self._key(match_id, "presence"), self.live_key(match_id)]
+
+    def _args(self, op: str, members: Iterable[str]) -> list[Any]:
+        return [op, self.ttl_ms, LIVE_MAXLEN, KEY_TTL_MS, *members]
+
+    def open(self, match_id: str, member: str) -> None:
+        """A seat's stream opened here (``member`` = ``<seat>:<connection>``)."""
+        self._update(keys=self._keys(match_id), args=self._args("add", [member]))
+
+    def close(self, match_id: str, member: str) -> None:
+        self._update(keys=self._keys(match_id), args=self._args("rem", [member]))
+
+    def refresh(self, held: Mapping[str, Iterable[str]]) -> None:
+        """Extend every member this process holds, one script per match, pipelined."""
+        pipe = self._client.pipeline(transaction=False)
+        for match_id, members in held.items():
+            self._update(keys=self._keys(match_id), args=self._args("add", members),
+                         client=pipe)
+        pipe.execute()
+
+    def last_live_id(self, match_id: str) -> str:
+        """The newest entry id of the match's live stream ("0-0" when it has none)."""
+        newest = self._client.xrevrange(self.live_key(match_id), "+", "-", count=1)
+        return _text(newest[0][0]) if newest else "0-0"
+
+    def acted(self, match_id: str, seat: int, ts: float) -> None:
+        """Record a seat's action time (derived data, never read back into the game)."""
+        pipe = self._client.pipeline(transaction=False)
+        key = self._key(match_id, "acted")
+        pipe.hset(key, str(seat), repr(float(ts)))
+        pipe.pexpire(key, KEY_TTL_MS)
+        pipe.execute()
+
+    def of(self, match_id: str, seats: int) -> list[dict[str, Any]]:
+        """Each seat's ``{"online", "last_action_at"}``."""
+        members, pairs = self._read(keys=[self._key(match_id, "presence"),
+                                          self._key(match_id, "acted")])
+        online = {_text(member).split(":", 1)[0] for member in members}
+        acted = _pairs(pairs)
+        return [{"online": str(seat) in online,
+                 "last_action_at": float(acted[str(seat)]) if str(seat) in acted else None}
+                for seat in range(seats)]
+
+
+def _pairs(flat: Sequence[Any] | Mapping[Any, Any]) -> dict[str, str]:
+    """HGETALL inside a script comes back flat (RESP2) or as a map (RESP3)."""
+    if isinstance(flat, Mapping):
+        return {_text(k): _text(v) for k, v in flat.items()}
+    items = [_text(value) for value in flat]
+    return dict(zip(items[::2], items[1::2], strict=False))
+
+
+def presence_message(fields: Mapping[Any, Any]) -> dict[str, Any] | None:
+    """A live-stream entry as the ``presence`` SSE data; None for anything else."""
+    values = {_text(k): _text(v) for k, v in fields.items()}
+    if not values.get("seat", "").isdigit() or values.get("online") not in ("0", "1"):
+        return None
+    return {"seat": int(values["seat"]), "online": values["online"] == "1"}

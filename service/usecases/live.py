@@ -1,0 +1,180 @@
+"""Live streams of matches for one process: the backlog by a normal read, then the hub.
+
+``MatchService._follow`` renders what this yields through the one redaction path
+(``render_event`` with ``HandIndex.viewer_of``); this module only decides *which* stored
+events and presence messages a stream gets, and keeps this process's presence entries alive.
+
+A stream reads the events after the client's position from the store, subscribes to the
+process's stream hub (``service.adapters.fanout``) at the version it reached, then reads
+once more: the hub delivers everything dispatched after the subscription and that second
+read everything before it, and versions already sent are dropped, so the switch neither
+loses nor repeats an event.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import redis
+
+from domain.viewer import Viewer
+from service.adapters.fanout import StreamHub
+from service.adapters.presence import TTL_MS, Presence, presence_message
+from service.adapters.store import RedisEventStore, StoredEvent, block_slice_ms, decode_entry
+
+log = logging.getLogger("rummy.live")
+
+LiveItem = list[StoredEvent] | dict[str, Any] | None
+"""New events (in order), a presence message ``{"seat", "online"}``, or None: a keep-alive
+tick (nothing came for the keep-alive interval)."""
+
+_REFRESH_CHUNK = 500
+_RENDERED = 4096
+"""Rendered events kept per process: a few per viewer of the latest moves of the matches
+followed here, so a thousand streams of one match render each move once per viewer."""
+
+
+class LiveStreams:
+    """One stream hub and this process's presence entries."""
+
+    def __init__(self, store: RedisEventStore, ttl_ms: int = TTL_MS) -> None:
+        self.store = store
+        self.presence = Presence(store.client, store.key, ttl_ms)
+        self.hub = StreamHub(store.client, f"{store.prefix}:hub:{uuid.uuid4().hex}",
+                             block_ms=min(block_slice_ms(store.client), ttl_ms // 3),
+                             on_tick=self._refresh_due)
+        self._held: dict[str, set[str]] = {}
+        self._rendered: OrderedDict[tuple[str, Viewer], dict[str, Any]] = OrderedDict()
+        self._decoded_events: OrderedDict[tuple[str, str], StoredEvent] = OrderedDict()
+        self._lock = threading.Lock()
+        self._refresh_every_s = ttl_ms / 3000
+        self._next_refresh = time.monotonic() + self._refresh_every_s
+
+    def follow(self, match_id: str, after: int, seat: int | None,
+               keepalive_ms: int) -> Iterator[LiveItem]:
+        """The match's events after ``after``, then new ones and presence messages as they
+        come. A seat's stream (``seat`` not None) counts as that seat's presence while open.
+        Ends only when closed (the caller stops after the match's terminal event)."""
+        backlog = self.store.read(match_id, after)
+        if backlog:
+            after = backlog[-1].version
+            yield backlog
+        member = f"{seat}:{uuid.uuid4().hex[:12]}" if seat is not None else None
+        if member is not None:
+            self._hold(match_id, member)
+        events_key = self.store.events_key(match_id)
+        sub = self.hub.subscribe({events_key: f"{after}-0",
+                                  self.presence.live_key(match_id):
+                                      self.presence.last_live_id(match_id)})
+        try:
+            late = self.store.read(match_id, after)
+            if late:
+                after = late[-1].version
+                yield late
+            while True:
+                batches = sub.get(keepalive_ms / 1000)
+                if not batches:
+                    yield None
+                    continue
+                fresh: list[StoredEvent] = []
+                messages: list[dict[str, Any]] = []
+                for key, entries in batches:
+                    for entry_id, fields in entries:
+                        if key != events_key:
+                            message = presence_message(fields)
+                            if message is not None:
+                                messages.append(message)
+                        elif int(entry_id.partition("-")[0]) > after:
+                            event = self._decoded(key, entry_id, fields)
+                            fresh.append(event)
+                            after = event.version
+                if fresh:
+                    yield fresh
+                yield from messages
+        finally:
+            self.hub.unsubscribe(sub)
+            if member is not None:
+                self._release(match_id, member)
+
+    def _decoded(self, key: str, entry_id: str, fields: Any) -> StoredEvent:
+        """An entry the hub delivered, decoded once in this process for all its streams."""
+        found = self._decoded_events.get((key, entry_id))
+        if found is None:
+            found = decode_entry(entry_id, fields)
+            self._decoded_events[(key, entry_id)] = found
+            if len(self._decoded_events) > _RENDERED:
+                self._decoded_events.popitem(last=False)
+        return found
+
+    def rendered(self, stored: StoredEvent, viewer: Viewer,
+                 render: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """``render()`` once per event and viewer in this process, shared by every stream
+        that shows it to that viewer (the event's hash names it; the result is read-only)."""
+        key = (stored.hash, viewer)
+        found = self._rendered.get(key)
+        if found is None:
+            found = render()
+            self._rendered[key] = found
+            if len(self._rendered) > _RENDERED:
+                self._rendered.popitem(last=False)
+        return found
+
+    def close(self) -> None:
+        self.hub.close()
+
+    # --- presence --------------------------------------------------------------------
+
+    def _hold(self, match_id: str, member: str) -> None:
+        with self._lock:
+            self._held.setdefault(match_id, set()).add(member)
+        try:
+            self.presence.open(match_id, member)
+        except redis.RedisError:  # presence is a courtesy: the stream goes on without it
+            log.warning("presence of %s on match %s not recorded", member, match_id)
+
+    def _release(self, match_id: str, member: str) -> None:
+        with self._lock:
+            members = self._held.get(match_id)
+            if members is not None:
+                members.discard(member)
+                if not members:
+                    del self._held[match_id]
+        try:
+            self.presence.close(match_id, member)
+        except redis.RedisError:
+            log.warning("presence of %s on match %s not removed; it expires", member, match_id)
+
+    def held(self) -> dict[str, set[str]]:
+        """The presence members this process keeps alive, by match."""
+        with self._lock:
+            return {match_id: set(members) for match_id, members in self._held.items()}
+
+    def _refresh_due(self) -> None:
+        """Called by the hub between reads: extend this process's members every third of
+        their lifetime, so they outlive a refresh that comes late but not a dead process."""
+        if time.monotonic() < self._next_refresh:
+            return
+        self._next_refresh = time.monotonic() + self._refresh_every_s
+        self.refresh()
+
+    def refresh(self) -> None:
+        held = list(self.held().items())
+        for start in range(0, len(held), _REFRESH_CHUNK):
+            self.presence.refresh(dict(held[start:start + _REFRESH_CHUNK]))
+
+    def acted(self, match_id: str, seat: int, ts: float) -> None:
+        """Note a seat's successful action (presence's ``last_action_at``); never fails the
+        action, which has happened already."""
+        try:
+            self.presence.acted(match_id, seat, ts)
+        except redis.RedisError:
+            log.warning("last action of seat %s on match %s not recorded", seat, match_id)
+
+    def seats(self, match_id: str, count: int) -> list[dict[str, Any]]:
+        return self.presence.of(match_id, count)

@@ -1,0 +1,210 @@
+"""The per-process stream hub (service/adapters/fanout.py) and the live streams built on it
+(service/usecases/live.py, MatchService._follow): one reader per process, every event to
+every subscriber exactly once and in order, redacted for each, and presence beside it."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from service.adapters.store import NewEvent
+from service.bootstrap import bootstrap
+from service.config import Settings
+from service.usecases.live import LiveStreams
+from tests.service.test_matches_api import DECK
+
+ADMIN = "fanout-admin"
+
+
+def wait_for(predicate: Any, timeout: float = 10.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.01)
+    raise AssertionError("timed out")
+
+
+@pytest.fixture
+def wiring(redis_client, key_prefix):
+    settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix=key_prefix,
+                        sse_keepalive_ms=100)
+    wired = bootstrap(settings, redis_client, in_process=True)
+    yield wired
+    wired.close()
+
+
+def new_match(wiring) -> dict[str, Any]:
+    return wiring.matches.create({"variant": "gin", "players": [{"name": "Ann"},
+                                                                 {"name": "Bob"}],
+                                  "options": {"first_dealer": 0}, "deck": DECK}, ADMIN)
+
+
+class Follower:
+    """One live stream consumed on its own thread, as a server would serve it."""
+
+    def __init__(self, items: Any) -> None:
+        self.items = items
+        self.received: list[dict[str, Any]] = []
+        self.presence: list[dict[str, Any]] = []
+        self.done = False
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            for item in self.items:
+                if item is not None and "presence" in item:
+                    self.presence.append(item["presence"])
+                elif item is not None:
+                    self.received.append(item)
+                if self._stop.is_set():
+                    break
+            else:
+                self.done = True
+        finally:
+            self.items.close()
+
+    @property
+    def versions(self) -> list[int]:
+        return [event["version"] for event in self.received]
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.thread.join(5)
+        assert not self.thread.is_alive()
+
+
+def test_two_hundred_subscribers_each_get_every_event_once_in_order_redacted_for_them(wiring):
+    matches = wiring.matches
+    match = new_match(wiring)
+    match_id, tokens = match["id"], [seat["token"] for seat in match["seats"]]
+    start = match["version"]
+    viewers = [tokens[1]] * 100 + [tokens[0]] * 50 + [None] * 50
+    followers = [Follower(matches.follow(match_id, token, 0 if n % 10 == 0 else start, 100))
+                 for n, token in enumerate(viewers)]
+    hub = matches.live.hub
+    wait_for(lambda: hub.subscribers(wiring.store.events_key(match_id)) == 200)
+    for seat, action in [(1, {"type": "pass"}), (0, {"type": "pass"}),
+                         (1, {"type": "draw", "source": "stock"})]:
+        version = matches.act(match_id, tokens[seat], action)["version"]
+        wait_for(lambda v=version: all(f.versions and f.versions[-1] >= v for f in followers))
+    for n, follower in enumerate(followers):
+        first = 1 if n % 10 == 0 else start + 1
+        assert follower.versions == list(range(first, 7)), n
+        drawn = follower.received[-1]
+        assert drawn["type"] == "CardDrawn"
+        assert (drawn["data"].get("card") == "AH") is (viewers[n] == tokens[1]), n
+    for follower in followers:
+        follower.stop()
+    assert hub.watched() == set()
+
+
+def test_the_switch_from_backlog_to_hub_neither_loses_nor_repeats(redis_client, key_prefix,
+                                                                  monkeypatch):
+    wiring = bootstrap(Settings(redis_url="redis://unused", key_prefix=key_prefix),
+                       redis_client, in_process=True)
+    store, live = wiring.store, wiring.matches.live
+    store.create("m1", [NewEvent("E", {"n": n}) for n in range(1, 4)], {})
+    other = live.follow("m1", 3, None, 100)  # the hub already watches m1, from version 3
+    assert next(other) is None
+    real_read, calls = store.read, []
+
+    def racing_read(match_id: str, after: int = 0, until: int | None = None) -> list:
+        found = real_read(match_id, after, until)
+        calls.append(after)
+        if len(calls) == 1:  # appended between the backlog read and the subscription
+            store.append("m1", 3, [NewEvent("E", {"n": 4})])
+        return found
+
+    monkeypatch.setattr(store, "read", racing_read)
+    items = live.follow("m1", 1, None, 100)
+    got: list[int] = []
+    for _ in range(4):
+        item = next(items)
+        if isinstance(item, list):
+            got += [event.version for event in item]
+        if got and got[-1] == 4:
+            store.append("m1", 4, [NewEvent("E", {"n": 5})])
+        if got and got[-1] == 5:
+            break
+    assert got == [2, 3, 4, 5]
+    assert next(items) is None  # and nothing more: version 4 and 5 came once
+    items.close()
+    other.close()
+    assert live.hub.watched() == set()
+    wiring.close()
+
+
+def test_the_stream_ends_after_the_terminal_event_and_the_match_is_unwatched(wiring):
+    match = new_match(wiring)
+    follower = Follower(wiring.matches.follow(match["id"], None, match["version"], 100))
+    hub = wiring.matches.live.hub
+    wait_for(lambda: hub.watched())
+    wiring.matches.abort(match["id"], ADMIN, {"reason": "test"})
+    follower.thread.join(5)
+    assert follower.done and follower.received[-1]["type"] == "MatchAborted"
+    assert hub.watched() == set()
+    wait_for(lambda: not hub.running)
+
+
+def test_presence_reaches_streams_and_views_but_never_the_log(wiring):
+    matches = wiring.matches
+    match = new_match(wiring)
+    match_id, tokens = match["id"], [seat["token"] for seat in match["seats"]]
+    public = Follower(matches.follow(match_id, None, match["version"], 100))
+    wait_for(lambda: matches.live.hub.watched())
+    seats = lambda: [s["presence"] for s in matches.view(match_id, None)["seats"]]  # noqa: E731
+    assert seats() == [{"online": False, "last_action_at": None}] * 2
+    bob = Follower(matches.follow(match_id, tokens[1], match["version"], 100))
+    wait_for(lambda: public.presence == [{"seat": 1, "online": True}])
+    assert [s["online"] for s in seats()] == [False, True]
+    acted = matches.act(match_id, tokens[1], {"type": "pass"})
+    stamp = wiring.store.read(match_id, acted["version"] - 1)[0].ts
+    assert seats()[1]["last_action_at"] == stamp and seats()[0]["last_action_at"] is None
+    bob.stop()
+    wait_for(lambda: public.presence[-1] == {"seat": 1, "online": False})
+    assert [s["online"] for s in seats()] == [False, False]
+    assert [e.type for e in wiring.store.read(match_id)].count("presence") == 0
+    assert wiring.store.version(match_id) == acted["version"]
+    assert all("presence" not in e for e in public.received)
+    public.stop()
+
+
+def test_presence_expires_unless_refreshed(redis_client, key_prefix):
+    wiring = bootstrap(Settings(redis_url="redis://unused", key_prefix=key_prefix),
+                       redis_client, in_process=True)
+    live = LiveStreams(wiring.store, ttl_ms=300)
+    presence = live.presence
+    presence.open("m1", "0:dead")  # a process that then crashed: nobody refreshes it
+    held = live.follow("m1", 0, 1, 50)
+    next(held)  # seat 1's stream, kept alive by this process
+    assert [s["online"] for s in presence.of("m1", 2)] == [True, True]
+    time.sleep(0.4)
+    live.refresh()
+    assert [s["online"] for s in presence.of("m1", 2)] == [False, True]
+    held.close()
+    assert [s["online"] for s in presence.of("m1", 2)] == [False, False]
+    assert live.held() == {}
+    live.close()
+    wiring.close()
+
+
+def test_the_organiser_feed_rides_the_same_hub(wiring):
+    from service.usecases.lifecycle import feed_key, follow_feed
+
+    store, hub = wiring.store, wiring.matches.live.hub
+    feed = follow_feed(hub, store.client, store.prefix, "admin", "0-0", [], [], 100)
+    assert next(feed) is None  # caught up (nothing yet), now on the hub
+    assert hub.watched() >= {feed_key(store.prefix, "admin")}
+    match = new_match(wiring)
+    wiring.matches.abort(match["id"], ADMIN, {"reason": "test"})
+    item = next(item for item in feed if item is not None)
+    assert item[1]["kind"] == "match_aborted" and item[1]["match_id"] == match["id"]
+    feed.close()
+    assert feed_key(store.prefix, "admin") not in hub.watched()
