@@ -23,11 +23,13 @@ serve: $(STAMP)  ## API on http://$(HOST):$(PORT); embedded fakeredis unless RED
 
 CHROMIUM := /usr/bin/chromium
 
+# DejaVu draws the card suits in the reference client (and its screenshots).
 $(CHROMIUM):  ## Debian's chromium for tests/browser (Playwright drives it; nothing is downloaded)
 	@command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] \
 	  || { echo "make: tests/browser needs chromium: apt-get install -y chromium (as root)"; exit 0; }
-	apt-get install -y --no-install-recommends chromium >/dev/null \
-	  || { apt-get update >/dev/null && apt-get install -y --no-install-recommends chromium >/dev/null; }
+	apt-get install -y --no-install-recommends chromium fonts-dejavu-core >/dev/null \
+	  || { apt-get update >/dev/null \
+	       && apt-get install -y --no-install-recommends chromium fonts-dejavu-core >/dev/null; }
 
 test: $(STAMP) $(CHROMIUM)  ## lint, then the whole suite, on fakeredis and on real Redis
 	$(BIN)/ruff check domain service workers tests bench

@@ -16,11 +16,13 @@ from service.api import (
     errors,
     feed,
     health,
+    log_audits,
     matches,
     organisers,
     seats,
     tournaments,
     variants,
+    web,
     webhooks,
 )
 from service.api.base import RummyApi
@@ -64,8 +66,9 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
     api = RummyApi(app)
     for blueprint in (health.blp, variants.blp, matches.blp, seats.blp, audit.blp, organisers.blp,
                       tournaments.batches, tournaments.results, controls.blp, webhooks.blp,
-                      feed.blp):
+                      feed.blp, log_audits.blp):
         api.register_blueprint(blueprint)
+    app.register_blueprint(web.blp)  # the reference web client: pages, not API operations
     errors.register(app)
     limit_abuse(app, wiring.settings)
     serve_reference(app, api.spec.to_dict())

@@ -1,5 +1,5 @@
-"""Abuse limits (Flask-Limiter): match creation without a token, seat claims and stream
-opens per client address, actions and stream tickets per token.
+"""Abuse limits (Flask-Limiter): match creation without a token, seat claims, log audits
+and stream opens per client address, actions and stream tickets per token.
 
 Counters live in the same Redis as the matches (``{prefix}:limits:...``), so every API
 process shares them; embedded mode counts in memory. A refused request gets 429
@@ -57,6 +57,7 @@ def limit_abuse(app: Flask, settings: Settings) -> None:
 
     limit("matches.Matches", limits.create, ["POST"], exempt_when=lambda: not anonymous())
     limit("seats.Claim", limits.create, ["POST"])
+    limit("audits.Audits", limits.create, ["POST"])
     limit("matches.Actions", limits.actions, ["POST"], key_func=token_or_address)
     limit("matches.StreamTickets", limits.tickets, ["POST"], key_func=token_or_address)
     limit("feed.FeedTickets", limits.tickets, ["POST"], key_func=token_or_address)

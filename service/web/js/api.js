@@ -1,0 +1,93 @@
+// The API client: JSON calls with a bearer token, and live streams through stream tickets
+// (EventSource cannot send a token, and a long-lived token never goes into a URL).
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body && body.message ? `${body.code}: ${body.message}` : `HTTP ${status}`);
+    this.status = status;
+    this.code = body && body.code;
+  }
+}
+
+export async function call(method, path, {token, body, headers = {}, raw} = {}) {
+  const sent = {...headers};
+  if (token) sent.Authorization = `Bearer ${token}`;
+  if (body !== undefined && raw === undefined) sent["Content-Type"] = "application/json";
+  const response = await fetch(path, {
+    method, headers: sent, body: raw !== undefined ? raw : body === undefined ? undefined : JSON.stringify(body)});
+  const text = await response.text();
+  const parsed = text && (response.headers.get("Content-Type") || "").includes("json") ? JSON.parse(text) : null;
+  if (!response.ok) throw new ApiError(response.status, parsed);
+  return {status: response.status, body: parsed, text, headers: response.headers};
+}
+
+const match = (id) => `/v1/matches/${encodeURIComponent(id)}`;
+
+export const api = {
+  variants: async () => (await call("GET", "/v1/variants")).body.variants,
+  lobby: async (variant) => (await call("GET", `/v1/lobby${variant ? `?variant=${variant}` : ""}`)).body,
+  create: async (body) => (await call("POST", "/v1/matches", {body})).body,
+  claim: async (id, seat, body) => (await call("POST", `${match(id)}/seats/${seat}/claim`, {body})).body,
+  view: async (id, token) => (await call("GET", match(id), {token})).body,
+  act: async (id, token, action, version) => (await call("POST", `${match(id)}/actions`, {
+    token, body: action, headers: {"If-Match": String(version)}})).body,
+  // The log's raw text too: the hash chain is checked over the numbers as the server wrote them.
+  events: async (id) => (await call("GET", `${match(id)}/events`)).text,
+  state: async (id, at) => (await call("GET", `${match(id)}/state?at=${at}`)).body,
+  ticket: async (id, token) => (await call("POST", `${match(id)}/stream-tickets`, {token})).body.ticket,
+  verify: async (id) => (await call("POST", `${match(id)}/verifications`)).headers.get("Location"),
+  verification: async (location) => (await call("GET", location)).body,
+  audit: async (ndjson) => (await call("POST", "/v1/audits?states=true", {
+    raw: ndjson, body: null, headers: {"Content-Type": "application/x-ndjson"}})).body,
+};
+
+// The event types a stream names (docs/events.md); unnamed messages are heard too.
+const EVENT_TYPES = ["MatchCreated", "HandDealt", "CardDrawn", "CardDiscarded", "HandEnded",
+  "HandScored", "MatchCompleted", "UpcardPassed", "HandKnocked", "MeldsLaidDown", "CardLaidOff",
+  "JokerExchanged", "StockRebuilt", "SeedCommitted", "SeedRevealed", "MatchSeedRevealed",
+  "ClockSet", "SeatForfeited", "MatchAborted", "presence"];
+export const FINAL_EVENTS = new Set(["MatchCompleted", "SeatForfeited", "MatchAborted"]);
+
+// Follows a match live from event `after` on. A seat trades its token for a single-use ticket
+// per connection; on an error it reconnects with a new ticket after the last id seen, unless
+// the match is over (`isOver` asks the server), which also covers the 204 that ends a stream.
+export function follow(id, {token = null, after = 0, onEvent, isOver}) {
+  let source = null;
+  let stopped = false;
+  let last = after;
+  let delay = 500;
+  let sawEnd = false;
+
+  const receive = (message) => {
+    if (message.lastEventId) last = Number(message.lastEventId);
+    if (FINAL_EVENTS.has(message.type)) sawEnd = true;
+    delay = 500;
+    onEvent(message.type, message.data ? JSON.parse(message.data) : null);
+  };
+
+  async function open() {
+    if (stopped) return;
+    const query = new URLSearchParams({after: String(last)});
+    if (token) query.set("ticket", await api.ticket(id, token));
+    if (stopped) return;
+    source = new EventSource(`${match(id)}/stream?${query}`);
+    source.onmessage = receive;
+    EVENT_TYPES.forEach((type) => source.addEventListener(type, receive));
+    source.onerror = () => { source.close(); source = null; reconnect(); };
+  }
+
+  async function reconnect() {
+    if (stopped) return;
+    if (sawEnd || await isOver().catch(() => false)) { stop(); return; }
+    setTimeout(() => open().catch(reconnect), delay);
+    delay = Math.min(delay * 2, 10000);
+  }
+
+  function stop() {
+    stopped = true;
+    if (source) source.close();
+  }
+
+  open().catch(reconnect);
+  return {stop, get connected() { return source !== null && source.readyState === 1; }};
+}

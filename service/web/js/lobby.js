@@ -1,0 +1,149 @@
+// The lobby: create a match (named players and open seats, options from GET /v1/variants,
+// an optional invite code), list matches waiting for players, claim an open seat.
+import {api} from "./api.js";
+import {h, notice, replace} from "./dom.js";
+import {keepOtherSeats, keepSeat} from "./store.js";
+
+export async function openLobby(root) {
+  const message = h("div", {class: "messages"});
+  const listing = h("div", {class: "listing"});
+  const you = h("input", {name: "you", placeholder: "your name", value: sessionStorage.getItem("rummy.name") || "",
+    maxlength: 64, required: true});
+  you.addEventListener("change", () => sessionStorage.setItem("rummy.name", you.value));
+  const variants = await api.variants();
+  replace(root, h("div", {class: "lobby"},
+    h("label", {class: "you"}, "Playing as ", you),
+    message,
+    createForm(variants, you, message),
+    h("section", {}, h("h2", {}, "Open seats"),
+      h("button", {type: "button", class: "refresh", onclick: () => list(listing, you, message)}, "Refresh"),
+      listing),
+    h("section", {}, h("h2", {}, "Watch or replay a match"), watchForm())));
+  await list(listing, you, message);
+  const timer = setInterval(() => root.contains(listing) ? list(listing, you, message) : clearInterval(timer), 5000);
+}
+
+function createForm(variants, you, message) {
+  const variant = h("select", {name: "variant"}, variants.map((v) => h("option", {value: v.name}, v.name)));
+  const players = h("div", {class: "players"});
+  const options = h("div", {class: "options"});
+  const invite = h("input", {name: "invite_code", placeholder: "invite code (optional, 4+ characters)", minlength: 4, maxlength: 64});
+  const described = () => variants.find((v) => v.name === variant.value);
+  const redraw = () => { drawPlayers(players, described()); drawOptions(options, described()); };
+  variant.addEventListener("change", redraw);
+  redraw();
+
+  async function submit(event) {
+    event.preventDefault();
+    const body = {variant: variant.value, players: readPlayers(players, you.value), options: readOptions(options, described())};
+    if (invite.value) body.invite_code = invite.value;
+    try {
+      const created = await api.create(body);
+      const named = created.seats.filter((seat) => seat.token);
+      if (named.length) {
+        keepSeat(created.id, named[0].seat, named[0].token, named[0].name);
+        keepOtherSeats(created.id, named.slice(1));
+      }
+      location.hash = named.length ? `#/table/${created.id}` : `#/watch/${created.id}`;
+    } catch (error) {
+      notice(message, error.message, "error");
+    }
+  }
+
+  return h("section", {}, h("h2", {}, "New match"),
+    h("form", {class: "create", onsubmit: submit},
+      h("label", {}, "Variant ", variant), players,
+      h("details", {}, h("summary", {}, "Options"), options),
+      invite,
+      h("button", {type: "submit", class: "primary"}, "Create match")));
+}
+
+// Seat 0 is you; the others open seats (anyone may claim them) unless given a name.
+function drawPlayers(container, variant) {
+  replace(container, h("p", {class: "small"}, "Seats: seat 0 is you. Name another seat to hold it yourself "
+    + "(you get its token to hand over); leave it empty to open it to the lobby."),
+    Array.from({length: variant.max_players}, (_, seat) => seat === 0 ? null
+      : h("label", {class: "player"}, `seat ${seat} `,
+        h("select", {name: `use-${seat}`}, h("option", {value: "open"}, "open seat"),
+          h("option", {value: "named"}, "named"), h("option", {value: "none", selected: seat >= variant.min_players}, "no seat")),
+        h("input", {name: `name-${seat}`, placeholder: "name", maxlength: 64}))));
+}
+
+function readPlayers(container, you) {
+  const players = [{name: you || "Player 1"}];
+  for (const select of container.querySelectorAll("select")) {
+    const seat = select.name.split("-")[1];
+    const name = container.querySelector(`input[name="name-${seat}"]`).value;
+    if (select.value === "open") players.push({open: true});
+    if (select.value === "named") players.push({name: name || `Player ${Number(seat) + 1}`});
+  }
+  return players;
+}
+
+function drawOptions(container, variant) {
+  replace(container, variant.options.map((spec) => h("label", {class: "option", title: spec.description},
+    `${spec.name} `, optionInput(spec))));
+}
+
+function optionInput(spec) {
+  const name = `option-${spec.name}`;
+  if (spec.choices) {
+    return h("select", {name}, spec.choices.map((choice) =>
+      h("option", {value: JSON.stringify(choice), selected: choice === spec.default}, String(choice))));
+  }
+  if (spec.type === "boolean") return h("input", {type: "checkbox", name, checked: spec.default === true});
+  return h("input", {type: "number", name, value: spec.default ?? "", min: spec.minimum, max: spec.maximum,
+    placeholder: spec.nullable ? "none" : ""});
+}
+
+// Only options changed from their defaults are sent.
+function readOptions(container, variant) {
+  const options = {};
+  for (const spec of variant.options) {
+    const input = container.querySelector(`[name="option-${spec.name}"]`);
+    let value;
+    if (spec.choices) value = JSON.parse(input.value);
+    else if (spec.type === "boolean") value = input.checked;
+    else value = input.value === "" ? null : Number(input.value);
+    if (value !== spec.default) options[spec.name] = value;
+  }
+  return options;
+}
+
+async function list(container, you, message) {
+  let page;
+  try { page = await api.lobby(); } catch (error) { notice(message, error.message, "error"); return; }
+  if (!page.matches.length) { replace(container, h("p", {class: "muted"}, "No match is waiting for players.")); return; }
+  replace(container, h("ul", {class: "waiting"}, page.matches.map((match) => h("li", {"data-match": match.id},
+    h("strong", {}, match.variant), ` ${match.id.slice(0, 8)} · `,
+    match.seats.map((seat) => seat.open
+      ? claimButton(match, seat.seat, you, message)
+      : h("span", {class: "chip"}, seat.name)),
+    match.invite_only ? h("span", {class: "chip", title: "needs the invite code"}, "invite only") : null))));
+}
+
+function claimButton(match, seat, you, message) {
+  async function claim() {
+    const body = {name: you.value || `Player ${seat + 1}`};
+    if (match.invite_only) {
+      const code = prompt("Invite code");
+      if (!code) return;
+      body.invite_code = code;
+    }
+    try {
+      const claimed = await api.claim(match.id, seat, body);
+      keepSeat(match.id, claimed.seat, claimed.token, claimed.name);
+      location.hash = `#/table/${match.id}`;
+    } catch (error) {
+      notice(message, error.message, "error");
+    }
+  }
+  return h("button", {type: "button", class: "claim", "data-claim": seat, onclick: claim}, `Take seat ${seat}`);
+}
+
+function watchForm() {
+  const id = h("input", {name: "match", placeholder: "match id", required: true, pattern: "[A-Za-z0-9_-]+"});
+  const go = (where) => (event) => { event.preventDefault(); if (id.value) location.hash = `#/${where}/${id.value.trim()}`; };
+  return h("form", {class: "watch", onsubmit: go("watch")}, id,
+    h("button", {type: "submit"}, "Watch"), h("button", {type: "button", onclick: go("replay")}, "Replay"));
+}

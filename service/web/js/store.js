@@ -1,0 +1,28 @@
+// Seat tokens live in this tab's sessionStorage, never in a URL sent to the server. A token
+// may arrive in the URL fragment (a link handed to another player or tab); it is moved into
+// sessionStorage and the fragment is cleaned at once.
+const KEY = (matchId) => `rummy.seat.${matchId}`;
+const OTHERS = (matchId) => `rummy.seats.${matchId}`;
+
+export function seatOf(matchId) {
+  const stored = sessionStorage.getItem(KEY(matchId));
+  return stored ? JSON.parse(stored) : null;
+}
+
+export function keepSeat(matchId, seat, token, name) {
+  sessionStorage.setItem(KEY(matchId), JSON.stringify({seat, token, name}));
+}
+
+// Tokens of the other named seats of a match this tab created, for hand-over links.
+export function keepOtherSeats(matchId, seats) {
+  sessionStorage.setItem(OTHERS(matchId), JSON.stringify(seats));
+}
+
+export function otherSeats(matchId) {
+  return JSON.parse(sessionStorage.getItem(OTHERS(matchId)) || "[]");
+}
+
+export function handOverLink(matchId, seat) {
+  const fragment = new URLSearchParams({seat: seat.seat, token: seat.token, name: seat.name || ""});
+  return `${location.origin}/#/table/${matchId}?${fragment}`;
+}

@@ -1,0 +1,184 @@
+// Draws a match view as the API gives it: the seat's view (its hand, melds, deadwood and
+// legal actions), the public view, or a replayed state. Nothing is inferred: a card the
+// view does not show is drawn face down.
+import {h} from "./dom.js";
+import {actionLabel, back, card, cards, label, meldText} from "./cards.js";
+
+const VARIANT_NAMES = {gin: "Gin Rummy", gem: "Gem Rummy", rummy: "Rummy", rami: "Rami"};
+
+export function renderTable(view, {onAction = null} = {}) {
+  const actions = onAction ? view.legal_actions || [] : [];
+  return h("section", {class: `table variant-${view.variant}`, "data-version": view.version,
+      "data-phase": view.phase, "data-turn": view.turn ?? ""},
+    heading(view),
+    seats(view),
+    middle(view, actions, onAction),
+    view.hand ? mine(view, actions, onAction) : null,
+    actionBar(actions, onAction),
+    ending(view),
+    history(view));
+}
+
+const nameOf = (view, seat) => (view.seats[seat] && view.seats[seat].name) || `seat ${seat}`;
+
+function heading(view) {
+  return h("header", {class: "table-head"},
+    h("h2", {}, `${VARIANT_NAMES[view.variant] || view.variant}`,
+      view.hand_number ? h("span", {class: "muted"}, ` · hand ${view.hand_number}`) : null),
+    h("p", {class: "status", "data-status": view.phase}, status(view)),
+    view.commitment ? h("p", {class: "muted small mono", title: "SHA-256 of this hand's secret seed"},
+      `deal commitment ${view.commitment.slice(0, 16)}…`) : null);
+}
+
+function status(view) {
+  if (view.ended) return `Ended by ${view.ended.by}${view.ended.seat !== undefined && view.ended.seat !== null
+    ? ` of ${nameOf(view, view.ended.seat)}` : ""}${view.ended.reason ? `: ${view.ended.reason}` : ""}`;
+  if (view.phase === "waiting") return `Waiting for players (${view.open_seats} open seat${view.open_seats === 1 ? "" : "s"})`;
+  if (view.phase === "complete") return winners(view);
+  if (view.phase === "aborted") return "Aborted";
+  if (view.awaiting) return `Awaiting the server's ${view.awaiting} step`;
+  if (view.turn === null || view.turn === undefined) return view.phase;
+  const who = view.seat === view.turn ? "Your turn" : `${nameOf(view, view.turn)}'s turn`;
+  return `${who}: ${view.phase === "upcard" ? "take or pass the upcard" : view.phase}`;
+}
+
+function winners(view) {
+  const won = view.winners || (view.winner !== undefined && view.winner !== null ? [view.winner] : []);
+  return won.length ? `Complete: ${won.map((seat) => nameOf(view, seat)).join(" and ")} won` : "Complete";
+}
+
+function seats(view) {
+  return h("ol", {class: "seats"}, view.seats.map((seat) => {
+    const shown = view.all_hands && view.all_hands[seat.seat];
+    const classes = ["seat", seat.seat === view.turn ? "turn" : "", seat.seat === view.seat ? "you" : ""];
+    return h("li", {class: classes.join(" "), "data-seat": seat.seat},
+      h("div", {class: "seat-name"}, presence(seat),
+        seat.open ? h("em", {}, "open seat") : seat.name,
+        seat.seat === view.seat ? h("span", {class: "chip"}, "you") : null,
+        seat.seat === view.dealer ? h("span", {class: "chip", title: "dealer"}, "D") : null),
+      h("div", {class: "seat-facts"},
+        h("span", {}, `score ${view.scores ? view.scores[seat.seat] : 0}`),
+        seat.opened !== undefined ? h("span", {}, seat.opened ? "opened" : "not opened") : null,
+        clockOf(view, seat.seat)),
+      shown ? cards(shown, {gems: view.gems})
+        : seat.seat === view.seat || !seat.hand_count ? null
+          : h("span", {class: "cards backs", title: `${seat.hand_count} cards`},
+            Array.from({length: Math.min(seat.hand_count, 14)}, () => back()),
+            h("span", {class: "muted"}, ` ${seat.hand_count}`)));
+  }));
+}
+
+// Another engineer's presence (seats[n].presence); older servers do not send it.
+function presence(seat) {
+  const p = seat.presence;
+  if (!p) return null;
+  const acted = p.last_action_at ? `, last acted ${new Date(p.last_action_at * 1000).toLocaleTimeString()}` : "";
+  return h("span", {class: `presence ${p.online ? "online" : "offline"}`,
+    title: `${p.online ? "online" : "offline"}${acted}`, "data-online": p.online ? "1" : "0"});
+}
+
+function clockOf(view, seat) {
+  const clock = view.clock;
+  if (!clock) return null;
+  const bank = clock.banks ? ` bank ${Math.round(clock.banks[seat])} s` : "";
+  if (clock.turn_seat !== seat || !clock.deadline) return bank ? h("span", {class: "clock"}, bank) : null;
+  return h("span", {class: "clock running", "data-deadline": clock.deadline},
+    `${bank} · ${secondsLeft(clock.deadline)}`);
+}
+
+export function secondsLeft(deadline) {
+  const left = Math.max(0, Math.round(deadline - Date.now() / 1000));
+  return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left`;
+}
+
+function middle(view, actions, onAction) {
+  const draws = actions.filter((a) => a.type === "draw");
+  const fromStock = draws.find((a) => a.source === "stock");
+  const pile = view.discard_pile || [];
+  const depthAction = (index) => draws.find((a) => a.source === "discard" && (a.depth || 1) === pile.length - index);
+  return h("div", {class: "middle"},
+    h("div", {class: "pile stock"}, h("h3", {}, "Stock"),
+      fromStock ? h("button", {class: "card back playable", "data-action": JSON.stringify(fromStock),
+        title: actionLabel(fromStock), onclick: () => onAction(fromStock)}, h("span", {class: "count"}, String(view.stock_count)))
+        : back(view.stock_count)),
+    h("div", {class: "pile discards"}, h("h3", {}, "Discard pile"),
+      pile.length ? h("span", {class: "cards fan"}, pile.map((code, index) =>
+        card(code, {action: depthAction(index), onAction, gems: view.gems && view.gems[code]})))
+        : h("span", {class: "muted"}, "empty")),
+    view.stock ? h("div", {class: "pile"}, h("h3", {}, "Stock order (revealed)"), cards(view.stock)) : null,
+    gemFacts(view),
+    tableMelds(view));
+}
+
+function gemFacts(view) {
+  if (view.variant !== "gem" || !view.dice) return null;
+  return h("div", {class: "pile gem-facts"}, h("h3", {}, "Dice"),
+    h("p", {}, `${view.dice.join(" + ")} · knock limit ${view.knock_limit} · diamond `,
+      view.diamond ? card(view.diamond) : "—"),
+    view.must_meld ? h("p", {class: "warn"}, `must meld ${label(view.must_meld)}`) : null);
+}
+
+function tableMelds(view) {
+  if (!view.table) return null;
+  return h("div", {class: "pile table-melds"}, h("h3", {}, "Table"),
+    view.table.length ? h("ul", {class: "melds"}, view.table.map((meld) =>
+      h("li", {"data-meld": meld.id}, h("span", {class: "muted"}, `#${meld.id} ${nameOf(view, meld.owner)} `),
+        cards(meld.cards, {notes: (meld.represents || []).map((r, i) => meld.cards[i] === "JK" ? label(r) : null)}))))
+      : h("span", {class: "muted"}, "no melds yet"));
+}
+
+function mine(view, actions, onAction) {
+  const discards = new Map(actions.filter((a) => a.type === "discard").map((a) => [a.card, a]));
+  const hand = (codes) => h("span", {class: "cards"}, codes.map((code) =>
+    card(code, {action: discards.get(code), onAction, gems: view.gems && view.gems[code]})));
+  const melded = (view.melds || []).map((meld) => h("div", {class: "group meld"},
+    h("span", {class: "muted small"}, meld.kind || "meld"), hand(meld.cards)));
+  const loose = view.melds ? view.unmatched || [] : view.hand;
+  return h("div", {class: "mine"},
+    h("h3", {}, "Your hand"),
+    h("div", {class: "groups"}, melded,
+      h("div", {class: "group deadwood"}, h("span", {class: "muted small"}, view.melds ? "deadwood" : "hand"), hand(loose))),
+    h("p", {class: "facts"},
+      view.deadwood !== undefined ? h("span", {"data-deadwood": view.deadwood}, `Deadwood ${view.deadwood}`) : null,
+      view.best_discard ? h("span", {"data-best-discard": JSON.stringify(view.best_discard.cards)}, ` · best discard ${view.best_discard.cards.map(label).join(" or ")} (leaves ${view.best_discard.deadwood})`) : null,
+      view.minus_points !== undefined ? h("span", {}, `Minus points in hand ${view.minus_points}`) : null,
+      view.opening ? h("span", {}, ` · opening ${view.opening.best_value}/${view.opening.minimum}${view.opening.can_open_now ? " (can open now)" : ""}`) : null),
+    view.opening && view.opening.best_melds && view.opening.best_melds.length ? h("p", {class: "small"}, "Best opening: ",
+      view.opening.best_melds.map((m) => h("span", {class: "chip"}, meldText(m)))) : null,
+    view.meld_candidates && view.meld_candidates.length ? h("p", {class: "small"}, "Melds in hand: ",
+      view.meld_candidates.map((m) => h("span", {class: "chip"}, meldText(m)))) : null,
+    discards.size ? h("p", {class: "hint"}, "Click a card to discard it.") : null);
+}
+
+function actionBar(actions, onAction) {
+  const buttons = actions.filter((a) => a.type !== "discard" && a.type !== "draw");
+  const draws = actions.filter((a) => a.type === "draw");
+  if (!buttons.length && !draws.length) return null;
+  return h("div", {class: "actions"}, [...draws, ...buttons].map((action) =>
+    h("button", {class: `action ${action.type}`, "data-action": JSON.stringify(action),
+      onclick: () => onAction(action)}, actionLabel(action))));
+}
+
+function ending(view) {
+  if (!view.final_scores) return null;
+  return h("div", {class: "final"}, h("h3", {}, "Final scores"),
+    h("table", {}, h("tr", {}, h("th", {}, "seat"), h("th", {}, "final score"), h("th", {}, "bonus")),
+      view.seats.map((seat) => h("tr", {}, h("td", {}, seat.name), h("td", {}, String(view.final_scores[seat.seat])),
+        h("td", {}, String(((view.bonuses || []).find((b) => b.seat === seat.seat) || {}).total ?? ""))))));
+}
+
+function history(view) {
+  if (!view.hands || !view.hands.length) return null;
+  return h("div", {class: "history"}, h("h3", {}, "Finished hands"),
+    view.hands.map((hand) => h("details", {class: "hand-result"},
+      h("summary", {}, `Hand ${hand.hand_number}: ${hand.result || ""}`,
+        hand.winner !== undefined && hand.winner !== null ? `, ${nameOf(view, hand.winner)} wins` : "",
+        hand.points ? ` · points ${hand.points.join(" / ")}` : ""),
+      (hand.seats || []).map((seat) => h("div", {class: "showdown"},
+        h("strong", {}, `${nameOf(view, seat.seat)} `),
+        (seat.melds || []).map((meld) => cards(meld.cards)),
+        seat.unmatched && seat.unmatched.length ? [" deadwood ", cards(seat.unmatched)] : null,
+        seat.deadwood !== undefined ? h("span", {class: "muted"}, ` (${seat.deadwood})`) : null,
+        seat.layoffs && seat.layoffs.length ? h("span", {class: "muted"},
+          ` laid off ${seat.layoffs.map((l) => label(l.card)).join(" ")}`) : null)))));
+}
