@@ -66,13 +66,14 @@ class LiveStreams:
             after = backlog[-1].version
             yield backlog
         member = f"{seat}:{uuid.uuid4().hex[:12]}" if seat is not None else None
-        if member is not None:
-            self._hold(match_id, member)
         events_key = self.store.events_key(match_id)
-        sub = self.hub.subscribe({events_key: f"{after}-0",
-                                  self.presence.live_key(match_id):
-                                      self.presence.last_live_id(match_id)})
+        sub = None
         try:
+            if member is not None:
+                self._hold(match_id, member)
+            sub = self.hub.subscribe({events_key: f"{after}-0",
+                                      self.presence.live_key(match_id):
+                                          self.presence.last_live_id(match_id)})
             late = self.store.read(match_id, after)
             if late:
                 after = late[-1].version
@@ -98,7 +99,8 @@ class LiveStreams:
                     yield fresh
                 yield from messages
         finally:
-            self.hub.unsubscribe(sub)
+            if sub is not None:
+                self.hub.unsubscribe(sub)
             if member is not None:
                 self._release(match_id, member)
 

@@ -208,3 +208,21 @@ def test_the_organiser_feed_rides_the_same_hub(wiring):
     assert item[1]["kind"] == "match_aborted" and item[1]["match_id"] == match["id"]
     feed.close()
     assert feed_key(store.prefix, "admin") not in hub.watched()
+
+
+def test_a_stream_that_fails_to_open_holds_no_presence(redis_client, key_prefix, monkeypatch):
+    import redis
+
+    wiring = bootstrap(Settings(redis_url="redis://unused", key_prefix=key_prefix),
+                       redis_client, in_process=True)
+    live = wiring.matches.live
+
+    def down(match_id: str) -> str:
+        raise redis.ConnectionError("gone")
+
+    monkeypatch.setattr(live.presence, "last_live_id", down)
+    with pytest.raises(redis.ConnectionError):
+        next(live.follow("m1", 0, 0, 50))
+    assert live.held() == {} and live.hub.watched() == set()
+    assert [s["online"] for s in live.presence.of("m1", 1)] == [False]
+    wiring.close()
