@@ -78,3 +78,47 @@ def redis_client(redis_backend: tuple[redis.Redis, str]) -> redis.Redis:
 @pytest.fixture
 def key_prefix(redis_backend: tuple[redis.Redis, str]) -> str:
     return redis_backend[1]
+
+
+# --- a real server -------------------------------------------------------------------------
+
+LIVE_ADMIN = "live-admin-secret"
+"""The organiser (admin) token of ``live_server``."""
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The API under gunicorn (embedded mode, limits off) on a free port, configured by
+    tests/gunicorn_conf.py; its URL. A missing gunicorn fails: it is a dependency."""
+    import sys
+    import urllib.request
+    from pathlib import Path
+
+    from tests.faults.conftest import Proc, free_port, wait_until
+
+    root = Path(__file__).resolve().parents[1]
+    port = free_port()
+    env = {k: v for k, v in os.environ.items()
+           if k not in {"REDIS_URL", "RUMMY_KEY_PREFIX", "PYTHONPATH"}}
+    env.update(RUMMY_ADMIN_TOKEN=LIVE_ADMIN, RUMMY_RATE_LIMITS="off")
+    command = [sys.executable, "-m", "gunicorn", "service.api.app:wsgi()", "-c",
+               str(root / "tests" / "gunicorn_conf.py"), "--bind", f"127.0.0.1:{port}",
+               "--workers", "1", "--worker-class", "gthread", "--threads", "16"]
+    server = Proc("live-api", command, env, root,
+                  tmp_path_factory.mktemp("live") / "api.log")
+    server.start()
+    url = f"http://127.0.0.1:{port}"
+
+    def healthy() -> bool:
+        server.check_running()
+        try:
+            with urllib.request.urlopen(url + "/healthz", timeout=2) as answer:
+                return bool(answer.status == 200)
+        except OSError:
+            return False
+
+    try:
+        wait_until(healthy, 30, f"the API on port {port}", 0.1)
+        yield url
+    finally:
+        server.stop()

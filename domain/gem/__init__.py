@@ -28,7 +28,7 @@ def command(seat: int, action: Mapping[str, Any]) -> object:
                            tuple(tuple(m) for m in melds) if melds is not None else None)
     if kind == "big_gin":
         return rules.DeclareBigGin(seat)
-    raise RuleError("unknown_action", f"gem has no action {kind!r}")
+    raise RuleError("invalid_action", f"gem has no action {kind!r}")
 
 
 

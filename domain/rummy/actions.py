@@ -97,7 +97,7 @@ def command(seat: int, action: Mapping[str, Any]) -> object:
     if kind == "exchange_joker":
         return ExchangeJoker(seat, _meld_id(action.get("meld")),
                              _card(action.get("card"), "card"))
-    raise RuleError("unknown_action", f"rummy has no action {kind!r}")
+    raise RuleError("invalid_action", f"rummy has no action {kind!r}")
 
 
 def legal_actions(state: RummyState, seat: int) -> list[dict[str, Any]]:

@@ -25,7 +25,9 @@ from service.api import (
     web,
     webhooks,
 )
+from service.api.action_schemas import document_actions
 from service.api.base import RummyApi
+from service.api.event_schemas import document_events, document_options
 from service.api.limits import limit_abuse
 from service.bootstrap import bootstrap
 from service.config import Settings
@@ -64,6 +66,9 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
     app.extensions["rummy_wiring"] = wiring
     allow_browsers(app, wiring.settings.cors_origins)
     api = RummyApi(app)
+    document_actions(api.spec)
+    document_events(api.spec)
+    document_options(api.spec)
     for blueprint in (health.blp, variants.blp, matches.blp, seats.blp, audit.blp, organisers.blp,
                       tournaments.batches, tournaments.results, controls.blp, webhooks.blp,
                       feed.blp, log_audits.blp):

@@ -79,14 +79,29 @@ class RummyApi(Api):
 
     def handle_http_exception(self, error: HTTPException) -> Any:
         status = error.code or 500
-        payload: dict[str, Any] = {"code": HTTP_CODES.get(status, "error"),
-                                   "message": error.description or error.name}
         data = getattr(error, "data", None) or {}
+        payload: dict[str, Any] = {"code": _code(status, data.get("schema")),
+                                   "message": error.description or error.name}
         messages = data.get("messages") or data.get("errors")
         if messages:
             payload["errors"] = _flatten_locations(messages)
             payload["message"] = "the request is malformed: " + ", ".join(payload["errors"])
-        return payload, status, data.get("headers") or {}
+        return payload, status, {**_own_headers(error), **(data.get("headers") or {})}
+
+
+def _own_headers(error: HTTPException) -> dict[str, str]:
+    """The exception's headers but its HTML content type: a 405's ``Allow``, a 401's
+    ``WWW-Authenticate``; the body is always JSON."""
+    return {name: value for name, value in error.get_headers()
+            if name.lower() != "content-type"}
+
+
+def _code(status: int, schema: Any) -> str:
+    """The error's code: a body schema may name its own (``ActionSchema``: invalid_action)."""
+    own = getattr(schema, "error_code", None)
+    if status == 400 and own:
+        return str(own)
+    return HTTP_CODES.get(status, "error")
 
 
 def _flatten_locations(messages: dict[str, Any]) -> dict[str, Any]:

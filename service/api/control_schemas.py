@@ -35,28 +35,29 @@ class ClockSchema(Schema):
 
 
 class ClockViewSchema(Schema):
-    turn_seconds = fields.Float(allow_none=True)
-    bank_seconds = fields.Float(allow_none=True)
-    on_timeout = fields.String()
+    turn_seconds = fields.Float(allow_none=True, required=True)
+    bank_seconds = fields.Float(allow_none=True, required=True)
+    on_timeout = fields.String(required=True)
     turn_seat = fields.Integer(allow_none=True, metadata={
         "description": "The seat whose turn is running (null while a job is awaited or "
-                       "the match is over)"})
-    turn_started_at = fields.Float(allow_none=True, metadata={
+                       "the match is over)"}, required=True)
+    turn_started_at = fields.Float(allow_none=True, required=True, metadata={
         "description": "Epoch seconds: the timestamp of the event that gave it the turn"})
     turn_started_version = fields.Integer(allow_none=True, metadata={
-        "description": "The version of that event"})
-    deadline = fields.Float(allow_none=True, metadata={
+        "description": "The version of that event"}, required=True)
+    deadline = fields.Float(allow_none=True, required=True, metadata={
         "description": "Epoch seconds: turn_started_at + turn_seconds + the seat's bank"})
     banks = fields.List(fields.Float(), allow_none=True, metadata={
         "description": "Each seat's bank left as of the running turn's start (null without "
-                       "a bank)"})
+                       "a bank)"}, required=True)
 
 
 class EndedSchema(Schema):
-    by = fields.String(metadata={"description": "forfeit or abort"})
-    seat = fields.Integer(allow_none=True, metadata={"description": "The forfeited seat"})
-    reason = fields.String()
-    initiator = fields.String(metadata={
+    by = fields.String(metadata={"description": "forfeit or abort"}, required=True)
+    seat = fields.Integer(allow_none=True, required=True, metadata={
+        "description": "The forfeited seat"})
+    reason = fields.String(required=True)
+    initiator = fields.String(required=True, metadata={
         "description": "organiser (the match's owner or the admin) or clock (time ran out)"})
 
 

@@ -10,11 +10,11 @@ from typing import Any
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 
+from service.api.action_schemas import ActionSchema
 from service.api.base import ANYONE, BEARER, ApiBlueprint, bearer_token, service
 from service.api.schemas import (
     MAX_VERSION,
     ActionHeadersSchema,
-    ActionSchema,
     EventListSchema,
     EventQuerySchema,
     MatchCreatedSchema,
@@ -209,7 +209,11 @@ class Stream(MethodView):
                        "bool}` when a seat's first stream opens or its last one closes, "
                        "with no `id` (it does not move `Last-Event-ID`); every stream, the "
                        "public's too, gets it.",
-        "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+        "content": {"text/event-stream": {"schema": {
+            "type": "string", "description": "Server-Sent Events; each stored event's "
+                                             "`data:` is one Event (JSON), the same as an "
+                                             "item of /events",
+            "x-sse-data": {"$ref": "#/components/schemas/Event"}}}}},
         "204": {"description": "The match is over and every event up to its last was "
                                "sent (`Last-Event-ID`/`after`): nothing more will come, "
                                "so `EventSource` stops reconnecting. Answered before a "

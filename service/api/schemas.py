@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from domain.cards import CardError, parse_card
 from service.api.control_schemas import ClockSchema, ClockViewSchema, EndedSchema
-
-ACTION_TYPES = ("pass", "draw", "discard", "knock", "big_gin")
-RUMMY_ACTION_TYPES = ("lay_down", "lay_off", "exchange_joker")
 
 # The highest version a client may name: past any match, and the largest integer every JSON
 # client reads exactly. Past 2**64 - 1 it is not even a Redis stream id, which was a 500.
@@ -26,11 +24,26 @@ def unicode_text(text: str) -> None:
         raise ValidationError("must be Unicode text (no lone surrogates)") from exc
 
 
+CARD_PATTERN = r"^(([2-9TJQKAtjqka]|10)[CDHScdhs]|[Jj][Kk])$"
+"""A card code as a client may send it: rank then suit, ``10`` for ``T``, any case."""
+
+
 class CardField(fields.String):
-    """A card code: rank then suit (``7H``, ``TD``, ``JK``); ``10D`` and lower case accepted."""
+    """A card code: rank then suit (``7H``, ``TD``, ``JK``); ``10D`` and lower case accepted.
+
+    Exactly ``CARD_PATTERN`` (no spaces around), which openapi.yaml states too, so the spec
+    and the server refuse the same codes.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        metadata = {"pattern": CARD_PATTERN, "minLength": 2, "maxLength": 3,
+                    **kwargs.pop("metadata", {})}
+        super().__init__(metadata=metadata, **kwargs)
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> str:
         text = super()._deserialize(value, attr, data, **kwargs)
+        if not re.fullmatch(CARD_PATTERN, text):
+            raise ValidationError(f"not a card code: {text!r}")
         try:
             return parse_card(text)
         except CardError as exc:
@@ -65,9 +78,9 @@ class ErrorSchema(Schema):
 class OptionSchema(Schema):
     name = fields.String(required=True)
     type = fields.String(required=True, metadata={"description": "boolean, integer or string"})
-    default = fields.Raw(allow_none=True)
-    nullable = fields.Boolean()
-    description = fields.String()
+    default = fields.Raw(allow_none=True, required=True)
+    nullable = fields.Boolean(required=True)
+    description = fields.String(required=True)
     choices = fields.List(fields.Raw())
     minimum = fields.Integer()
     maximum = fields.Integer()
@@ -75,10 +88,10 @@ class OptionSchema(Schema):
 
 class VariantSchema(Schema):
     name = fields.String(required=True)
-    description = fields.String()
-    min_players = fields.Integer()
-    max_players = fields.Integer()
-    options = fields.List(fields.Nested(OptionSchema))
+    description = fields.String(required=True)
+    min_players = fields.Integer(required=True)
+    max_players = fields.Integer(required=True)
+    options = fields.List(fields.Nested(OptionSchema), required=True)
     gems = fields.List(fields.String(), metadata={
         "description": "Gem: the eight gems, in GEM PARTS order"})
     cards = fields.Dict(keys=fields.String(), values=fields.List(fields.String()), metadata={
@@ -87,7 +100,7 @@ class VariantSchema(Schema):
 
 
 class VariantListSchema(Schema):
-    variants = fields.List(fields.Nested(VariantSchema))
+    variants = fields.List(fields.Nested(VariantSchema), required=True)
 
 
 # --- creating a match --------------------------------------------------------------------
@@ -143,8 +156,9 @@ class MatchCreateSchema(Schema):
                       "tournament:spring, round:3, table:5; GET /v1/matches filters by them")
     players = fields.List(fields.Nested(PlayerSchema), required=True,
                           validate=validate.Length(min=1, max=8))
-    options = fields.Dict(keys=fields.String(), load_default=dict,
-                          metadata={"description": "Variant options; see GET /v1/variants"})
+    options = fields.Dict(keys=fields.String(), load_default=dict, metadata={
+        "description": "Variant options; see GET /v1/variants",
+        "allOf": [{"$ref": "#/components/schemas/MatchOptions"}]})
     seed = fields.String(allow_none=True, validate=[validate.Length(min=1, max=256),
                                                     unicode_text], metadata={
         "description": "Organiser only: makes the whole match reproducible"})
@@ -172,8 +186,8 @@ class DuplicateSchema(Schema):
 class MatchMetadata(Schema):
     """Tournament metadata, fixed at creation; in every view and listing."""
 
-    external_id = fields.String(allow_none=True)
-    tags = fields.List(fields.String())
+    external_id = fields.String(allow_none=True, required=True)
+    tags = fields.List(fields.String(), required=True)
     batch = fields.String(metadata={"description": "The batch that created the match"})
     duplicate = fields.Nested(DuplicateSchema, metadata={
         "description": "A duplicate-deal table: same deck every hand as its partner"})
@@ -183,7 +197,7 @@ class SeatTokenSchema(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True, allow_none=True, metadata={
         "description": "null for an open seat"})
-    external_id = fields.String(allow_none=True)
+    external_id = fields.String(allow_none=True, required=True)
     open = fields.Boolean(metadata={"description": "An open seat, waiting to be claimed"})
     token = fields.String(required=True, allow_none=True, metadata={
         "description": "Bearer token of this seat; shown only once (null for an open seat)"})
@@ -216,7 +230,7 @@ class ClaimedSeatSchema(Schema):
     id = fields.String(required=True, metadata={"description": "The match"})
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
-    external_id = fields.String(allow_none=True)
+    external_id = fields.String(allow_none=True, required=True)
     token = fields.String(required=True, metadata={
         "description": "Bearer token of this seat; shown only once"})
     started = fields.Boolean(required=True, metadata={
@@ -262,7 +276,7 @@ class SeatSummarySchema(Schema):
     open = fields.Boolean(metadata={
         "description": "Waiting matches: whether the seat is still open to claim"})
     external_id = fields.String(allow_none=True, metadata={
-        "description": "The player's external id, as given at creation"})
+        "description": "The player's external id, as given at creation"}, required=True)
     hand_count = fields.Integer(required=True)
     opened = fields.Boolean(metadata={"description": "Rummy/rami: whether the seat has opened"})
     presence = fields.Nested(PresenceSchema, metadata={
@@ -276,7 +290,7 @@ class TableMeldSchema(Schema):
 
     id = fields.Integer(required=True, metadata={
         "description": "Stable for the round; lay_off and exchange_joker name it"})
-    owner = fields.Integer(metadata={"description": "The seat that laid it down"})
+    owner = fields.Integer(metadata={"description": "The seat that laid it down"}, required=True)
     kind = fields.String(required=True, metadata={"description": "set or run"})
     cards = fields.List(fields.String(), required=True, metadata={
         "description": "The physical cards in table order; JK for a joker"})
@@ -287,153 +301,105 @@ class TableMeldSchema(Schema):
 class MeldCandidateSchema(Schema):
     """Rummy/rami: a meld the seat's hand could lay down, with its opening value."""
 
-    kind = fields.String()
-    cards = fields.List(fields.String())
-    represents = fields.List(fields.String())
-    value = fields.Integer(metadata={"description": "Opening value (ace 1 only in A-2-3)"})
+    kind = fields.String(required=True)
+    cards = fields.List(fields.String(), required=True)
+    represents = fields.List(fields.String(), required=True)
+    value = fields.Integer(required=True, metadata={
+        "description": "Opening value (ace 1 only in A-2-3)"})
 
 
 class OpeningSchema(Schema):
     """Rummy/rami, before the seat has opened: what its hand could open with."""
 
-    minimum = fields.Integer(metadata={"description": "40 (rummy) or 51 (rami) by default"})
-    best_value = fields.Integer(metadata={
+    minimum = fields.Integer(required=True, metadata={
+        "description": "40 (rummy) or 51 (rami) by default"})
+    best_value = fields.Integer(required=True, metadata={
         "description": "The highest value of new melds the hand could lay down at once"})
-    best_melds = fields.List(fields.Nested(MeldCandidateSchema))
-    allowed_this_turn = fields.Boolean(metadata={
+    best_melds = fields.List(fields.Nested(MeldSchema), required=True)
+    allowed_this_turn = fields.Boolean(required=True, metadata={
         "description": "Whether this (or the coming) turn is late enough to open (rami: 2nd)"})
-    can_open_now = fields.Boolean()
+    can_open_now = fields.Boolean(required=True)
 
 
 class PairingSchema(Schema):
-    defender = fields.Integer()
-    result = fields.String(metadata={"description": "knock, gin, big_gin, undercut or tie"})
-    winner = fields.Integer(allow_none=True)
-    points = fields.Integer()
-    knocker_deadwood = fields.Integer()
-    defender_deadwood = fields.Integer()
+    defender = fields.Integer(required=True)
+    result = fields.String(required=True, metadata={
+        "description": "knock, gin, big_gin, undercut or tie"})
+    winner = fields.Integer(allow_none=True, required=True)
+    points = fields.Integer(required=True)
+    knocker_deadwood = fields.Integer(required=True)
+    defender_deadwood = fields.Integer(required=True)
 
 
 class LayoffSchema(Schema):
-    card = fields.String()
-    meld = fields.Integer(metadata={"description": "Index into the hand's table melds"})
+    card = fields.String(required=True)
+    meld = fields.Integer(required=True, metadata={
+        "description": "Index into the hand's table melds"})
+
+
+class ShownMeldSchema(MeldSchema):
+    """A meld of a finished hand: gin/gem the knocker's melds, rummy/rami the table's."""
+
+    id = fields.Integer(metadata={"description": "Rummy/rami: the table meld's id"})
+    owner = fields.Integer(metadata={"description": "Rummy/rami: the seat that laid it down"})
 
 
 class HandSeatSchema(Schema):
-    seat = fields.Integer()
-    hand = fields.List(fields.String())
+    seat = fields.Integer(required=True)
+    hand = fields.List(fields.String(), required=True)
     deadwood = fields.Integer()
     melds = fields.List(fields.Nested(MeldSchema))
     layoffs = fields.List(fields.Nested(LayoffSchema))
     unmatched = fields.List(fields.String())
     discard = fields.String(allow_none=True)
+    minus_points = fields.Integer(metadata={
+        "description": "Rummy/rami: the minus points of the cards left in hand"})
+    points = fields.Integer(metadata={
+        "description": "Rummy/rami: the points charged (minus points, doubled after rummy)"})
 
 
 class HandResultSchema(Schema):
-    hand_number = fields.Integer()
-    result = fields.String(metadata={
+    hand_number = fields.Integer(required=True)
+    result = fields.String(required=True, metadata={
         "description": "knock, gin, big_gin, undercut, tie or draw (3-4 players: the knock kind)"})
     reason = fields.String(allow_none=True, metadata={
         "description": "For a draw: stock_exhausted or turn_cap"})
     knocker = fields.Integer(allow_none=True)
     winner = fields.Integer(allow_none=True, metadata={
-        "description": "The seat that scored the most in the hand"})
+        "description": "The seat that scored the most in the hand"}, required=True)
     hand_winners = fields.List(fields.Integer(), metadata={
-        "description": "One entry per pairing won (counts towards line bonuses)"})
-    points = fields.List(fields.Integer(), metadata={"description": "Points by seat"})
+        "description": "One entry per pairing won (counts towards line bonuses)"}, required=True)
+    points = fields.List(fields.Integer(), required=True, metadata={
+        "description": "Points by seat"})
     pairings = fields.List(fields.Nested(PairingSchema))
-    table = fields.List(fields.Nested(MeldSchema), metadata={
-        "description": "The knocker's melds after lay-offs"})
-    seats = fields.List(fields.Nested(HandSeatSchema))
+    table = fields.List(fields.Nested(ShownMeldSchema), metadata={
+        "description": "Gin/gem: the knocker's melds after lay-offs; rummy/rami: the melds "
+                       "on the table at the round's end"}, required=True)
+    seats = fields.List(fields.Nested(HandSeatSchema), required=True)
     gem_parts = fields.List(fields.Integer(), metadata={
         "description": "Gem: the Gem Parts bonus by seat, included in points"})
-    next_dealer = fields.Integer()
+    next_dealer = fields.Integer(required=True)
+    rummy = fields.Boolean(metadata={
+        "description": "Rummy/rami: whether the winner went rummy (opened and went out in "
+                       "one turn), which doubles the points"})
+    scores = fields.List(fields.Integer(), metadata={
+        "description": "Rummy/rami: the running totals after this round, by seat"})
+    game_over = fields.Boolean(metadata={
+        "description": "Rummy/rami: whether this round ended the match"})
 
 
 class BonusSchema(Schema):
-    seat = fields.Integer()
-    game = fields.Integer()
-    shutout = fields.Boolean()
-    line = fields.Integer()
-    hands_won = fields.Integer()
-    total = fields.Integer()
-
-
-RUMMY_ACTION_FIELDS = {"lay_down": ("melds",), "lay_off": ("meld", "card"),
-                       "exchange_joker": ("meld", "card")}
-
-
-class NewMeldsField(fields.Field):
-    """Melds sent with an action: lists of cards (gin's knock) or, for rummy's lay_down,
-    ``{cards, represents}`` objects; every card is parsed like ``CardField``."""
-
-    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> list[Any]:
-        if not isinstance(value, list):
-            raise ValidationError("must be a list of melds")
-        return [self._meld(item) for item in value]
-
-    def _meld(self, item: Any) -> Any:
-        if isinstance(item, dict):
-            unknown = set(item) - {"cards", "represents"}
-            if unknown or "cards" not in item:
-                raise ValidationError("a meld object has cards and, with a joker, represents")
-            out = {"cards": self._cards(item["cards"])}
-            if item.get("represents") is not None:
-                out["represents"] = self._cards(item["represents"])
-            return out
-        return self._cards(item)
-
-    @staticmethod
-    def _cards(value: Any) -> list[str]:
-        if not isinstance(value, list):
-            raise ValidationError("a meld is a list of card codes")
-        try:
-            return [parse_card(card) for card in value]
-        except CardError as exc:
-            raise ValidationError(str(exc)) from exc
-
-
-class ActionSchema(Schema):
-    """One move. ``type`` decides which other fields it needs."""
-
-    type = fields.String(required=True, validate=validate.OneOf(ACTION_TYPES + RUMMY_ACTION_TYPES))
-    source = fields.String(validate=validate.OneOf(("stock", "discard")), metadata={
-        "description": "draw: where from"})
-    depth = fields.Integer(validate=validate.Range(min=1, max=104), metadata={
-        "description": "draw from the discard pile (gem, 3 players): take the depth-th card "
-                       "from the top and every card above it; 1, the top card, by default"})
-    card = CardField(metadata={"description": "discard: the card"})
-    discard = CardField(metadata={"description": "knock: the card discarded face down"})
-    melds = NewMeldsField(allow_none=True, metadata={
-        "description": "knock: optional arrangement to show (must reach the minimum "
-                       "deadwood), as lists of cards. lay_down (rummy/rami): the new melds, "
-                       "as {cards, represents} objects; represents (what each card stands "
-                       "for, in the same order) is needed only when a meld holds a joker",
-        "type": "array", "items": {"oneOf": [
-            {"type": "array", "items": {"type": "string"}},
-            {"type": "object", "required": ["cards"], "properties": {
-                "cards": {"type": "array", "items": {"type": "string"}},
-                "represents": {"type": "array", "items": {"type": "string"}}}}]}})
-    meld = fields.Integer(strict=True, metadata={
-        "description": "lay_off, exchange_joker (rummy/rami): the table meld's id"})
-    represents = CardField(metadata={
-        "description": "lay_off (rummy/rami) of a joker: the card it stands for"})
-
-    @validates_schema
-    def _fields_for_type(self, data: dict[str, Any], **kwargs: Any) -> None:
-        needed = {"draw": "source", "discard": "card", "knock": "discard"}.get(data["type"])
-        if needed and data.get(needed) is None:
-            raise ValidationError(f"a {data['type']} action needs {needed!r}", needed)
-        if data["type"] == "knock" and any(isinstance(m, dict) for m in data.get("melds") or ()):
-            raise ValidationError("a knock's melds are lists of cards", "melds")
-        for field in RUMMY_ACTION_FIELDS.get(data["type"], ()):
-            if data.get(field) is None:
-                raise ValidationError(f"a {data['type']} action needs {field!r}", field)
+    seat = fields.Integer(required=True)
+    game = fields.Integer(required=True)
+    shutout = fields.Boolean(required=True)
+    line = fields.Integer(required=True)
+    hands_won = fields.Integer(required=True)
+    total = fields.Integer(required=True)
 
 
 class BestDiscardSchema(Schema):
-    deadwood = fields.Integer()
-    cards = fields.List(fields.String())
+    deadwood = fields.Integer(required=True)
+    cards = fields.List(fields.String(), required=True)
 
 
 class MatchViewSchema(MatchMetadata):
@@ -441,7 +407,9 @@ class MatchViewSchema(MatchMetadata):
 
     id = fields.String(required=True)
     variant = fields.String(required=True)
-    options = fields.Dict(required=True)
+    options = fields.Raw(required=True, metadata={
+        "description": "Every option of the variant, defaults filled in",
+        "allOf": [{"$ref": "#/components/schemas/MatchOptions"}]})
     version = fields.Integer(required=True, metadata={
         "description": "Number of events so far; send it back as If-Match"})
     phase = fields.String(required=True, metadata={
@@ -483,7 +451,11 @@ class MatchViewSchema(MatchMetadata):
     seats = fields.List(fields.Nested(SeatSummarySchema), required=True)
     hands = Verbatim(HandResultSchema, many=True, required=True, metadata={
         "description": "Every finished hand"})
-    ending = fields.Dict(metadata={"description": "How the current hand ended, while scoring"})
+    ending = fields.Raw(metadata={
+        "description": "How the current hand ended, while it is scored: the payload of the "
+                       "event that ended it", "anyOf": [
+            {"$ref": "#/components/schemas/HandKnockedData"},
+            {"$ref": "#/components/schemas/HandEndedData"}]})
     winner = fields.Integer(allow_none=True)
     winners = fields.List(fields.Integer())
     bonuses = Verbatim(BonusSchema, many=True)
@@ -500,8 +472,9 @@ class MatchViewSchema(MatchMetadata):
         "description": "Seat views, holding one card too many: the lowest deadwood a legal "
                        "discard leaves, and which legal discards reach it (never the card "
                        "just taken from the discard pile)"})
-    legal_actions = Verbatim(ActionSchema, many=True, metadata={
-        "description": "Seat views: every action the seat may send now, ready to send"})
+    legal_actions = fields.Raw(metadata={
+        "description": "Seat views: every action the seat may send now, ready to send",
+        "type": "array", "items": {"$ref": "#/components/schemas/Action"}})
     clock = fields.Nested(ClockViewSchema, allow_none=True, metadata={
         "description": "Matches with a clock: the running turn's deadline and the banks"})
     ended = fields.Nested(EndedSchema, metadata={
@@ -525,26 +498,9 @@ class MatchViewSchema(MatchMetadata):
         "description": "Rummy/rami seat views on turn: exchanged jokers still to be placed"})
 
 
-class EventSchema(Schema):
-    version = fields.Integer(required=True)
-    type = fields.String(required=True)
-    schema = fields.Integer(required=True)
-    ts = fields.Float(required=True, metadata={"description": "Server time, epoch seconds"})
-    command_id = fields.String(allow_none=True)
-    prev_hash = fields.String(required=True)
-    hash = fields.String(required=True)
-    data = fields.Dict(required=True, metadata={"description": "Redacted for the caller"})
-    command = fields.Dict(allow_none=True, metadata={
-        "description": "The seat's action as sent ({seat, action}), on the first event it "
-                       "caused; shown to that seat, the organiser, and everyone once the "
-                       "hand is revealed"})
-    redacted = fields.Boolean(required=True, metadata={
-        "description": "Whether anything was left out for the caller (only unredacted "
-                       "events can be re-hashed)"})
-
-
 class EventListSchema(Schema):
-    events = Verbatim(EventSchema, many=True, required=True)
+    events = fields.Raw(required=True, metadata={
+        "type": "array", "items": {"$ref": "#/components/schemas/Event"}})
 
 
 class EventQuerySchema(Schema):
@@ -589,23 +545,24 @@ class StateQuerySchema(Schema):
 
 
 class CheckSchema(Schema):
-    name = fields.String(metadata={
+    name = fields.String(required=True, metadata={
         "description": "hash_chain, deals, rules, scores; duplicate_deals for a duplicate table"})
-    ok = fields.Boolean()
-    checked = fields.Integer(metadata={"description": "How many items the check covered"})
+    ok = fields.Boolean(required=True)
+    checked = fields.Integer(required=True, metadata={
+        "description": "How many items the check covered"})
     first_failure = fields.Dict(allow_none=True, metadata={
-        "description": "{version, reason} of the first failure, or null"})
-    notes = fields.List(fields.String(), metadata={
+        "description": "{version, reason} of the first failure, or null"}, required=True)
+    notes = fields.List(fields.String(), required=True, metadata={
         "description": "What could not be checked and why (e.g. prepared decks, old logs)"})
 
 
 class VerificationReportSchema(Schema):
     ok = fields.Boolean(required=True)
-    variant = fields.String(allow_none=True)
-    events = fields.Integer()
-    final_phase = fields.String(allow_none=True)
-    first_failing_version = fields.Integer(allow_none=True)
-    checks = fields.List(fields.Nested(CheckSchema))
+    variant = fields.String(allow_none=True, required=True)
+    events = fields.Integer(required=True)
+    final_phase = fields.String(allow_none=True, required=True)
+    first_failing_version = fields.Integer(allow_none=True, required=True)
+    checks = fields.List(fields.Nested(CheckSchema), required=True)
 
 
 class VerificationSchema(Schema):
@@ -629,7 +586,7 @@ class OrganiserSchema(Schema):
     id = fields.String(required=True)
     name = fields.String(required=True)
     created_at = fields.Float(required=True, metadata={"description": "Epoch seconds"})
-    revoked_at = fields.Float(allow_none=True)
+    revoked_at = fields.Float(allow_none=True, required=True)
 
 
 class OrganiserCreatedSchema(OrganiserSchema):

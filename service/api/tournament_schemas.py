@@ -52,7 +52,7 @@ class MatchListQuerySchema(Schema):
 class ListedPlayerSchema(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
-    external_id = fields.String(allow_none=True)
+    external_id = fields.String(allow_none=True, required=True)
 
 
 class MatchSummarySchema(MatchMetadata):
@@ -123,9 +123,9 @@ class ResultsQuerySchema(Schema):
 
 
 class ResultPlayerSchema(ListedPlayerSchema):
-    final_score = fields.Integer(allow_none=True)
+    final_score = fields.Integer(allow_none=True, required=True)
     winner = fields.Boolean(required=True)
-    bonus = fields.Integer(allow_none=True, metadata={
+    bonus = fields.Integer(required=True, allow_none=True, metadata={
         "description": "The seat's end-of-match bonus total (gin, gem); null without bonuses"})
 
 
@@ -134,9 +134,9 @@ class MatchResultSchema(MatchMetadata):
     variant = fields.String(required=True)
     created_at = fields.Float(required=True)
     players = fields.List(fields.Nested(ResultPlayerSchema), required=True)
-    winner = fields.Integer(allow_none=True)
-    winners = fields.List(fields.Integer())
-    final_scores = fields.List(fields.Integer())
+    winner = fields.Integer(allow_none=True, required=True)
+    winners = fields.List(fields.Integer(), required=True)
+    final_scores = fields.List(fields.Integer(), required=True)
     bonuses = Verbatim(BonusSchema, many=True)
 
 

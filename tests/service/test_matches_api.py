@@ -143,13 +143,17 @@ class TestActions:
         response = act(client, match, 0, {"type": "pass"})
         assert response.status_code == 422 and response.json["code"] == "not_your_turn"
 
-    def test_malformed_actions_are_400(self, client):
+    def test_malformed_actions_are_400_invalid_action(self, client):
+        """Any shape the variant cannot read has one code: no 422, no ``invalid_request``."""
         match = create(client, DECK)
         for action in ({}, {"type": "fly"}, {"type": "draw"}, {"type": "discard", "card": "ZZ"},
-                       {"type": "draw", "source": "sky"}, [1, 2]):
+                       {"type": "draw", "source": "sky"}, [1, 2], {"type": "discard"},
+                       {"type": "discard", "card": " 7H"}, {"type": "pass", "card": "7H"},
+                       {"type": "lay_off", "meld": 0, "card": "7H"},
+                       {"type": "lay_down", "melds": [{"cards": ["7H", "8H", "9H"]}]}):
             response = act(client, match, 1, action)
             assert response.status_code == 400, (action, response.json)
-            assert response.json["code"] == "invalid_request"
+            assert response.json["code"] == "invalid_action", (action, response.json)
 
     def test_tokens_decide_who_may_act(self, client):
         match, other = create(client, DECK), create(client, DECK)

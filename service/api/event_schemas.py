@@ -1,0 +1,118 @@
+"""Every event type in openapi.yaml, generated from ``domain.event_registry``.
+
+Each event type gets two components: ``<Type>Data``, its payload (every field the registry
+declares, with its meaning; fields a viewer may not see are left out of its copy, so none
+is required), and ``<Type>Event``, the event as ``/events``, ``/export`` and ``/stream`` carry
+it (``type`` fixed to its name). ``Event`` is the ``oneOf`` of them keyed on ``type``. The
+registry is the one source: an event type added there is in the spec at the next
+``make openapi``, and the contract test fails until it is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apispec import APISpec
+
+from domain.event_registry import REGISTRY
+from domain.events import HAND_DEALT, EventType
+
+REDACTED_FIELDS: dict[str, dict[str, str]] = {HAND_DEALT.name: {
+    "upcard": "Seen by all but the organiser (whose copy has the whole deck): the first "
+              "card of the discard pile, null when none is turned",
+    "stock_count": "Seen by all but the organiser: cards left in the stock after the deal",
+    "hand": "A seat's own copy: its cards, sorted",
+}}
+"""Fields only the redacted copy of an event carries, in place of the secret ones
+(``domain.redaction``: a deal shows its upcard and stock size, and a seat its own hand)."""
+
+REF = "#/components/schemas/{}"
+
+ENVELOPE: dict[str, Any] = {
+    "version": {"type": "integer", "minimum": 1,
+                "description": "The event's position in the log, from 1 (the SSE `id`)"},
+    "schema": {"type": "integer", "minimum": 1, "description": "The payload's shape version"},
+    "ts": {"type": "number", "description": "Server time, epoch seconds"},
+    "command_id": {"type": "string", "nullable": True,
+                   "description": "The command that appended it (seat moves, steps, controls)"},
+    "prev_hash": {"type": "string", "description": "The previous event's hash (hash chain)"},
+    "hash": {"type": "string", "description": "SHA-256 over this event and prev_hash"},
+    "command": {"type": "object", "nullable": True, "additionalProperties": True,
+                "description": "The seat's action as sent ({seat, action}), on the first event "
+                               "it caused; shown to that seat, the organiser, and everyone once "
+                               "the hand is revealed"},
+    "redacted": {"type": "boolean",
+                 "description": "Whether anything was left out for the caller (only unredacted "
+                                "events can be re-hashed)"},
+}
+"""What every event carries besides ``type`` and ``data``."""
+
+
+def payload_schema(event_type: EventType) -> dict[str, Any]:
+    """``<Type>Data``: the payload's fields with their meaning (and variants)."""
+    properties: dict[str, Any] = {}
+    for field in event_type.fields:
+        only = f" ({', '.join(field.only)} only)" if field.only else ""
+        properties[field.name] = {"description": field.meaning + only}
+    for name, meaning in REDACTED_FIELDS.get(event_type.name, {}).items():
+        properties[name] = {"description": meaning}
+    return {"type": "object", "description": event_type.description,
+            "properties": properties, "additionalProperties": False}
+
+
+def envelope_schema(event_type: EventType) -> dict[str, Any]:
+    """``<Type>Event``: one stored event of this type as the API shows it."""
+    properties = {"type": {"type": "string", "enum": [event_type.name]},
+                  **ENVELOPE, "data": {"$ref": REF.format(f"{event_type.name}Data")}}
+    return {"type": "object", "description": f"{event_type.description} Appended by: "
+                                             f"{event_type.appended_by}.",
+            "properties": properties, "required": list(properties),
+            "additionalProperties": False}
+
+
+def document_events(spec: APISpec) -> None:
+    """Register every event type's payload and envelope, and the ``Event`` union."""
+    mapping = {}
+    for name, event_type in REGISTRY.items():
+        spec.components.schema(f"{name}Data", payload_schema(event_type))
+        spec.components.schema(f"{name}Event", envelope_schema(event_type))
+        mapping[name] = REF.format(f"{name}Event")
+    spec.components.schema("Event", {
+        "description": "One event of a match's log, redacted for the caller; `type` names "
+                       "its kind (docs/events.md)",
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "type", "mapping": mapping}})
+
+
+def options_schema() -> dict[str, Any]:
+    """``MatchOptions``: every variant's options by name (``GET /v1/variants`` tells which
+    variant has which), each with its type and the widest range any variant allows."""
+    from domain.variants import VARIANTS
+
+    merged: dict[str, dict[str, Any]] = {}
+    for variant in VARIANTS.values():
+        for option in variant.describe()["options"]:
+            merged.setdefault(option["name"], {}).setdefault(variant.name, option)
+    properties = {name: _option_property(by_variant) for name, by_variant in merged.items()}
+    return {"type": "object", "properties": properties, "additionalProperties": False,
+            "description": "Match options; which apply, their defaults and ranges depend on "
+                           "the variant (GET /v1/variants)"}
+
+
+def _option_property(by_variant: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    options = list(by_variant.values())
+    out: dict[str, Any] = {"type": options[0]["type"],
+                           "description": f"{options[0]['description']} "
+                                          f"({', '.join(by_variant)})"}
+    if any(o["nullable"] for o in options):
+        out["nullable"] = True
+    if all("choices" in o for o in options):
+        out["enum"] = sorted({c for o in options for c in o["choices"]}, key=str)
+    for bound, pick in (("minimum", min), ("maximum", max)):
+        if all(bound in o for o in options):
+            out[bound] = pick(o[bound] for o in options)
+    return out
+
+
+def document_options(spec: APISpec) -> None:
+    spec.components.schema("MatchOptions", options_schema())
