@@ -21,6 +21,8 @@ import time
 from collections import deque
 from typing import Any
 
+from service import gunicorn_errors
+
 FD_MARGIN = 256
 """Descriptors kept for everything but client sockets: Redis connections (the pool grows
 with concurrent requests), log files, the listening socket, gunicorn's pipes."""
@@ -113,8 +115,10 @@ def _freeze_long_lived(worker: Any, slow: deque[tuple[int, float]]) -> None:
 
 
 def post_worker_init(worker: Any) -> None:
-    """A worker re-raises its limit (a supervisor may have started it with less), and
-    starts the collector's freezing and the slow-collection log."""
+    """A worker writes gunicorn's own errors (414, 431, a bad request line) as JSON in the
+    API's error shape, re-raises its limit (a supervisor may have started it with less),
+    and starts the collector's freezing and the slow-collection log."""
+    gunicorn_errors.install()
     _freeze_long_lived(worker, _watch_collections())
     limit = raise_fd_limit()
     if limit < worker.cfg.worker_connections + FD_MARGIN:

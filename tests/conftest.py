@@ -88,8 +88,9 @@ LIVE_ADMIN = "live-admin-secret"
 
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The API under gunicorn (embedded mode, limits off) on a free port, configured by
-    tests/gunicorn_conf.py; its URL. A missing gunicorn fails: it is a dependency."""
+    """The API under gunicorn (embedded mode, limits off) on a free port, configured as
+    every deployment is (service/gunicorn_conf.py: gevent); its URL. A missing gunicorn
+    fails: it is a dependency."""
     import sys
     import urllib.request
     from pathlib import Path
@@ -102,8 +103,8 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
            if k not in {"REDIS_URL", "RUMMY_KEY_PREFIX", "PYTHONPATH"}}
     env.update(RUMMY_ADMIN_TOKEN=LIVE_ADMIN, RUMMY_RATE_LIMITS="off")
     command = [sys.executable, "-m", "gunicorn", "service.api.app:wsgi()", "-c",
-               str(root / "tests" / "gunicorn_conf.py"), "--bind", f"127.0.0.1:{port}",
-               "--workers", "1", "--worker-class", "gthread", "--threads", "16"]
+               "python:service.gunicorn_conf", "--bind", f"127.0.0.1:{port}",
+               "--workers", "1"]
     server = Proc("live-api", command, env, root,
                   tmp_path_factory.mktemp("live") / "api.log")
     server.start()

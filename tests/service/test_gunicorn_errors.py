@@ -1,6 +1,6 @@
 """gunicorn's own refusals are JSON in the API's error shape (service/gunicorn_errors.py).
 
-A real gunicorn (``live_server``, configured by tests/gunicorn_conf.py the way a deployment
+A real gunicorn (``live_server``, configured by service/gunicorn_conf.py as every deployment
 wires the hook) gets a request line past its limit (414), too many headers and one too
 large (431), and a request line that is no HTTP at all (400).
 """
@@ -30,8 +30,10 @@ def raw_request(url: str, data: bytes) -> tuple[int, dict[str, str], bytes]:
     return int(status_line.split()[1]), headers, body
 
 
+# The request line is past gunicorn's 4094-byte limit yet within one read: a longer one
+# leaves bytes unread, and closing over them resets the connection before the answer is read.
 @pytest.mark.parametrize("request_bytes, status, code", [
-    (b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "request_line_too_long"),
+    (b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "request_line_too_long"),
     (b"GET / HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-H%d: v\r\n" % i for i in range(200))
      + b"\r\n", 431, "headers_too_large"),
     (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"v" * 9000 + b"\r\n\r\n", 431,
