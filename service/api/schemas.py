@@ -8,7 +8,11 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from domain.cards import CardError, parse_card
+from domain.variants import VARIANTS
 from service.api.control_schemas import ClockSchema, ClockViewSchema, EndedSchema
+
+IF_MATCH = r'^\s*(W/)?"?[0-9]{1,15}"?\s*$'
+"""An ``If-Match`` the server reads: a version, bare or as an ETag (quoted, maybe weak)."""
 
 # The highest version a client may name: past any match, and the largest integer every JSON
 # client reads exactly. Past 2**64 - 1 it is not even a Redis stream id, which was a 500.
@@ -524,8 +528,9 @@ class TicketSchema(Schema):
 
 
 class ActionHeadersSchema(Schema):
-    if_match = fields.String(data_key="If-Match", metadata={
-        "description": "The version the action was decided on; 409 when stale"})
+    if_match = fields.String(data_key="If-Match", validate=validate.Regexp(IF_MATCH), metadata={
+        "description": "The version the action was decided on (the view's `version`, also "
+                       "its ETag); 409 when stale", "pattern": IF_MATCH})
     idempotency_key = fields.String(data_key="Idempotency-Key", validate=validate.Length(
         min=1, max=200), metadata={"description": "A repeat returns the first response"})
 
@@ -599,9 +604,11 @@ class OrganiserListSchema(Schema):
 
 
 class LobbyQuerySchema(Schema):
-    variant = fields.String(metadata={"description": "Only matches of this variant"})
+    variant = fields.String(validate=validate.OneOf(sorted(VARIANTS)), metadata={
+        "description": "Only matches of this variant"})
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
-    cursor = fields.String(validate=validate.Length(min=1, max=16), metadata={
+    cursor = fields.String(validate=validate.Regexp(r"^[0-9]{1,9}$"), metadata={
+        "pattern": r"^[0-9]{1,9}$",
         "description": "next_cursor of the previous page"})
 
 
