@@ -8,14 +8,18 @@ When no real Redis answers, those tests skip loudly; under ``CI=true`` they fail
 from __future__ import annotations
 
 import os
+import sys
+import urllib.request
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import fakeredis
 import pytest
 import redis
 
+ROOT = Path(__file__).resolve().parents[1]
 REAL_REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
@@ -86,27 +90,15 @@ LIVE_ADMIN = "live-admin-secret"
 """The organiser (admin) token of ``live_server``."""
 
 
-@pytest.fixture(scope="session")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The API under gunicorn (embedded mode, limits off) on a free port, configured as
-    every deployment is (service/gunicorn_conf.py: gevent); its URL. A missing gunicorn
-    fails: it is a dependency."""
-    import sys
-    import urllib.request
-    from pathlib import Path
-
+@contextmanager
+def serving_api(name: str, argv: Callable[[int], list[str]], env: dict[str, str],
+                log: Path) -> Iterator[str]:
+    """An API process (``argv(port)`` on a free port) until the block ends; its URL once
+    ``/healthz`` answers. The process is stopped however the block ends."""
     from tests.faults.conftest import Proc, free_port, wait_until
 
-    root = Path(__file__).resolve().parents[1]
     port = free_port()
-    env = {k: v for k, v in os.environ.items()
-           if k not in {"REDIS_URL", "RUMMY_KEY_PREFIX", "PYTHONPATH"}}
-    env.update(RUMMY_ADMIN_TOKEN=LIVE_ADMIN, RUMMY_RATE_LIMITS="off")
-    command = [sys.executable, "-m", "gunicorn", "service.api.app:wsgi()", "-c",
-               "python:service.gunicorn_conf", "--bind", f"127.0.0.1:{port}",
-               "--workers", "1"]
-    server = Proc("live-api", command, env, root,
-                  tmp_path_factory.mktemp("live") / "api.log")
+    server = Proc(name, argv(port), env, ROOT, log)
     server.start()
     url = f"http://127.0.0.1:{port}"
 
@@ -123,3 +115,26 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
     finally:
         server.stop()
+
+
+def server_env(**settings: str) -> dict[str, str]:
+    """This environment without the settings a test server must not inherit, plus ``settings``."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in {"REDIS_URL", "RUMMY_KEY_PREFIX", "RUMMY_ADMIN_TOKEN", "PYTHONPATH"}}
+    return {**env, **settings}
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The API under gunicorn (embedded mode, limits off) on a free port, configured as
+    every deployment is (service/gunicorn_conf.py: gevent); its URL. A missing gunicorn
+    fails: it is a dependency."""
+    def argv(port: int) -> list[str]:
+        return [sys.executable, "-m", "gunicorn", "service.api.app:wsgi()", "-c",
+                "python:service.gunicorn_conf", "--bind", f"127.0.0.1:{port}",
+                "--workers", "1"]
+
+    env = server_env(RUMMY_ADMIN_TOKEN=LIVE_ADMIN, RUMMY_RATE_LIMITS="off")
+    with serving_api("live-api", argv, env,
+                     tmp_path_factory.mktemp("live") / "api.log") as url:
+        yield url

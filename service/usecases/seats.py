@@ -31,7 +31,6 @@ from service.usecases.errors import (
     Forbidden,
     NotFound,
     Unauthenticated,
-    invalid,
     storable,
 )
 
@@ -60,6 +59,10 @@ def _placeholders(body: Mapping[str, Any]) -> dict[str, Any]:
     players = [{"name": f"Seat {seat + 1}"} if player.get("open") else player
                for seat, player in enumerate(body["players"])]
     return {**{k: v for k, v in body.items() if k != "invite_code"}, "players": players}
+
+
+def _tags(body: Mapping[str, Any]) -> list[str]:
+    return list(dict.fromkeys(body.get("tags") or ()))
 
 
 def _seat_taken(seat: int) -> Conflict:
@@ -95,22 +98,21 @@ class Seats:
         for seat, player in enumerate(body["players"]):
             fields[f"seat:{seat}"] = "open" if player.get("open") else "named"
             if seat in tokens:
-                fields.update(self._seat_fields(seat, player, token_hash(tokens[seat])))
+                fields.update(self._seat_fields(seat, player))
+                fields[f"token:{seat}"] = token_hash(tokens[seat])
         self.lobby.open(match_id, fields, self._ttl_s)
         self._matches.access.register(match_id, {token_hash(t): s for s, t in tokens.items()})
-        waiting = self.lobby.get(match_id)
-        assert waiting is not None
-        view = self.view(waiting, Viewer.public())
         return {"id": match_id, "version": 0, "status": "waiting",
-                "external_id": view["external_id"], "tags": view["tags"],
+                "external_id": body.get("external_id"), "tags": _tags(body),
                 "creator_token": creator,
                 "seats": [{"seat": seat, "name": player.get("name"), "open": seat not in tokens,
                            "external_id": player.get("external_id"), "token": tokens.get(seat)}
                           for seat, player in enumerate(body["players"])]}
 
     @staticmethod
-    def _seat_fields(seat: int, player: Mapping[str, Any], digest: str) -> dict[str, str]:
-        return {f"token:{seat}": digest, f"name:{seat}": player["name"],
+    def _seat_fields(seat: int, player: Mapping[str, Any]) -> dict[str, str]:
+        """A seated player's lobby fields (its token hash is written beside them)."""
+        return {f"name:{seat}": player["name"],
                 f"entropy:{seat}": player.get("entropy") or "",
                 f"external_id:{seat}": player.get("external_id") or ""}
 
@@ -138,22 +140,15 @@ class Seats:
             "open_seats": waiting.open_seats, "invite_only": bool(waiting.fields["invite"]),
             "created_at": waiting.created_at,
             "external_id": body.get("external_id"),
-            "tags": list(dict.fromkeys(body.get("tags") or ()))}
+            "tags": _tags(body)}
         if viewer.seat is not None:
             out.update(seat=viewer.seat, hand=[], legal_actions=[])
         return out
 
     def listing(self, variant: str | None, limit: int, cursor: str | None) -> dict[str, Any]:
-        """Matches with open seats, newest first (``GET /v1/lobby``)."""
-        if variant is not None and variant not in VARIANTS:
-            raise invalid("variant", f"unknown variant; one of {sorted(VARIANTS)}",
-                          "unknown_variant")
-        offset = 0
-        if cursor:
-            if not (cursor.isascii() and cursor.isdigit()) or len(cursor) > 9:
-                raise invalid("cursor", "not a cursor this listing gave", "invalid_cursor")
-            offset = int(cursor)
-        found, following = self.lobby.listing(variant, offset, limit)
+        """Matches with open seats, newest first (``GET /v1/lobby``); ``variant`` and
+        ``cursor`` (an offset in digits) come validated by the API's schema."""
+        found, following = self.lobby.listing(variant, int(cursor or 0), limit)
         return {"matches": [self.view(w, Viewer.public()) for w in found],
                 "next_cursor": None if following is None else str(following)}
 
@@ -168,8 +163,7 @@ class Seats:
                                               "(invite_code), and that is not it")
         token = new_token()
         digest = token_hash(token)
-        fields = self._seat_fields(seat, body, digest)
-        del fields[f"token:{seat}"]
+        fields = self._seat_fields(seat, body)
         for _ in range(CLAIM_ATTEMPTS):
             start = self._start(waiting, seat, body) if waiting.open_seats == 1 else None
             claim = self._store.claim_seat(match_id, seat, digest, fields, self._ttl_s, start)
@@ -219,10 +213,11 @@ class Seats:
         if claim.status not in (CLAIMED, STARTED):
             raise _seat_taken(seat)
         match_id = waiting.match_id
-        self._matches.access.register(match_id, {token_hash(token): seat})
-        if claim.status == STARTED:
+        if claim.status == STARTED:  # created() indexes every seat's token, this one too
             self.lobby.unlist(match_id, waiting.variant)
             self._matches.created(match_id, self._store.meta(match_id) or {}, claim.events)
+        else:
+            self._matches.access.register(match_id, {token_hash(token): seat})
         return {"id": match_id, "seat": seat, "name": body["name"],
                 "external_id": body.get("external_id"), "token": token,
                 "started": claim.status == STARTED, "version": claim.version,

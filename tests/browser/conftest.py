@@ -14,16 +14,14 @@ import os
 import shutil
 import sys
 import threading
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.faults.conftest import IN_CI, Proc, free_port, wait_until
+from tests.conftest import IN_CI, server_env, serving_api
 
-ROOT = Path(__file__).resolve().parents[2]
 PAGES = Path(__file__).parent / "pages"
 CHROMIUM = os.environ.get("RUMMY_CHROMIUM", "/usr/bin/chromium")
 
@@ -37,29 +35,13 @@ def _unavailable(what: str) -> None:
 
 @pytest.fixture(scope="session")
 def api_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``make serve``'s server (embedded mode) on a free port, for the whole session."""
-    port = free_port()
-    env = {k: v for k, v in os.environ.items()
-           if k not in {"REDIS_URL", "RUMMY_KEY_PREFIX", "RUMMY_ADMIN_TOKEN", "PYTHONPATH"}}
-    log = tmp_path_factory.mktemp("browser") / "api.log"
-    server = Proc("api", [sys.executable, "-m", "service.serve", "--port", str(port)],
-                  env, ROOT, log)
-    server.start()
-    url = f"http://127.0.0.1:{port}"
+    """``make serve``'s server (embedded mode, its defaults) on a free port, for the session."""
+    def argv(port: int) -> list[str]:
+        return [sys.executable, "-m", "service.serve", "--port", str(port)]
 
-    def healthy() -> bool:
-        server.check_running()
-        try:
-            with urllib.request.urlopen(url + "/healthz", timeout=2) as answer:
-                return bool(answer.status == 200)
-        except OSError:
-            return False
-
-    try:
-        wait_until(healthy, 30, f"the API on port {port}", 0.1)
+    with serving_api("api", argv, server_env(),
+                     tmp_path_factory.mktemp("browser") / "api.log") as url:
         yield url
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="session")

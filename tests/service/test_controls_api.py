@@ -89,7 +89,7 @@ def stream_events(client: FlaskClient, match_id: str, after: int) -> list[str]:
     return [line.split(": ", 1)[1] for line in body.split("\n") if line.startswith("event:")]
 
 
-def wait_for(predicate: Any, timeout: float = 5.0) -> Any:
+def wait_for(predicate: Any, timeout: float = 10.0) -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()

@@ -14,19 +14,10 @@ from service.adapters.store import NewEvent
 from service.bootstrap import bootstrap
 from service.config import Settings
 from service.usecases.live import LiveStreams
+from tests.service.test_controls_api import wait_for
 from tests.service.test_matches_api import DECK
 
 ADMIN = "fanout-admin"
-
-
-def wait_for(predicate: Any, timeout: float = 10.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.01)
-    raise AssertionError("timed out")
 
 
 @pytest.fixture
