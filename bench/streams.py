@@ -7,12 +7,14 @@ Without ``--url`` it starts its own ``redis-server`` on a free port, one API pro
 (gunicorn's gevent worker, ``-c python:service.gunicorn_conf --workers 1``) and one
 ``python -m workers`` (hand scoring), all on a key prefix of their own, and stops them at
 the end. It opens ``--streams`` streams with an asyncio client (raw sockets, no extra
-dependency), ``--hot`` of them on one match (a third each for seat 0, seat 1 and the
-public) and the rest ``--per-match`` to a match over other matches, then plays
-``--actions`` actions: each on the hot match, followed by one on another match. Prints JSON:
+dependency) in a process of its own, apart from the client that plays, as a match's
+players and its spectators are different clients: ``--hot`` of them on one match (a third
+each for seat 0, seat 1 and the public) and the rest ``--per-match`` to a match over other
+matches. Then it plays ``--actions`` actions: each on the hot match, followed by one on
+another match. Prints JSON:
 
 - ``streams_held``: streams open (each got its 200 and the ``retry:`` line) when playing
-  started, and still open at the end;
+  started; ``streams_held_at_end``: still open when playing ended;
 - ``action_ms``: p50/p99 of the POST .../actions round trip measured by the client (hot
   match, other matches, all);
 - ``fanout_ms``: p50/p99 from the hot action's response until every hot subscriber has
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import random
 import resource
@@ -185,22 +188,25 @@ class Http:
 
 
 class Fanout:
-    """When each version of the hot match reached every hot subscriber."""
+    """When each version of the hot match reached every hot subscriber (monotonic clock,
+    which is one clock for every process on the machine)."""
 
     def __init__(self, subscribers: int) -> None:
         self.subscribers = subscribers
         self.seen: dict[int, int] = {}
         self.complete: dict[int, float] = {}
 
-    def saw(self, version: int) -> None:
+    def saw(self, version: int) -> float | None:
         count = self.seen.get(version, 0) + 1
         self.seen[version] = count
         if count == self.subscribers:
-            self.complete[version] = time.perf_counter()
+            self.complete[version] = time.monotonic()
+            return self.complete[version]
+        return None
 
 
 async def open_stream(host: str, port: int, match_id: str, token: str | None, after: int,
-                      fanout: Fanout | None, held: list[int]) -> None:
+                      fanout: Fanout | None, held: list[int], report: Any) -> None:
     """One live stream: held while it lasts; hot ones report every event id they get."""
     reader, writer = await asyncio.open_connection(host, port, limit=1 << 20)
     auth = f"Authorization: Bearer {token}\r\n" if token else ""
@@ -224,10 +230,55 @@ async def open_stream(host: str, port: int, match_id: str, token: str | None, af
             *lines, buffer = buffer.split(b"\n")
             for line in lines:
                 if line.startswith(b"id: "):
-                    fanout.saw(int(line[4:]))
+                    version = int(line[4:])
+                    done = fanout.saw(version)
+                    if done is not None:
+                        report.send(("complete", version, done))
     finally:
         held[0] -= 1
         writer.close()
+
+
+def hold_streams(url: str, plan: list[tuple[str, str | None, int, bool]], batch: int,
+                 report: Any) -> None:
+    """The stream holders, in a process of their own (``multiprocessing``).
+
+    A front end's action and a thousand spectators' streams are different clients: were
+    they one asyncio loop, the action's response would queue behind the thousand stream
+    reads of the previous move in the *client*, and its round trip would measure the
+    benchmark rather than the server. Reports ``("held", n, seconds)`` once every stream is
+    open, ``("complete", version, monotonic)`` per hot version, and ``("held", n, 0)`` on
+    ``"stop"``.
+    """
+    raise_own_fd_limit()
+    parsed = urlparse(url)
+    host, port = parsed.hostname or "127.0.0.1", parsed.port or 80
+
+    async def run() -> None:
+        fanout = Fanout(sum(1 for *_, hot in plan if hot))
+        held = [0]
+        tasks: list[asyncio.Task[None]] = []
+        began = time.perf_counter()
+        for start in range(0, len(plan), batch):
+            for match_id, token, after, hot in plan[start:start + batch]:
+                tasks.append(asyncio.create_task(open_stream(
+                    host, port, match_id, token, after, fanout if hot else None, held,
+                    report)))
+            while held[0] < len(tasks):
+                failed = [t for t in tasks if t.done()]
+                if failed:
+                    failed[0].result()
+                await asyncio.sleep(0.01)
+        report.send(("held", held[0], time.perf_counter() - began))
+        while not report.poll():
+            await asyncio.sleep(0.05)
+        report.recv()
+        report.send(("held", held[0], 0.0))
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    asyncio.run(run())
 
 
 def pct(values: list[float], q: float) -> float:
@@ -263,8 +314,7 @@ async def play_one(http: Http, match: dict[str, Any], rng: random.Random) -> tup
 
 async def bench(args: argparse.Namespace, url: str, admin: str, pid: int | None) -> dict:
     parsed = urlparse(url)
-    host, port = parsed.hostname or "127.0.0.1", parsed.port or 80
-    http = Http(host, port)
+    http = Http(parsed.hostname or "127.0.0.1", parsed.port or 80)
     rng = random.Random(args.seed)
 
     async def new_match() -> dict[str, Any]:
@@ -279,29 +329,35 @@ async def bench(args: argparse.Namespace, url: str, admin: str, pid: int | None)
     others = [await new_match() for _ in range(max(1, -(-(args.streams - args.hot)
                                                         // args.per_match)))]
     rss_before = rss_kb(pid) if pid else 0
-    fanout = Fanout(args.hot)
-    held = [0]
-    plan: list[tuple[dict[str, Any], str | None, Fanout | None]] = []
+    plan: list[tuple[str, str | None, int, bool]] = []
     for n in range(args.hot):
-        plan.append((hot, [hot["tokens"][0], hot["tokens"][1], None][n % 3], fanout))
+        plan.append((hot["id"], [hot["tokens"][0], hot["tokens"][1], None][n % 3],
+                     hot["version"], True))
     for n in range(args.streams - args.hot):
         match = others[n // args.per_match]
-        plan.append((match, [match["tokens"][0], match["tokens"][1], None][n % 3], None))
-    tasks: list[asyncio.Task[None]] = []
-    began = time.perf_counter()
-    for start in range(0, len(plan), args.batch):
-        for match, token, fan in plan[start:start + args.batch]:
-            tasks.append(asyncio.create_task(open_stream(host, port, match["id"], token,
-                                                         match["version"], fan, held)))
-        while held[0] < len(tasks):
-            failed = [t for t in tasks if t.done()]
-            if failed:
-                failed[0].result()
-            await asyncio.sleep(0.01)
-    opened_s = time.perf_counter() - began
+        plan.append((match["id"], [match["tokens"][0], match["tokens"][1], None][n % 3],
+                     match["version"], False))
+    report, theirs = multiprocessing.Pipe()
+    holder = multiprocessing.Process(target=hold_streams, args=(url, plan, args.batch, theirs),
+                                     daemon=True)
+    holder.start()
+    complete: dict[int, float] = {}
+
+    async def message() -> tuple[Any, ...]:
+        while not report.poll():
+            if not holder.is_alive():
+                raise SystemExit(f"the stream holder died (exit code {holder.exitcode})")
+            await asyncio.sleep(0.001)
+        got: tuple[Any, ...] = report.recv()
+        if got[0] == "complete":
+            complete[got[1]] = got[2]
+        return got
+
+    while (opened := await message())[0] != "held":
+        pass
     await asyncio.sleep(1.0)
     rss_after = rss_kb(pid) if pid else 0
-    streams_at_start = held[0]
+    streams_at_start, opened_s = opened[1], opened[2]
     hot_rtt: list[float] = []
     other_rtt: list[float] = []
     fan: list[float] = []
@@ -309,22 +365,27 @@ async def bench(args: argparse.Namespace, url: str, admin: str, pid: int | None)
     playing_from = time.strftime("%H:%M:%S")
     for n in range(args.actions):
         elapsed, version = await play_one(http, hot, rng)
-        answered = time.perf_counter()
+        answered = time.monotonic()
         hot_rtt.append(elapsed)
         if elapsed > 0.1:
-            slow.append(f"{time.strftime('%H:%M:%S')} {elapsed * 1000:.0f}ms")
+            slow.append(f"{time.strftime('%H:%M:%S')} action {elapsed * 1000:.0f}ms")
         deadline = answered + 10
-        while version not in fanout.complete and time.perf_counter() < deadline:
-            await asyncio.sleep(0.001)
-        if version in fanout.complete:
-            fan.append(max(0.0, fanout.complete[version] - answered))
+        while version not in complete and time.monotonic() < deadline:
+            if report.poll(0.001):
+                await message()
+        if version in complete:
+            fan.append(max(0.0, complete[version] - answered))
+            if fan[-1] > 0.1:
+                slow.append(f"{time.strftime('%H:%M:%S')} fan-out {fan[-1] * 1000:.0f}ms")
         other_rtt.append((await play_one(http, others[n % len(others)], rng))[0])
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    report.send("stop")
+    while (ended := await message())[0] != "held":
+        pass
+    holder.join(30)
     return {
         "streams_requested": args.streams,
         "streams_held": streams_at_start,
+        "streams_held_at_end": ended[1],
         "seconds_to_open": round(opened_s, 1),
         "hot_subscribers": args.hot,
         "actions": len(hot_rtt) + len(other_rtt),
@@ -332,7 +393,8 @@ async def bench(args: argparse.Namespace, url: str, admin: str, pid: int | None)
                       "other_p50": pct(other_rtt, 0.5), "other_p99": pct(other_rtt, 0.99),
                       "all_p50": pct(hot_rtt + other_rtt, 0.5),
                       "all_p99": pct(hot_rtt + other_rtt, 0.99)},
-        "fanout_ms": {"p50": pct(fan, 0.5), "p99": pct(fan, 0.99), "max": pct(fan, 1.0),
+        "fanout_ms": {"p50": pct(fan, 0.5), "p90": pct(fan, 0.9), "p99": pct(fan, 0.99),
+                      "max": pct(fan, 1.0),
                       "measured": len(fan), "mean": round(statistics.fmean(fan) * 1000, 2)
                       if fan else None},
         "rss_kb": {"before": rss_before, "after": rss_after},
@@ -340,7 +402,7 @@ async def bench(args: argparse.Namespace, url: str, admin: str, pid: int | None)
         if pid else None,
         "fd_limit": fd_limit_of(pid) if pid else None,
         "playing_from": playing_from,
-        "slow_hot_actions": slow[:20],
+        "slow_hot": slow[:20],
     }
 
 

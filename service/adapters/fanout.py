@@ -26,7 +26,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import redis
@@ -86,12 +86,11 @@ class StreamHub:
     """
 
     def __init__(self, client: redis.Redis, wake_key: str, *, block_ms: int = 1000,
-                 count: int = 200, on_tick: Callable[[], None] | None = None) -> None:
+                 count: int = 200) -> None:
         self._client = client
         self._wake_key = wake_key
         self._block_ms = max(1, block_ms)
         self._count = count
-        self._on_tick = on_tick
         self._lock = threading.Lock()
         self._subs: dict[str, set[Subscription]] = {}
         self._positions: dict[str, str] = {}
@@ -191,7 +190,6 @@ class StreamHub:
                 time.sleep(_RETRY_S)
                 continue
             self._dispatch(read)
-            self._tick()
 
     def _read(self, positions: Mapping[str, str]) -> list[Batch]:
         """One ``XREAD BLOCK`` over every watched key, from each key's position.
@@ -228,14 +226,6 @@ class StreamHub:
                 self._positions[key] = entries[-1][0]
                 for sub in subs:
                     sub.push(batch)
-
-    def _tick(self) -> None:
-        if self._on_tick is None:
-            return
-        try:
-            self._on_tick()
-        except Exception:  # noqa: BLE001 - housekeeping must not stop the reader
-            log.warning("stream hub tick failed", exc_info=True)
 
 
 def entry_order(entry_id: str) -> tuple[int, int]:

@@ -93,13 +93,15 @@ def play_until_complete(ann: Page, bob: Page, watcher: Page, tmp_path: Path) -> 
     seen: dict[str, Any] = {"moves": 0, "spectator_face_up": 0, "table_shot": None}
     for _ in range(3000):
         if ann.attribute(".table", "data-phase") == "complete":
+            if seen["table_shot"] is None:  # a short hand (an early knock): the final table
+                seen["table_shot"] = shot(ann, tmp_path, "table.png")
             return seen
         moved = False
         for player in (ann, bob):
             actions = player.actions()
             if not actions:
                 continue
-            if seen["table_shot"] is None and player is ann and seen["moves"] >= 8 \
+            if seen["table_shot"] is None and player is ann and seen["moves"] >= 4 \
                     and any(a["type"] == "discard" for a in actions):
                 seen["table_shot"] = shot(ann, tmp_path, "table.png")
             click(player, choose(actions, player.best_discard()))
