@@ -2,12 +2,23 @@
 
 A live stream used to hold a thread and a blocking ``XREAD`` of its own for as long as the
 client listened, so a process ran out of threads (and Redis connections) at a few hundred
-streams. Here one hub per process reads each watched stream key once and hands every new
-entry to each subscriber of that key; a subscriber costs a small inbox and an event, no
+streams. Here one hub per process follows every watched stream key and hands each new
+entry to every subscriber of that key; a subscriber costs a small inbox and an event, no
 thread and no connection. Under gunicorn's gevent worker the hub's thread and every
 subscriber's wait are greenlets (gevent's monkey-patching makes ``threading`` and redis-py's
 sockets cooperative); without gevent (the Flask test client, the CLI) they are ordinary
 threads, and the same code works.
+
+How the hub learns of new entries: every writer of a followed key also publishes on the
+sharded pub/sub channel of the same name (``SPUBLISH <key>``: the store's append scripts,
+presence, the organiser feed; see ``notify``). The hub holds one pub/sub connection,
+``SSUBSCRIBE``s a key's channel while the key has subscribers, and on a message reads
+that key alone from its position. The message is only a hint; the stream is the truth.
+Before, one blocking ``XREAD`` over every watched key was re-issued after each event:
+with a thousand matches followed, each call cost Redis about 10 ms (it registers and
+unregisters the read on every key), while actions waited behind it. A channel named
+after a key hashes to the key's slot, so this is also how it works on Redis Cluster
+(the connection per shard is the part still to write).
 
 The hub knows stream keys and entry ids, nothing about matches: ``service.usecases.live``
 reads the backlog with normal reads, subscribes at the position it reached, and decodes and
@@ -17,11 +28,16 @@ Gap-free hand-over: a subscriber reads what it has not seen with a normal read *
 ``subscribe`` returned. Every entry the hub dispatches after that moment reaches the new
 subscriber, and every entry dispatched before it was already in Redis, so that read sees it;
 the subscriber drops what it already has by id. The hub dispatches under the same lock that
-``subscribe`` takes, which is what makes "before" and "after" well defined.
+``subscribe`` takes, which is what makes "before" and "after" well defined. A key newly
+watched is read once more when its channel's subscription is confirmed, and every key when
+the pub/sub connection was lost and made again: what was appended while no message could
+arrive is read then.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import logging
 import threading
 import time
@@ -39,19 +55,34 @@ Batch = tuple[str, list[tuple[str, Fields]]]
 subscriber of the key, so read it and never change it."""
 
 _RETRY_S = 0.5
-_WAKE_MAXLEN = 16
-_WAKE_TTL_MS = 3_600_000
+_DRAIN = 10_000
+"""Messages taken off the connection at most before the keys they name are read."""
 
 
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-class Subscription:
-    """One consumer's inbox: the new entries of the keys it watches, in order per key."""
+def notify(client: Any, key: str) -> None:
+    """Tell every process's hub that ``key`` has new entries (``client`` may be a
+    pipeline). Lua writers call ``redis.call('SPUBLISH', key, '1')`` instead."""
+    client.spublish(key, "1")
 
-    def __init__(self, keys: Iterable[str]) -> None:
+
+class Subscription:
+    """One consumer's inbox: the new entries of the keys it watches, in order per key.
+
+    A consumer that got nothing for ``idle_s`` seconds is woken empty-handed by the hub
+    (its keep-alive), so its wait needs no timer of its own: under gevent a wait with a
+    timeout creates and cancels a timer every time, which was a third of the cost of
+    waking a thousand streams for one move.
+    """
+
+    def __init__(self, keys: Iterable[str], idle_s: float) -> None:
         self.keys = tuple(keys)
+        self.idle_s = idle_s
+        self.due_at = time.monotonic() + idle_s
+        self.closed = False
         self._inbox: deque[Batch] = deque()
         self._ready = threading.Event()
 
@@ -60,54 +91,66 @@ class Subscription:
         self._inbox.append(batch)
         self._ready.set()
 
-    def get(self, timeout: float) -> list[Batch]:
-        """Everything queued, waiting up to ``timeout`` seconds for something; [] if none.
+    def nudge(self) -> None:
+        """Called by the hub when the consumer has been idle for ``idle_s``."""
+        self._ready.set()
+
+    def get(self) -> list[Batch]:
+        """Everything queued, waiting for something; [] when the hub's keep-alive nudge
+        came first.
 
         The flag is cleared before the inbox is checked, so an entry pushed in between
         still sets it and the wait returns at once.
         """
         self._ready.clear()
         if not self._inbox:
-            self._ready.wait(timeout)
+            self._ready.wait()
         taken: list[Batch] = []
         while self._inbox:
             taken.append(self._inbox.popleft())
+        self.due_at = time.monotonic() + self.idle_s
         return taken
 
 
 class StreamHub:
-    """Reads every watched stream key with one blocking ``XREAD`` and fans entries out.
+    """Follows every watched stream key through its pub/sub channel and fans entries out.
 
     Watching starts with a key's first subscriber and ends with its last, so a match no one
     follows costs nothing. The reader thread starts on the first subscription and ends when
-    nothing is watched. A change to the watched set wakes a blocked read through the hub's
-    own wake-up key (an ``XADD`` to a capped stream the read also watches), so a new key is
-    read at once rather than after the current block ends.
+    nothing is watched. A key newly watched wakes the reader through the hub's own channel
+    (``wake_channel``), so its channel is subscribed at once rather than after the current
+    wait (``idle_ms``) ends. Between messages the reader also nudges every subscriber that
+    has been idle for its ``idle_s`` (kept in a heap by due time, so a nudge costs
+    O(log n) and a delivery nothing but a timestamp).
     """
 
-    def __init__(self, client: redis.Redis, wake_key: str, *, block_ms: int = 1000,
+    def __init__(self, client: redis.Redis, wake_channel: str, *, idle_ms: int = 1000,
                  count: int = 200) -> None:
         self._client = client
-        self._wake_key = wake_key
-        self._block_ms = max(1, block_ms)
+        self._wake_channel = wake_channel
+        self._idle_s = max(1, idle_ms) / 1000
         self._count = count
         self._lock = threading.Lock()
         self._subs: dict[str, set[Subscription]] = {}
         self._positions: dict[str, str] = {}
-        self._wake_position = "0-0"
         self._wake_pending = False
+        self._keys_changed = True
+        self._idle_heap: list[tuple[float, int, Subscription]] = []
+        self._wait_until = 0.0
+        self._order = itertools.count()
         self._thread: threading.Thread | None = None
         self._closed = False
 
     # --- subscribers ---------------------------------------------------------------------
 
-    def subscribe(self, positions: Mapping[str, str]) -> Subscription:
-        """Watch each key from its position (an entry id) unless it is watched already.
+    def subscribe(self, positions: Mapping[str, str], idle_s: float) -> Subscription:
+        """Watch each key from its position (an entry id) unless it is watched already;
+        the subscriber is nudged after ``idle_s`` seconds without anything.
 
         A key already watched keeps the hub's position: the subscriber's own read after
         this call covers anything between the two.
         """
-        sub = Subscription(positions)
+        sub = Subscription(positions, idle_s)
         with self._lock:
             if self._closed:
                 raise RuntimeError("the stream hub is closed")
@@ -118,7 +161,10 @@ class StreamHub:
                     self._positions[key] = position
                     new = True
                 self._subs[key].add(sub)
-            wake = new and self._thread is not None and not self._wake_pending
+            self._keys_changed = self._keys_changed or new
+            heapq.heappush(self._idle_heap, (sub.due_at, next(self._order), sub))
+            wake = (new or sub.due_at < self._wait_until) and self._thread is not None \
+                and not self._wake_pending
             if wake:
                 self._wake_pending = True
             if self._thread is None:
@@ -132,6 +178,7 @@ class StreamHub:
     def unsubscribe(self, sub: Subscription) -> None:
         """Forget a subscriber; a key left without subscribers is no longer read."""
         with self._lock:
+            sub.closed = True
             for key in sub.keys:
                 subs = self._subs.get(key)
                 if subs is None:
@@ -140,6 +187,7 @@ class StreamHub:
                 if not subs:
                     del self._subs[key]
                     del self._positions[key]
+                    self._keys_changed = True
 
     def watched(self) -> set[str]:
         """The keys read now (for tests and metrics)."""
@@ -156,76 +204,171 @@ class StreamHub:
             return self._thread is not None
 
     def close(self) -> None:
-        """Stop reading; the reader ends after its current block (at most ``block_ms``)."""
+        """Stop reading; the reader ends after its current wait (at most ``idle_ms``).
+        Every subscriber is nudged a last time."""
         with self._lock:
             self._closed = True
             self._subs.clear()
             self._positions.clear()
+            idle, self._idle_heap = self._idle_heap, []
+        for _, _, sub in idle:
+            sub.nudge()
 
     # --- the reader ----------------------------------------------------------------------
 
     def _wake(self) -> None:
-        """Interrupt the reader's blocked ``XREAD`` so it re-arms with the new keys."""
+        """Interrupt the reader's wait so it subscribes the new keys' channels."""
         try:
-            pipe = self._client.pipeline(transaction=False)
-            pipe.xadd(self._wake_key, {"w": "1"}, maxlen=_WAKE_MAXLEN, approximate=True)
-            pipe.pexpire(self._wake_key, _WAKE_TTL_MS)
-            pipe.execute()
+            notify(self._client, self._wake_channel)
         except redis.RedisError:
-            log.warning("stream hub wake-up failed; new keys are read after the current block")
+            log.warning("stream hub wake-up failed; new keys are read after the current wait")
 
     def _run(self) -> None:
-        while True:
-            with self._lock:
-                if self._closed or not self._subs:
-                    self._thread = None
-                    return
-                positions = dict(self._positions)
-                positions[self._wake_key] = self._wake_position
-                self._wake_pending = False
-            try:
-                read = self._read(positions)
-            except Exception:  # noqa: BLE001 - the reader must outlive a Redis outage
-                log.warning("stream hub read failed; retrying", exc_info=True)
-                time.sleep(_RETRY_S)
-                continue
-            self._dispatch(read)
+        listener: _Listener | None = None
+        due: set[str] = set()
+        try:
+            while True:
+                with self._lock:
+                    if self._closed or not self._subs:
+                        self._thread = None
+                        return
+                    wanted = set(self._subs) if self._keys_changed or listener is None \
+                        else None
+                    self._keys_changed = False
+                    self._wake_pending = False
+                next_nudge_s = self._nudge_idle()
+                wait_s = 0.0 if due else min(self._idle_s, next_nudge_s)
+                with self._lock:
+                    self._wait_until = time.monotonic() + wait_s
+                try:
+                    if listener is None:
+                        listener = _Listener(self._client, self._wake_channel)
+                    if wanted is not None:
+                        listener.follow(wanted)
+                    due |= listener.due(wait_s)
+                    if due:
+                        due = self._read_and_dispatch(due)
+                except Exception:  # noqa: BLE001 - the reader must outlive a Redis outage
+                    log.warning("stream hub read failed; retrying", exc_info=True)
+                    if listener is not None:
+                        listener.close()
+                        listener = None
+                    time.sleep(_RETRY_S)
+        finally:
+            if listener is not None:
+                listener.close()
+
+    def _nudge_idle(self) -> float:
+        """Nudge the subscribers idle for their ``idle_s``; returns the seconds until the
+        next one is due. A subscriber that got something meanwhile has a later ``due_at``
+        and goes back into the heap at it; a closed one leaves it."""
+        now = time.monotonic()
+        due: list[Subscription] = []
+        with self._lock:
+            heap = self._idle_heap
+            while heap and heap[0][0] <= now:
+                _, _, sub = heapq.heappop(heap)
+                if sub.closed:
+                    continue
+                if sub.due_at > now:
+                    heapq.heappush(heap, (sub.due_at, next(self._order), sub))
+                    continue
+                due.append(sub)
+                sub.due_at = now + sub.idle_s
+                heapq.heappush(heap, (sub.due_at, next(self._order), sub))
+            next_due = heap[0][0] - now if heap else self._idle_s
+        for sub in due:
+            sub.nudge()
+        return max(0.0, next_due)
+
+    def _read_and_dispatch(self, due: set[str]) -> set[str]:
+        """Read the keys messages named, from the hub's positions, and dispatch; returns
+        the keys that had more than one read's worth (read again at once)."""
+        with self._lock:
+            positions = {key: self._positions[key] for key in due if key in self._positions}
+        read = self._read(positions)
+        self._dispatch(read)
+        return {key for key, entries in read if len(entries) >= self._count}
 
     def _read(self, positions: Mapping[str, str]) -> list[Batch]:
-        """One ``XREAD BLOCK`` over every watched key, from each key's position.
-
-        Not Redis Cluster safe: the keys belong to many matches, hence many slots. This is
-        the one place that reads them together; a Cluster version groups ``positions`` by
-        node (or slot) and runs one such read per group, e.g. one reader per node.
-        """
-        streams: dict[Any, Any] = dict(positions)
-        reply: Any = self._client.xread(streams, count=self._count, block=self._block_ms)
-        if not reply:
+        """Each key's entries after its position: one single-key ``XREAD`` per key (so
+        every command stays within one slot), pipelined."""
+        if not positions:
             return []
-        items = reply.items() if isinstance(reply, dict) else reply
+        pipe = self._client.pipeline(transaction=False)
+        keys = list(positions)
+        for key in keys:
+            pipe.xread({key: positions[key]}, count=self._count)
         out: list[Batch] = []
-        for key, entries in items:
-            if len(entries) == 1 and isinstance(entries[0], list):
-                entries = entries[0]  # RESP3: redis-py wraps each key's entry list once more
-            out.append((_text(key), [(_text(entry_id), fields or {})
-                                     for entry_id, fields in entries]))
+        for key, reply in zip(keys, pipe.execute(), strict=True):
+            entries = _entries_of(reply)
+            if entries:
+                out.append((key, entries))
         return out
 
     def _dispatch(self, read: list[Batch]) -> None:
         with self._lock:
             for batch in read:
                 key, entries = batch
-                if not entries:
-                    continue
-                if key == self._wake_key:
-                    self._wake_position = entries[-1][0]
-                    continue
                 subs = self._subs.get(key)
-                if subs is None:
+                if subs is None or entry_order(entries[-1][0]) <= \
+                        entry_order(self._positions[key]):
                     continue
                 self._positions[key] = entries[-1][0]
                 for sub in subs:
                     sub.push(batch)
+
+
+class _Listener:
+    """The hub's pub/sub connection: which channels it holds and what they said."""
+
+    def __init__(self, client: redis.Redis, wake_channel: str) -> None:
+        self._pubsub = client.pubsub()
+        self._wake_channel = wake_channel
+        self._held: set[str] = set()
+        self._pubsub.ssubscribe(wake_channel)
+
+    def follow(self, wanted: set[str]) -> None:
+        """Subscribe the channels of keys newly wanted, unsubscribe the rest."""
+        new, gone = wanted - self._held, self._held - wanted
+        if new:
+            self._pubsub.ssubscribe(*new)
+            self._held |= new
+        if gone:
+            self._pubsub.sunsubscribe(*gone)
+            self._held -= gone
+
+    def due(self, timeout: float) -> set[str]:
+        """The keys to read: named by a message, or just subscribed (confirmed). Waits up
+        to ``timeout`` for the first message, then takes what has already arrived."""
+        keys: set[str] = set()
+        message = self._pubsub.get_sharded_message(timeout=timeout)
+        taken = 0
+        while message is not None and taken < _DRAIN:
+            channel = _text(message.get("channel"))
+            if message.get("type") in ("smessage", "ssubscribe") and channel in self._held:
+                keys.add(channel)
+            taken += 1
+            message = self._pubsub.get_sharded_message(timeout=0.0)
+        return keys
+
+    def close(self) -> None:
+        try:
+            self._pubsub.close()
+        except Exception:  # noqa: BLE001 - closing a broken connection
+            log.debug("stream hub pub/sub close failed", exc_info=True)
+
+
+def _entries_of(reply: Any) -> list[tuple[str, Fields]]:
+    """One key's entries from an ``XREAD`` reply, under RESP2 or RESP3."""
+    if not reply:
+        return []
+    items = reply.items() if isinstance(reply, dict) else reply
+    for _, entries in items:
+        if len(entries) == 1 and isinstance(entries[0], list):
+            entries = entries[0]  # RESP3: redis-py wraps each key's entry list once more
+        return [(_text(entry_id), fields or {}) for entry_id, fields in entries]
+    return []
 
 
 def entry_order(entry_id: str) -> tuple[int, int]:

@@ -11,8 +11,9 @@ share the match's hash tag (one Cluster slot, so one script may touch them all):
   action, i.e. of the first event its last successful action appended.
 - ``{prefix}:{<match_id>}:live`` capped stream (``MAXLEN ~ 64``) of ``presence`` messages
   (``seat``, ``online``): written by the script below when a seat's first stream opens or
-  its last one closes (or expires), read by every process's stream hub alongside the
-  match's events, and sent to the match's live streams without an SSE ``id``.
+  its last one closes (or expires), announced on its pub/sub channel, read by every
+  process's stream hub alongside the match's events, and sent to the match's live streams
+  without an SSE ``id``.
 
 Every key expires when no process refreshes it, so an abandoned match leaves nothing behind.
 """
@@ -61,7 +62,10 @@ local function publish(seat, flag)
 end
 for seat, _ in pairs(before) do if not after[seat] then publish(seat, '0') end end
 for seat, _ in pairs(after) do if not before[seat] then publish(seat, '1') end end
-if changed > 0 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
+if changed > 0 then
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+  redis.call('SPUBLISH', KEYS[2], '1')
+end
 return changed
 """
 

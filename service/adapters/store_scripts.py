@@ -6,8 +6,9 @@ Status codes are integers so the reply has the same shape under RESP2, RESP3 and
 
 OK, UNKNOWN, REPLAYED, KEY_REUSED, CONFLICT, EXISTS = range(6)
 
-# Shared by both scripts: XADD the events encoded from ARGV[start] on.
-# Per event: entry id, field count, then that many field/value pairs.
+# Shared by the scripts that write events: XADD the events encoded from ARGV[start] on.
+# Per event: entry id, field count, then that many field/value pairs. Then tell every
+# process's stream hub (service/adapters/fanout.py) on the stream's own sharded channel.
 _XADD_EVENTS = """
 local function xadd_events(stream, start, count)
   local pos = start
@@ -16,6 +17,7 @@ local function xadd_events(stream, start, count)
     redis.call('XADD', stream, ARGV[pos], unpack(ARGV, pos + 2, pos + 1 + 2 * nfields))
     pos = pos + 2 + 2 * nfields
   end
+  if count > 0 then redis.call('SPUBLISH', stream, '1') end
 end
 """
 

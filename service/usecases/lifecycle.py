@@ -29,7 +29,7 @@ import redis
 
 from domain.controls import TERMINAL_EVENTS
 from domain.events import HAND_SCORED, MATCH_ABORTED, MATCH_COMPLETED, SEAT_FORFEITED
-from service.adapters.fanout import StreamHub, entry_order
+from service.adapters.fanout import StreamHub, entry_order, notify
 from service.adapters.organisers import ADMIN, OrganiserKeys
 from service.adapters.store import RedisEventStore, StoredEvent
 from service.adapters.webhooks import DeliveryRef, Webhooks
@@ -115,8 +115,11 @@ def _publish(store: RedisEventStore, match_id: str, meta: Mapping[str, str],
     for event in events:
         message = lifecycle_message(match_id, meta, event, scores)
         body = json.dumps(message, separators=(",", ":"), sort_keys=True)
-        client.xadd(feed_key(prefix, owner), {"message": body}, maxlen=FEED_MAXLEN,
-                    approximate=True)
+        pipe = client.pipeline(transaction=False)
+        pipe.xadd(feed_key(prefix, owner), {"message": body}, maxlen=FEED_MAXLEN,
+                  approximate=True)
+        notify(pipe, feed_key(prefix, owner))
+        pipe.execute()
         for webhook in webhooks:
             if message["kind"] in webhook.events:
                 ref = hooks.add_delivery(webhook, message, body)
@@ -206,13 +209,16 @@ def follow_feed(hub: StreamHub, client: redis.Redis, prefix: str, owner: str, af
                 return
 
     yield from backlog()
-    sub = hub.subscribe({key: position[0]})
+    sub = hub.subscribe({key: position[0]}, keepalive_ms / 1000)
     try:
         yield from backlog()
         idle_since = time.monotonic()
         while True:
-            remaining_s = keepalive_ms / 1000 - (time.monotonic() - idle_since)
-            arrived = sub.get(max(remaining_s, 0.0)) if remaining_s > 0 else []
+            arrived = sub.get()
+            if not arrived:  # the hub's keep-alive nudge
+                yield None
+                idle_since = time.monotonic()
+                continue
             sent = False
             for item in take(entry for _, entries in arrived for entry in entries):
                 sent = True

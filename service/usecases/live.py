@@ -49,7 +49,7 @@ class LiveStreams:
         self.store = store
         self.presence = Presence(store.client, store.key, ttl_ms)
         self.hub = StreamHub(store.client, f"{store.prefix}:hub:{uuid.uuid4().hex}",
-                             block_ms=block_slice_ms(store.client))
+                             idle_ms=block_slice_ms(store.client))
         self._held: dict[str, set[str]] = {}
         self._keeper: threading.Thread | None = None
         self._closed = False
@@ -75,13 +75,14 @@ class LiveStreams:
                 self._hold(match_id, member)
             sub = self.hub.subscribe({events_key: f"{after}-0",
                                       self.presence.live_key(match_id):
-                                          self.presence.last_live_id(match_id)})
+                                          self.presence.last_live_id(match_id)},
+                                     keepalive_ms / 1000)
             late = self.store.read(match_id, after)
             if late:
                 after = late[-1].version
                 yield late
             while True:
-                batches = sub.get(keepalive_ms / 1000)
+                batches = sub.get()
                 if not batches:
                     yield None
                     continue

@@ -217,3 +217,97 @@ def test_a_stream_that_fails_to_open_holds_no_presence(redis_client, key_prefix,
     assert live.held() == {} and live.hub.watched() == set()
     assert [s["online"] for s in live.presence.of("m1", 1)] == [False]
     wiring.close()
+
+
+class Announcements:
+    """What the hubs hear: the sharded pub/sub channels of the given stream keys."""
+
+    def __init__(self, client: Any, *keys: str) -> None:
+        self.pubsub = client.pubsub()
+        self.pubsub.ssubscribe(*keys)
+        self.heard: list[str] = []
+        self.take()
+
+    def take(self) -> list[str]:
+        while (message := self.pubsub.get_sharded_message(timeout=0.2)) is not None:
+            if message["type"] == "smessage":
+                channel = message["channel"]
+                self.heard.append(channel.decode() if isinstance(channel, bytes) else channel)
+        return self.heard
+
+    def close(self) -> None:
+        self.pubsub.close()
+
+
+def test_every_writer_of_a_followed_key_announces_it_on_the_keys_channel(wiring):
+    """The hub reads a key only when its channel says so: a writer that forgot to announce
+    would leave every stream of that key silent. The writers: the first events (a claim
+    that fills the last open seat), a seat's action, presence, the organiser feed."""
+    from service.usecases.lifecycle import feed_key
+
+    store, matches = wiring.store, wiring.matches
+    waiting = matches.create({"variant": "gin", "players": [{"name": "Ann"}, {"open": True}],
+                              "options": {"first_dealer": 0}, "deck": DECK}, ADMIN)
+    match_id = waiting["id"]
+    events_key, live_key = store.events_key(match_id), matches.live.presence.live_key(match_id)
+    heard = Announcements(store.client, events_key, live_key, feed_key(store.prefix, "admin"))
+    try:
+        bob = matches.seats.claim(match_id, 1, {"name": "Bob"})["token"]
+        assert heard.take() == [events_key]
+        matches.act(match_id, bob, {"type": "pass"})
+        assert heard.take() == [events_key] * 2
+        stream = matches.follow(match_id, bob, store.version(match_id), 100)
+        next(stream)
+        assert heard.take()[-1] == live_key  # seat 1 came online
+        matches.abort(match_id, ADMIN, {"reason": "test"})
+        assert set(heard.take()[3:]) == {events_key, feed_key(store.prefix, "admin")}
+        stream.close()
+    finally:
+        heard.close()
+
+
+def test_the_hub_reads_what_was_appended_while_its_connection_was_lost(wiring, monkeypatch):
+    """No message can arrive while the hub's pub/sub connection is down; when it is made
+    again every watched key is subscribed again and read from the hub's position."""
+    import redis
+
+    matches = wiring.matches
+    match = new_match(wiring)
+    match_id, tokens = match["id"], [seat["token"] for seat in match["seats"]]
+    follower = Follower(matches.follow(match_id, None, match["version"], 100))
+    wait_for(lambda: matches.live.hub.watched())
+    lost: list[int] = []
+    listen = redis.client.PubSub.get_sharded_message
+
+    def drops_once(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not lost:  # appended now, then the connection is lost: no message for it
+            lost.append(matches.act(match_id, tokens[1], {"type": "pass"})["version"])
+            raise redis.ConnectionError("connection lost")
+        return listen(self, *args, **kwargs)
+
+    monkeypatch.setattr(redis.client.PubSub, "get_sharded_message", drops_once)
+    wait_for(lambda: lost and follower.versions == lost)
+    version = matches.act(match_id, tokens[0], {"type": "pass"})["version"]
+    wait_for(lambda: follower.versions == [*lost, version])
+    follower.stop()
+
+
+def test_an_idle_subscriber_is_nudged_for_its_keep_alive_and_a_busy_one_is_not(wiring):
+    """The hub wakes a subscriber empty-handed after ``idle_s`` without anything (its
+    stream then sends a keep-alive); one that keeps getting entries is never nudged."""
+    store, hub = wiring.store, wiring.matches.live.hub
+    store.create("busy", [NewEvent("E", {"n": 0})], {})
+    busy = hub.subscribe({store.events_key("busy"): "1-0"}, idle_s=0.3)
+    idle = hub.subscribe({store.events_key("quiet"): "0-0"}, idle_s=0.3)
+    began = time.monotonic()
+    assert idle.get() == []
+    assert 0.25 <= time.monotonic() - began < 2.0
+    for version in range(1, 8):
+        store.append("busy", version, [NewEvent("E", {"n": version})])
+        got = busy.get()
+        assert got and got[-1][1][-1][0] == f"{version + 1}-0"
+        time.sleep(0.1)
+    assert time.monotonic() - began > 0.7  # longer than idle_s, and never an empty get
+    hub.unsubscribe(busy)
+    hub.unsubscribe(idle)
+    assert hub.watched() == set()

@@ -32,10 +32,12 @@ function follow(url, received, stream) {
   return source;
 }
 
-function choose(actions, view) {
+// Knocks only once both seats have drawn from the stock, so the stream always carries
+// the other seat's stock draw (which must come without its card).
+function choose(actions, view, mayKnock) {
   const byType = (type) => actions.filter((action) => action.type === type);
   for (const type of ["big_gin", "knock"]) {
-    if (byType(type).length) return byType(type)[0];
+    if (mayKnock && byType(type).length) return byType(type)[0];
   }
   if (byType("pass").length) return byType("pass")[0];
   const stock = actions.find((a) => a.type === "draw" && a.source === "stock");
@@ -62,6 +64,7 @@ async function play() {
 
   const tokens = [ann, bob];
   const statuses = {};
+  const stockDraws = [0, 0];
   let actions = 0;
   for (let polls = 0; polls < 5000; polls += 1) {
     const table = (await call("GET", `/v1/matches/${id}`)).body;
@@ -70,8 +73,11 @@ async function play() {
     const token = tokens[table.turn];
     const view = (await call("GET", `/v1/matches/${id}`, token)).body;
     if (!view.legal_actions || !view.legal_actions.length) { await sleep(20); continue; }
-    const answer = await call("POST", `/v1/matches/${id}/actions`, token,
-                              choose(view.legal_actions, view));
+    const action = choose(view.legal_actions, view, stockDraws[0] > 0 && stockDraws[1] > 0);
+    const answer = await call("POST", `/v1/matches/${id}/actions`, token, action);
+    if (answer.status === 200 && action.type === "draw" && action.source === "stock") {
+      stockDraws[table.turn] += 1;
+    }
     statuses[answer.status] = (statuses[answer.status] || 0) + 1;
     actions += 1;
   }
