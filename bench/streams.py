@@ -18,7 +18,11 @@ another match. Prints JSON:
 - ``action_ms``: p50/p99 of the POST .../actions round trip measured by the client (hot
   match, other matches, all);
 - ``fanout_ms``: p50/p99 from the hot action's response until every hot subscriber has
-  received the event with the action's version;
+  received the event with the action's version; ``fanout_spread_ms``: from the first hot
+  subscriber's copy to the last one's;
+- ``api_cpu_ms_per_round``: the API process's CPU time while playing, per round (one hot
+  action with its fan-out to ``--hot`` streams, one action elsewhere, the reads around
+  them): less sensitive to other load on the machine than the latencies;
 - ``rss_per_stream_kb``: the API process's RSS growth while the streams opened, per stream;
 - ``fd_limit``: the API process's open-file limit (``/proc/<pid>/limits``).
 """
@@ -136,6 +140,12 @@ def rss_kb(pid: int) -> int:
     return 0
 
 
+def cpu_s(pid: int) -> float:
+    """The process's user + system CPU time so far (seconds)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def fd_limit_of(pid: int) -> int:
     for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
         if line.startswith("Max open files"):
@@ -194,14 +204,16 @@ class Fanout:
     def __init__(self, subscribers: int) -> None:
         self.subscribers = subscribers
         self.seen: dict[int, int] = {}
-        self.complete: dict[int, float] = {}
+        self.first: dict[int, float] = {}
 
-    def saw(self, version: int) -> float | None:
+    def saw(self, version: int) -> tuple[float, float] | None:
+        """(first, last) arrival once the last subscriber has the version."""
         count = self.seen.get(version, 0) + 1
         self.seen[version] = count
+        if count == 1:
+            self.first[version] = time.monotonic()
         if count == self.subscribers:
-            self.complete[version] = time.monotonic()
-            return self.complete[version]
+            return self.first.pop(version), time.monotonic()
         return None
 
 
@@ -233,7 +245,7 @@ async def open_stream(host: str, port: int, match_id: str, token: str | None, af
                     version = int(line[4:])
                     done = fanout.saw(version)
                     if done is not None:
-                        report.send(("complete", version, done))
+                        report.send(("complete", version, *done))
     finally:
         held[0] -= 1
         writer.close()
@@ -247,7 +259,8 @@ def hold_streams(url: str, plan: list[tuple[str, str | None, int, bool]], batch:
     they one asyncio loop, the action's response would queue behind the thousand stream
     reads of the previous move in the *client*, and its round trip would measure the
     benchmark rather than the server. Reports ``("held", n, seconds)`` once every stream is
-    open, ``("complete", version, monotonic)`` per hot version, and ``("held", n, 0)`` on
+    open, ``("complete", version, first, last)`` (monotonic arrival times) per hot version,
+    and ``("held", n, 0)`` on
     ``"stop"``.
     """
     raise_own_fd_limit()
@@ -341,7 +354,7 @@ async def bench(args: argparse.Namespace, url: str, admin: str, pid: int | None)
     holder = multiprocessing.Process(target=hold_streams, args=(url, plan, args.batch, theirs),
                                      daemon=True)
     holder.start()
-    complete: dict[int, float] = {}
+    complete: dict[int, tuple[float, float]] = {}
 
     async def message() -> tuple[Any, ...]:
         while not report.poll():
@@ -350,7 +363,7 @@ async def bench(args: argparse.Namespace, url: str, admin: str, pid: int | None)
             await asyncio.sleep(0.001)
         got: tuple[Any, ...] = report.recv()
         if got[0] == "complete":
-            complete[got[1]] = got[2]
+            complete[got[1]] = (got[2], got[3])
         return got
 
     while (opened := await message())[0] != "held":
@@ -361,8 +374,10 @@ async def bench(args: argparse.Namespace, url: str, admin: str, pid: int | None)
     hot_rtt: list[float] = []
     other_rtt: list[float] = []
     fan: list[float] = []
+    spread: list[float] = []
     slow: list[str] = []
     playing_from = time.strftime("%H:%M:%S")
+    cpu_before = cpu_s(pid) if pid else 0.0
     for n in range(args.actions):
         elapsed, version = await play_one(http, hot, rng)
         answered = time.monotonic()
@@ -371,13 +386,18 @@ async def bench(args: argparse.Namespace, url: str, admin: str, pid: int | None)
             slow.append(f"{time.strftime('%H:%M:%S')} action {elapsed * 1000:.0f}ms")
         deadline = answered + 10
         while version not in complete and time.monotonic() < deadline:
-            if report.poll(0.001):
+            if report.poll():
                 await message()
+            else:
+                await asyncio.sleep(0.0005)
         if version in complete:
-            fan.append(max(0.0, complete[version] - answered))
+            first, last = complete[version]
+            fan.append(max(0.0, last - answered))
+            spread.append(last - first)
             if fan[-1] > 0.1:
                 slow.append(f"{time.strftime('%H:%M:%S')} fan-out {fan[-1] * 1000:.0f}ms")
         other_rtt.append((await play_one(http, others[n % len(others)], rng))[0])
+    cpu_playing = cpu_s(pid) - cpu_before if pid else None
     report.send("stop")
     while (ended := await message())[0] != "held":
         pass
@@ -397,6 +417,9 @@ async def bench(args: argparse.Namespace, url: str, admin: str, pid: int | None)
                       "max": pct(fan, 1.0),
                       "measured": len(fan), "mean": round(statistics.fmean(fan) * 1000, 2)
                       if fan else None},
+        "fanout_spread_ms": {"p50": pct(spread, 0.5), "p99": pct(spread, 0.99)},
+        "api_cpu_ms_per_round": round(cpu_playing * 1000 / max(1, len(hot_rtt)), 2)
+        if cpu_playing is not None else None,
         "rss_kb": {"before": rss_before, "after": rss_after},
         "rss_per_stream_kb": round((rss_after - rss_before) / max(1, streams_at_start), 1)
         if pid else None,

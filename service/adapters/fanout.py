@@ -41,8 +41,7 @@ import itertools
 import logging
 import threading
 import time
-from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import redis
@@ -57,6 +56,8 @@ subscriber of the key, so read it and never change it."""
 _RETRY_S = 0.5
 _DRAIN = 10_000
 """Messages taken off the connection at most before the keys they name are read."""
+_LOG_TRIM_AT = 64
+"""Batches a group's log holds before what every member has taken is dropped."""
 
 
 def _text(value: Any) -> str:
@@ -69,47 +70,70 @@ def notify(client: Any, key: str) -> None:
     client.spublish(key, "1")
 
 
+class _Group:
+    """The subscribers of one set of keys with one keep-alive interval (every stream of a
+    match, in practice): they get the same batches, so they share one log and one bell.
+
+    One bell per group, not one event per subscriber: ringing it wakes every member with a
+    single notification, and a move no longer costs a thousand separate wake-ups (which
+    were a fifth of the process's time while a match with a thousand streams was played).
+    The log keeps what its slowest member has not taken yet.
+    """
+
+    def __init__(self, keys: tuple[str, ...], idle_s: float) -> None:
+        self.keys = keys
+        self.idle_s = idle_s
+        self.due_at = time.monotonic() + idle_s
+        self.log: list[Batch] = []
+        self.base = 0
+        self.nudges = 0
+        self.members: set[Subscription] = set()
+        self.bell = threading.Event()
+
+    @property
+    def end(self) -> int:
+        return self.base + len(self.log)
+
+    def ring(self) -> None:
+        """Wake every member waiting now; later waits use a fresh bell."""
+        rung, self.bell = self.bell, threading.Event()
+        rung.set()
+
+    def push(self, batch: Batch) -> None:
+        self.log.append(batch)
+        self.due_at = time.monotonic() + self.idle_s
+        if len(self.log) > _LOG_TRIM_AT:
+            oldest = min((member.cursor for member in self.members), default=self.end)
+            del self.log[:oldest - self.base]
+            self.base = oldest
+        self.ring()
+
+    def nudge(self) -> None:
+        self.nudges += 1
+        self.due_at = time.monotonic() + self.idle_s
+        self.ring()
+
+
 class Subscription:
-    """One consumer's inbox: the new entries of the keys it watches, in order per key.
+    """One consumer of the keys it watches: the new entries, in order per key.
 
     A consumer that got nothing for ``idle_s`` seconds is woken empty-handed by the hub
     (its keep-alive), so its wait needs no timer of its own: under gevent a wait with a
-    timeout creates and cancels a timer every time, which was a third of the cost of
-    waking a thousand streams for one move.
+    timeout creates and cancels a timer every time.
     """
 
-    def __init__(self, keys: Iterable[str], idle_s: float) -> None:
-        self.keys = tuple(keys)
-        self.idle_s = idle_s
-        self.due_at = time.monotonic() + idle_s
+    def __init__(self, hub: StreamHub, group: _Group) -> None:
+        self.keys = group.keys
         self.closed = False
-        self._inbox: deque[Batch] = deque()
-        self._ready = threading.Event()
-
-    def push(self, batch: Batch) -> None:
-        """Called by the hub (under its lock): queue the batch and wake the consumer."""
-        self._inbox.append(batch)
-        self._ready.set()
-
-    def nudge(self) -> None:
-        """Called by the hub when the consumer has been idle for ``idle_s``."""
-        self._ready.set()
+        self._hub = hub
+        self._group = group
+        self.cursor = group.end
+        self.nudges_seen = group.nudges
 
     def get(self) -> list[Batch]:
-        """Everything queued, waiting for something; [] when the hub's keep-alive nudge
-        came first.
-
-        The flag is cleared before the inbox is checked, so an entry pushed in between
-        still sets it and the wait returns at once.
-        """
-        self._ready.clear()
-        if not self._inbox:
-            self._ready.wait()
-        taken: list[Batch] = []
-        while self._inbox:
-            taken.append(self._inbox.popleft())
-        self.due_at = time.monotonic() + self.idle_s
-        return taken
+        """Everything new since the last call, waiting for something; [] when the hub's
+        keep-alive nudge (or its closing) came first."""
+        return self._hub.take(self, self._group)
 
 
 class StreamHub:
@@ -131,11 +155,12 @@ class StreamHub:
         self._idle_s = max(1, idle_ms) / 1000
         self._count = count
         self._lock = threading.Lock()
-        self._subs: dict[str, set[Subscription]] = {}
+        self._groups: dict[tuple[tuple[str, ...], float], _Group] = {}
+        self._key_groups: dict[str, set[_Group]] = {}
         self._positions: dict[str, str] = {}
         self._wake_pending = False
         self._keys_changed = True
-        self._idle_heap: list[tuple[float, int, Subscription]] = []
+        self._idle_heap: list[tuple[float, int, _Group]] = []
         self._wait_until = 0.0
         self._order = itertools.count()
         self._thread: threading.Thread | None = None
@@ -150,20 +175,26 @@ class StreamHub:
         A key already watched keeps the hub's position: the subscriber's own read after
         this call covers anything between the two.
         """
-        sub = Subscription(positions, idle_s)
+        keys = tuple(positions)
         with self._lock:
             if self._closed:
                 raise RuntimeError("the stream hub is closed")
             new = False
             for key, position in positions.items():
-                if key not in self._subs:
-                    self._subs[key] = set()
+                if key not in self._key_groups:
+                    self._key_groups[key] = set()
                     self._positions[key] = position
                     new = True
-                self._subs[key].add(sub)
+            group = self._groups.get((keys, idle_s))
+            if group is None:
+                group = self._groups[(keys, idle_s)] = _Group(keys, idle_s)
+                for key in keys:
+                    self._key_groups[key].add(group)
+                heapq.heappush(self._idle_heap, (group.due_at, next(self._order), group))
+            sub = Subscription(self, group)
+            group.members.add(sub)
             self._keys_changed = self._keys_changed or new
-            heapq.heappush(self._idle_heap, (sub.due_at, next(self._order), sub))
-            wake = (new or sub.due_at < self._wait_until) and self._thread is not None \
+            wake = (new or group.due_at < self._wait_until) and self._thread is not None \
                 and not self._wake_pending
             if wake:
                 self._wake_pending = True
@@ -178,25 +209,45 @@ class StreamHub:
     def unsubscribe(self, sub: Subscription) -> None:
         """Forget a subscriber; a key left without subscribers is no longer read."""
         with self._lock:
+            if sub.closed:
+                return
             sub.closed = True
-            for key in sub.keys:
-                subs = self._subs.get(key)
-                if subs is None:
-                    continue
-                subs.discard(sub)
-                if not subs:
-                    del self._subs[key]
+            group = sub._group  # noqa: SLF001 - the hub owns its subscriptions
+            group.members.discard(sub)
+            if group.members or self._groups.get((group.keys, group.idle_s)) is not group:
+                return
+            del self._groups[(group.keys, group.idle_s)]
+            for key in group.keys:
+                groups = self._key_groups[key]
+                groups.discard(group)
+                if not groups:
+                    del self._key_groups[key]
                     del self._positions[key]
                     self._keys_changed = True
+
+    def take(self, sub: Subscription, group: _Group) -> list[Batch]:
+        """``Subscription.get``: the group's batches past the subscriber's cursor, waiting
+        on the group's bell while there are none."""
+        while True:
+            with self._lock:
+                if sub.cursor < group.end:
+                    taken = group.log[sub.cursor - group.base:]
+                    sub.cursor = group.end
+                    return taken
+                if sub.nudges_seen < group.nudges or self._closed or sub.closed:
+                    sub.nudges_seen = group.nudges
+                    return []
+                bell = group.bell
+            bell.wait()
 
     def watched(self) -> set[str]:
         """The keys read now (for tests and metrics)."""
         with self._lock:
-            return set(self._subs)
+            return set(self._key_groups)
 
     def subscribers(self, key: str) -> int:
         with self._lock:
-            return len(self._subs.get(key, ()))
+            return sum(len(group.members) for group in self._key_groups.get(key, ()))
 
     @property
     def running(self) -> bool:
@@ -208,11 +259,13 @@ class StreamHub:
         Every subscriber is nudged a last time."""
         with self._lock:
             self._closed = True
-            self._subs.clear()
+            groups = list(self._groups.values())
+            self._groups.clear()
+            self._key_groups.clear()
             self._positions.clear()
-            idle, self._idle_heap = self._idle_heap, []
-        for _, _, sub in idle:
-            sub.nudge()
+            self._idle_heap = []
+            for group in groups:
+                group.ring()
 
     # --- the reader ----------------------------------------------------------------------
 
@@ -229,10 +282,10 @@ class StreamHub:
         try:
             while True:
                 with self._lock:
-                    if self._closed or not self._subs:
+                    if self._closed or not self._key_groups:
                         self._thread = None
                         return
-                    wanted = set(self._subs) if self._keys_changed or listener is None \
+                    wanted = set(self._key_groups) if self._keys_changed or listener is None \
                         else None
                     self._keys_changed = False
                     self._wake_pending = False
@@ -259,26 +312,20 @@ class StreamHub:
                 listener.close()
 
     def _nudge_idle(self) -> float:
-        """Nudge the subscribers idle for their ``idle_s``; returns the seconds until the
-        next one is due. A subscriber that got something meanwhile has a later ``due_at``
-        and goes back into the heap at it; a closed one leaves it."""
+        """Nudge the groups idle for their ``idle_s``; returns the seconds until the next
+        one is due. A group that got something meanwhile has a later ``due_at`` and goes
+        back into the heap at it; a group without members leaves it."""
         now = time.monotonic()
-        due: list[Subscription] = []
         with self._lock:
             heap = self._idle_heap
             while heap and heap[0][0] <= now:
-                _, _, sub = heapq.heappop(heap)
-                if sub.closed:
+                _, _, group = heapq.heappop(heap)
+                if self._groups.get((group.keys, group.idle_s)) is not group:
                     continue
-                if sub.due_at > now:
-                    heapq.heappush(heap, (sub.due_at, next(self._order), sub))
-                    continue
-                due.append(sub)
-                sub.due_at = now + sub.idle_s
-                heapq.heappush(heap, (sub.due_at, next(self._order), sub))
+                if group.due_at <= now:
+                    group.nudge()
+                heapq.heappush(heap, (group.due_at, next(self._order), group))
             next_due = heap[0][0] - now if heap else self._idle_s
-        for sub in due:
-            sub.nudge()
         return max(0.0, next_due)
 
     def _read_and_dispatch(self, due: set[str]) -> set[str]:
@@ -310,13 +357,13 @@ class StreamHub:
         with self._lock:
             for batch in read:
                 key, entries = batch
-                subs = self._subs.get(key)
-                if subs is None or entry_order(entries[-1][0]) <= \
+                groups = self._key_groups.get(key)
+                if groups is None or entry_order(entries[-1][0]) <= \
                         entry_order(self._positions[key]):
                     continue
                 self._positions[key] = entries[-1][0]
-                for sub in subs:
-                    sub.push(batch)
+                for group in groups:
+                    group.push(batch)
 
 
 class _Listener:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any, cast
 
-from flask import current_app, request
+from flask import Response, current_app, request
 from flask_smorest import Api, Blueprint
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
@@ -58,6 +59,15 @@ ANYONE: list[dict[str, list[str]]] = [{}, {"bearerAuth": []}]
 def service() -> MatchService:
     """The app's match service (the one object every view calls)."""
     return cast(MatchService, current_app.extensions["rummy"])
+
+
+def sse_response(body: Iterator[bytes]) -> Response:
+    """A Server-Sent Events response whose body (bytes, one message each) goes to the
+    server as it is: no per-message encoding or wrapping, which a thousand streams of one
+    match pay for every event. The body must not need the request context (it runs after
+    the view returned); closing it (the client left) runs its ``finally`` blocks."""
+    return Response(body, mimetype="text/event-stream", direct_passthrough=True,
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
 def bearer_token() -> str | None:

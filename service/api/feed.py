@@ -6,10 +6,10 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Response, current_app, request, stream_with_context
+from flask import current_app, request
 from flask.views import MethodView
 
-from service.api.base import BEARER, ApiBlueprint, service
+from service.api.base import BEARER, ApiBlueprint, service, sse_response
 from service.api.schemas import ErrorSchema, TicketSchema
 from service.api.webhook_schemas import FeedQuerySchema
 from service.api.webhooks import calling_organiser
@@ -33,14 +33,15 @@ def _position(query: dict[str, Any]) -> str:
     return position
 
 
-def _sse(items: Iterator[tuple[str, dict[str, Any]] | None]) -> Iterator[str]:
-    yield "retry: 2000\n\n"
+def _sse(items: Iterator[tuple[str, dict[str, Any]] | None]) -> Iterator[bytes]:
+    yield b"retry: 2000\n\n"
     for item in items:
         if item is None:
-            yield ": keep-alive\n\n"
+            yield b": keep-alive\n\n"
             continue
         entry_id, message = item
-        yield f"id: {entry_id}\nevent: {message.get('kind')}\ndata: {json.dumps(message)}\n\n"
+        yield (f"id: {entry_id}\nevent: {message.get('kind')}\n"
+               f"data: {json.dumps(message)}\n\n").encode()
 
 
 @blp.route("")
@@ -73,8 +74,7 @@ class Feed(MethodView):
         keepalive = current_app.config["SETTINGS"].sse_keepalive_ms
         items = follow_feed(matches.live.hub, store.client, store.prefix, owner, after,
                             query.get("tag", []), query.get("kind", []), keepalive)
-        return Response(stream_with_context(_sse(items)), mimetype="text/event-stream",
-                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        return sse_response(_sse(items))
 
 
 @blp.route("/tickets")

@@ -7,11 +7,11 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Response, current_app, request, stream_with_context
+from flask import Response, current_app, request
 from flask.views import MethodView
 
 from service.api.action_schemas import ActionSchema
-from service.api.base import ANYONE, BEARER, ApiBlueprint, bearer_token, service
+from service.api.base import ANYONE, BEARER, ApiBlueprint, bearer_token, service, sse_response
 from service.api.schemas import (
     MAX_VERSION,
     ActionHeadersSchema,
@@ -150,31 +150,31 @@ class Events(MethodView):
         return {"events": service().events(match_id, bearer_token(), query["after"])}
 
 
-_ENCODED: OrderedDict[int, tuple[dict[str, Any], str]] = OrderedDict()
-"""SSE text of the last events sent, by the rendered dict's identity (the dict is kept with
-its text, so the id cannot be reused while cached): streams of one match shown the same
+_ENCODED: OrderedDict[int, tuple[dict[str, Any], bytes]] = OrderedDict()
+"""SSE bytes of the last events sent, by the rendered dict's identity (the dict is kept with
+its bytes, so the id cannot be reused while cached): streams of one match shown the same
 rendering (service/usecases/live.py) encode it once."""
 _ENCODED_MAX = 1024
 
 
-def _event_text(item: dict[str, Any]) -> str:
+def _event_text(item: dict[str, Any]) -> bytes:
     found = _ENCODED.get(id(item))
     if found is not None and found[0] is item:
         return found[1]
-    text = f"id: {item['version']}\nevent: {item['type']}\ndata: {json.dumps(item)}\n\n"
+    text = f"id: {item['version']}\nevent: {item['type']}\ndata: {json.dumps(item)}\n\n".encode()
     _ENCODED[id(item)] = (item, text)
     if len(_ENCODED) > _ENCODED_MAX:
         _ENCODED.popitem(last=False)
     return text
 
 
-def _sse(items: Iterator[dict[str, Any] | None]) -> Iterator[str]:
-    yield "retry: 2000\n\n"
+def _sse(items: Iterator[dict[str, Any] | None]) -> Iterator[bytes]:
+    yield b"retry: 2000\n\n"
     for item in items:
         if item is None:
-            yield ": keep-alive\n\n"
+            yield b": keep-alive\n\n"
         elif "presence" in item:  # no id: presence must not move a client's Last-Event-ID
-            yield f"event: presence\ndata: {json.dumps(item['presence'])}\n\n"
+            yield f"event: presence\ndata: {json.dumps(item['presence'])}\n\n".encode()
         else:
             yield _event_text(item)
 
@@ -241,7 +241,5 @@ class Stream(MethodView):
             items = matches.follow(match_id, bearer_token(), after, keepalive)
         if items is None:
             return Response(status=204)
-        return Response(stream_with_context(_sse(items)),
-                        mimetype="text/event-stream",
-                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        return sse_response(_sse(items))
 

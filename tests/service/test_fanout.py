@@ -297,17 +297,38 @@ def test_an_idle_subscriber_is_nudged_for_its_keep_alive_and_a_busy_one_is_not(w
     stream then sends a keep-alive); one that keeps getting entries is never nudged."""
     store, hub = wiring.store, wiring.matches.live.hub
     store.create("busy", [NewEvent("E", {"n": 0})], {})
-    busy = hub.subscribe({store.events_key("busy"): "1-0"}, idle_s=0.3)
     idle = hub.subscribe({store.events_key("quiet"): "0-0"}, idle_s=0.3)
     began = time.monotonic()
     assert idle.get() == []
     assert 0.25 <= time.monotonic() - began < 2.0
+    busy = hub.subscribe({store.events_key("busy"): "1-0"}, idle_s=0.3)
+    began = time.monotonic()
     for version in range(1, 8):
         store.append("busy", version, [NewEvent("E", {"n": version})])
         got = busy.get()
         assert got and got[-1][1][-1][0] == f"{version + 1}-0"
         time.sleep(0.1)
     assert time.monotonic() - began > 0.7  # longer than idle_s, and never an empty get
+    assert idle.get() == []  # the idle one, meanwhile, again
     hub.unsubscribe(busy)
     hub.unsubscribe(idle)
+    assert hub.watched() == set()
+
+
+def test_a_slow_stream_of_a_match_still_gets_everything_its_fast_neighbours_got(wiring):
+    """Streams of one match share one log in the hub; what a slow one has not taken yet
+    stays in it however far the others have gone."""
+    store, hub = wiring.store, wiring.matches.live.hub
+    store.create("m", [NewEvent("E", {"n": 0})], {})
+    fast = hub.subscribe({store.events_key("m"): "1-0"}, idle_s=30)
+    slow = hub.subscribe({store.events_key("m"): "1-0"}, idle_s=30)
+    fast_got: list[str] = []
+    for version in range(1, 151):
+        store.append("m", version, [NewEvent("E", {"n": version})])
+        while not fast_got or fast_got[-1] != f"{version + 1}-0":
+            fast_got += [entry_id for _, entries in fast.get() for entry_id, _ in entries]
+    slow_got = [entry_id for _, entries in slow.get() for entry_id, _ in entries]
+    assert slow_got == fast_got == [f"{v}-0" for v in range(2, 152)]
+    hub.unsubscribe(fast)
+    hub.unsubscribe(slow)
     assert hub.watched() == set()
