@@ -10,6 +10,12 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 from domain.cards import CardError, parse_card
 from domain.variants import VARIANTS
 from service.api.control_schemas import ClockSchema, ClockViewSchema, EndedSchema
+from service.api.inputs import (
+    Pattern,
+    json_integer,
+    printable_text,
+    unicode_text,
+)
 
 IF_MATCH = r'^\s*(W/)?"?[0-9]{1,15}"?\s*$'
 """An ``If-Match`` the server reads: a version, bare or as an ETag (quoted, maybe weak)."""
@@ -17,15 +23,6 @@ IF_MATCH = r'^\s*(W/)?"?[0-9]{1,15}"?\s*$'
 # The highest version a client may name: past any match, and the largest integer every JSON
 # client reads exactly. Past 2**64 - 1 it is not even a Redis stream id, which was a 500.
 MAX_VERSION = 2**53 - 1
-
-
-def unicode_text(text: str) -> None:
-    """Refuse lone surrogates: JSON's ``\\ud800`` escapes carry them, but they have no UTF-8
-    form, so the event store could neither hash nor keep the text (a 500)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ValidationError("must be Unicode text (no lone surrogates)") from exc
 
 
 CARD_PATTERN = r"^(([2-9TJQKAtjqka]|10)[CDHScdhs]|[Jj][Kk])$"
@@ -110,13 +107,6 @@ class VariantListSchema(Schema):
 # --- creating a match --------------------------------------------------------------------
 
 
-def printable_text(text: str) -> None:
-    """Ids and tags: Unicode text without control characters (they go into CSV and keys)."""
-    unicode_text(text)
-    if not text.isprintable():
-        raise ValidationError("must be printable text (no control characters)")
-
-
 TAGS_MAX = 16
 
 
@@ -169,7 +159,7 @@ class MatchCreateSchema(Schema):
     deck = fields.List(CardField(), allow_none=True, metadata={
         "description": "Organiser only: the first hand's deck order, top first "
                        "(exactly the match's cards); the deal is marked prepared"})
-    dice = fields.List(fields.Integer(validate=validate.Range(min=1, max=6)), allow_none=True,
+    dice = fields.List(json_integer(validate=validate.Range(min=1, max=6)), allow_none=True,
                        validate=validate.Length(equal=2), metadata={
         "description": "Organiser only (gem): the first hand's two dice", "example": [3, 4]})
     clock = fields.Nested(ClockSchema, allow_none=True, metadata={
@@ -226,7 +216,8 @@ class ClaimSchema(Schema):
                                       "into every hand seed (see docs/fairness.md)"})
     external_id = fields.String(allow_none=True, validate=[validate.Length(min=1, max=128),
                                                            printable_text])
-    invite_code = fields.String(allow_none=True, validate=validate.Length(max=64), metadata={
+    invite_code = fields.String(allow_none=True, validate=[validate.Length(max=64),
+                                                          unicode_text], metadata={
         "description": "The match's invite code, when its creator set one"})
 
 
@@ -528,9 +519,9 @@ class TicketSchema(Schema):
 
 
 class ActionHeadersSchema(Schema):
-    if_match = fields.String(data_key="If-Match", validate=validate.Regexp(IF_MATCH), metadata={
+    if_match = fields.String(data_key="If-Match", validate=Pattern(IF_MATCH), metadata={
         "description": "The version the action was decided on (the view's `version`, also "
-                       "its ETag); 409 when stale", "pattern": IF_MATCH})
+                       "its ETag); 409 when stale"})
     idempotency_key = fields.String(data_key="Idempotency-Key", validate=validate.Length(
         min=1, max=200), metadata={"description": "A repeat returns the first response"})
 
@@ -607,8 +598,7 @@ class LobbyQuerySchema(Schema):
     variant = fields.String(validate=validate.OneOf(sorted(VARIANTS)), metadata={
         "description": "Only matches of this variant"})
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
-    cursor = fields.String(validate=validate.Regexp(r"^[0-9]{1,9}$"), metadata={
-        "pattern": r"^[0-9]{1,9}$",
+    cursor = fields.String(validate=Pattern(r"^[0-9]{1,9}$"), metadata={
         "description": "next_cursor of the previous page"})
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from service.api.inputs import JsonBoolean, printable_text
 from service.api.schemas import (
     TAGS_MAX,
     BonusSchema,
@@ -13,7 +14,6 @@ from service.api.schemas import (
     MatchCreateSchema,
     MatchMetadata,
     Verbatim,
-    printable_text,
     tags_field,
 )
 from service.usecases.tournaments import STATUSES
@@ -83,7 +83,7 @@ class BatchCreateSchema(Schema):
     matches = fields.List(fields.Nested(MatchCreateSchema), required=True,
                           validate=validate.Length(min=1, max=BATCH_MAX), metadata={
         "description": "Each as the body of POST /v1/matches"})
-    duplicate = fields.Boolean(load_default=False, metadata={
+    duplicate = JsonBoolean(load_default=False, metadata={
         "description": "Pair the matches (0, 1), (2, 3), ... for duplicate deals: the second "
                        "table of a pair has the first's variant, options and players (in "
                        "the same order; the server rotates them one seat) and deals every "

@@ -5,7 +5,8 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from service.adapters.webhooks import KINDS, MAX_DELIVERIES
-from service.api.schemas import TICKET, unicode_text
+from service.api.inputs import unicode_text
+from service.api.schemas import TICKET
 
 KIND_FIELD = fields.String(validate=validate.OneOf(KINDS))
 
