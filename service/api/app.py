@@ -29,6 +29,7 @@ from service.api.action_schemas import document_actions
 from service.api.base import RummyApi
 from service.api.event_schemas import document_events, document_options
 from service.api.limits import limit_abuse
+from service.api.schemas import document_players
 from service.bootstrap import bootstrap
 from service.config import Settings
 
@@ -67,6 +68,7 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
     allow_browsers(app, wiring.settings.cors_origins)
     api = RummyApi(app)
     document_actions(api.spec)
+    document_players(api.spec)
     document_events(api.spec)
     document_options(api.spec)
     for blueprint in (health.blp, variants.blp, matches.blp, seats.blp, audit.blp, organisers.blp,

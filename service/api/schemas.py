@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.ext.marshmallow.common import make_schema_key
+from marshmallow import Schema, ValidationError, fields, validate
 
 from domain.cards import CardError, parse_card
 from domain.variants import VARIANTS
 from service.api.control_schemas import ClockSchema, ClockViewSchema, EndedSchema
 from service.api.inputs import (
+    JsonBoolean,
     Pattern,
     json_integer,
     printable_text,
@@ -117,13 +122,13 @@ def tags_field(description: str) -> fields.List:
         "description": description, "example": ["tournament:spring", "round:3", "table:5"]})
 
 
-class PlayerSchema(Schema):
-    name = fields.String(validate=[validate.Length(min=1, max=64), unicode_text], metadata={
-        "description": "Required for a named seat; an open seat's player gives it when "
-                       "claiming"})
-    open = fields.Boolean(load_default=False, metadata={
-        "description": "An open seat: anybody may claim it (POST .../seats/{n}/claim); the "
-                       "match waits, dealing nothing, until every seat is taken"})
+class NamedPlayerSchema(Schema):
+    """A seat held by a player named at creation."""
+
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=64),
+                                                  unicode_text])
+    open = JsonBoolean(load_default=False, validate=validate.OneOf((False,)), metadata={
+        "description": "false (the default): the seat is the named player's"})
     entropy = fields.String(allow_none=True, validate=[validate.Length(max=256), unicode_text],
                             metadata={"description": "Optional client entropy, public, mixed "
                                       "into every hand seed (see docs/fairness.md)"})
@@ -131,14 +136,45 @@ class PlayerSchema(Schema):
                                                            printable_text], metadata={
         "description": "Optional: the player's id in the caller's system (shown in views)"})
 
-    @validates_schema
-    def _named_or_open(self, data: dict[str, Any], **kwargs: Any) -> None:
-        if data["open"] and any(data.get(f) is not None for f in ("name", "entropy",
-                                                                  "external_id")):
-            raise ValidationError("an open seat has no player yet: its player gives "
-                                  "name, entropy and external_id when claiming it", "open")
-        if not data["open"] and data.get("name") is None:
-            raise ValidationError("a named seat needs its player's name", "name")
+
+class OpenSeatSchema(Schema):
+    """An open seat: anybody may claim it (POST .../seats/{n}/claim) and the match waits,
+    dealing nothing, until every seat is taken. It has no player yet: its player gives
+    name, entropy and external_id when claiming it."""
+
+    open = JsonBoolean(required=True, validate=validate.OneOf((True,)))
+
+
+class PlayerSchema(Schema):
+    """One seat of a new match: a named player, or ``{"open": true}`` (documented as the
+    ``Player`` union of ``NamedPlayer`` and ``OpenSeat`` by ``document_players``).
+
+    ``open: true`` picks the open seat's schema, anything else the named player's, so
+    ``{}`` misses its name and ``{"open": true, "name": ...}`` has a field too many, as the
+    spec's ``oneOf`` says.
+    """
+
+    def load(self, data: Any, *, many: bool | None = None, partial: Any = None,  # type: ignore[override]
+             unknown: str | None = None) -> Any:
+        if not isinstance(data, Mapping):
+            raise ValidationError({"_schema": ["a player is a JSON object"]})
+        schema = OpenSeatSchema if data.get("open") is True else NamedPlayerSchema
+        return schema().load(data)
+
+
+def document_players(spec: APISpec) -> None:
+    """Register ``NamedPlayer``, ``OpenSeat`` and their union ``Player``, which
+    ``PlayerSchema`` then refers to (before the blueprints are documented)."""
+    plugin = next(p for p in spec.plugins if isinstance(p, MarshmallowPlugin))
+    members = {"NamedPlayer": NamedPlayerSchema, "OpenSeat": OpenSeatSchema}
+    for name, schema in members.items():
+        spec.components.schema(name, schema=schema)
+    spec.components.schema("Player", {
+        "description": "A seat of the new match: a named player, or an open seat "
+                       "(`{\"open\": true}`) for the lobby",
+        "oneOf": [{"$ref": f"#/components/schemas/{name}"} for name in members]})
+    assert plugin.converter is not None  # set once the plugin is initialised with the spec
+    plugin.converter.refs[make_schema_key(PlayerSchema())] = "Player"
 
 
 class MatchCreateSchema(Schema):
