@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from apispec import APISpec
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from domain.clocks import MAX_SECONDS, MIN_SECONDS, ON_TIMEOUT
@@ -33,6 +34,16 @@ class ClockSchema(Schema):
         if data.get("turn_seconds") is None and data.get("bank_seconds") is None:
             raise ValidationError("a clock needs turn_seconds, bank_seconds or both",
                                   "turn_seconds")
+
+
+def document_clock(spec: APISpec) -> None:
+    """Register ``Clock`` with what ``_some_limit`` requires, a limit that is not null
+    (``anyOf``), before the blueprints refer to it. Each branch only adds that condition
+    (``additionalProperties: true``): the fields are ``Clock``'s own."""
+    spec.components.schema("Clock", {"anyOf": [
+        {"required": [limit], "properties": {limit: {"type": "number"}},
+         "additionalProperties": True}
+        for limit in ("turn_seconds", "bank_seconds")]}, schema=ClockSchema)
 
 
 class ClockViewSchema(Schema):
