@@ -6,7 +6,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from service.api.inputs import JsonBoolean, printable_text
+from service.api.inputs import JsonBoolean, Pattern, printable_text
 from service.api.schemas import (
     TAGS_MAX,
     BonusSchema,
@@ -16,7 +16,7 @@ from service.api.schemas import (
     Verbatim,
     tags_field,
 )
-from service.usecases.tournaments import STATUSES
+from service.usecases.tournaments import CURSOR, STATUSES
 
 BATCH_MAX = 64
 
@@ -45,8 +45,8 @@ class MatchListQuerySchema(Schema):
         "description": "live (being played), complete or aborted"})
     external_id = fields.String(validate=[validate.Length(min=1, max=128), printable_text])
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
-    cursor = fields.String(validate=validate.Length(min=1, max=512), metadata={
-        "description": "next_cursor of the previous page"})
+    cursor = fields.String(validate=Pattern(CURSOR, error="not a cursor this API gave"),
+                           metadata={"description": "next_cursor of the previous page"})
 
 
 class ListedPlayerSchema(Schema):
