@@ -13,6 +13,7 @@ from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
 from service.api.schemas import ErrorSchema
+from service.usecases.errors import Unauthenticated
 from service.usecases.matches import MatchService
 
 HTTP_CODES = {400: "invalid_request", 401: "unauthorized", 403: "forbidden",
@@ -42,6 +43,29 @@ class Parser(FlaskParser):
 class ApiBlueprint(Blueprint):
     ARGUMENTS_PARSER = Parser()
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.before_request(_token_first)
+
+    def doc(self, *, ticket: bool = False, **kwargs: Any) -> Any:  # type: ignore[override]
+        """flask-smorest's ``doc``. A view documented with ``security=BEARER`` also refuses
+        a request that sends no token, with a 401 ``missing_token``, before it reads its
+        arguments: the spec says the token is required, so a request without one is
+        unauthorised whatever else is wrong with it (not a 400 about its body).
+
+        ``ticket``: a ``?ticket=`` stands in for the token (the feed), so the view itself
+        decides.
+        """
+        document = super().doc(**kwargs)
+        if kwargs.get("security") != BEARER or ticket:
+            return document
+
+        def decorate(func: Any) -> Any:
+            documented = document(func)
+            documented.needs_token = True  # copied outwards by every functools.wraps
+            return documented
+        return decorate
+
     def errors(self, *statuses: int) -> Any:
         """Document the error responses a view can give (all ``ErrorSchema``)."""
         def decorate(func: Any) -> Any:
@@ -60,6 +84,18 @@ ANYONE: list[dict[str, list[str]]] = [{}, {"bearerAuth": []}]
 def service() -> MatchService:
     """The app's match service (the one object every view calls)."""
     return cast(MatchService, current_app.extensions["rummy"])
+
+
+def _token_first() -> None:
+    """Refuse a request without a token to a view that needs one (``ApiBlueprint.doc``)."""
+    view = current_app.view_functions.get(request.endpoint or "")
+    view_class = getattr(view, "view_class", None)
+    method = request.method.lower()
+    handler = getattr(view_class, method, None) or (
+        getattr(view_class, "get", None) if method == "head" else None)
+    if getattr(handler, "needs_token", False) and bearer_token() is None:
+        raise Unauthenticated("missing_token", "this needs a bearer token "
+                              "(Authorization: Bearer <token>)")
 
 
 def bearer_token() -> str | None:
