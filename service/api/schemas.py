@@ -178,14 +178,21 @@ def document_players(spec: APISpec) -> None:
 
 
 class MatchCreateSchema(Schema):
-    variant = fields.String(required=True, metadata={"example": "gin"})
+    # The use case refuses an unknown variant (400 unknown_variant) and a player count the
+    # variant does not take (400 invalid_players); the spec states the same bounds.
+    variant = fields.String(required=True, metadata={"example": "gin",
+                                                     "enum": sorted(VARIANTS)})
     external_id = fields.String(allow_none=True, validate=[validate.Length(min=1, max=128),
                                                            printable_text], metadata={
         "description": "Optional: the match's id in the caller's system"})
     tags = tags_field(f"Free-form tags (at most {TAGS_MAX}, each 1-64 characters), e.g. "
                       "tournament:spring, round:3, table:5; GET /v1/matches filters by them")
     players = fields.List(fields.Nested(PlayerSchema), required=True,
-                          validate=validate.Length(min=1, max=8))
+                          validate=validate.Length(min=1, max=8), metadata={
+        "description": "The seats, in order; how many depends on the variant "
+                       "(min_players-max_players in GET /v1/variants)",
+        "minItems": min(v.min_players for v in VARIANTS.values()),
+        "maxItems": max(v.max_players for v in VARIANTS.values())})
     options = fields.Dict(keys=fields.String(), load_default=dict, metadata={
         "description": "Variant options; see GET /v1/variants",
         "allOf": [{"$ref": "#/components/schemas/MatchOptions"}]})

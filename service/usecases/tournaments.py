@@ -141,7 +141,7 @@ class Tournaments:
         owner = self.organiser(token)
         bodies, duplicate = list(body["matches"]), bool(body.get("duplicate"))
         if duplicate and len(bodies) % 2:
-            raise Invalid("invalid_request", "matches: duplicate deals pair the matches "
+            raise Invalid("invalid_duplicate", "matches: duplicate deals pair the matches "
                            "(0, 1), (2, 3), ...: send an even number",
                            {"matches": ["duplicate needs an even number of matches"]})
         prepared: list[NewMatch] = []
