@@ -124,17 +124,18 @@ def server_env(**settings: str) -> dict[str, str]:
     return {**env, **settings}
 
 
+def gunicorn_argv(port: int) -> list[str]:
+    """The API under gunicorn on ``port``, configured as every deployment is
+    (service/gunicorn_conf.py: gevent), with one worker (embedded mode needs one)."""
+    return [sys.executable, "-m", "gunicorn", "service.api.app:wsgi()", "-c",
+            "python:service.gunicorn_conf", "--bind", f"127.0.0.1:{port}", "--workers", "1"]
+
+
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The API under gunicorn (embedded mode, limits off) on a free port, configured as
-    every deployment is (service/gunicorn_conf.py: gevent); its URL. A missing gunicorn
-    fails: it is a dependency."""
-    def argv(port: int) -> list[str]:
-        return [sys.executable, "-m", "gunicorn", "service.api.app:wsgi()", "-c",
-                "python:service.gunicorn_conf", "--bind", f"127.0.0.1:{port}",
-                "--workers", "1"]
-
+    every deployment is; its URL. A missing gunicorn fails: it is a dependency."""
     env = server_env(RUMMY_ADMIN_TOKEN=LIVE_ADMIN, RUMMY_RATE_LIMITS="off")
-    with serving_api("live-api", argv, env,
+    with serving_api("live-api", gunicorn_argv, env,
                      tmp_path_factory.mktemp("live") / "api.log") as url:
         yield url

@@ -219,10 +219,10 @@ def private_refused() -> bool:
 def private_address(url: str) -> str | None:
     """The first loopback/private/link-local/reserved address ``url``'s host resolves to,
     or None; an unresolvable host counts as none (the delivery then fails on its own)."""
-    host = urllib.parse.urlsplit(url).hostname or ""
-    try:
+    try:  # urlsplit refuses a bracketed host that is no IPv6 address ("[::::]")
+        host = urllib.parse.urlsplit(url).hostname or ""
         infos = socket.getaddrinfo(host, None)
-    except (OSError, UnicodeError):
+    except (OSError, UnicodeError, ValueError):
         return None
     for info in infos:
         address = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
@@ -237,11 +237,11 @@ def post(url: str, secret: str, delivery_id: str, kind: str, body: bytes,
     """POST one delivery: (HTTP status or None, error or None); never raises."""
     if private_refused() and (address := private_address(url)) is not None:
         return None, f"refused: {address} is a private address ({PRIVATE_ENV}=deny)"
-    request = urllib.request.Request(url, data=body, method="POST", headers={
-        "Content-Type": "application/json", "User-Agent": USER_AGENT,
-        "X-Rummy-Signature": sign(secret, body), "X-Rummy-Delivery": delivery_id,
-        "X-Rummy-Event": kind})
-    try:
+    try:  # Request parses the URL: a bracketed host that is no address is a ValueError
+        request = urllib.request.Request(url, data=body, method="POST", headers={
+            "Content-Type": "application/json", "User-Agent": USER_AGENT,
+            "X-Rummy-Signature": sign(secret, body), "X-Rummy-Delivery": delivery_id,
+            "X-Rummy-Event": kind})
         with _OPENER.open(request, timeout=timeout) as response:
             status = int(response.status)
     except urllib.error.HTTPError as exc:

@@ -26,9 +26,11 @@ from service.api import (
     webhooks,
 )
 from service.api.action_schemas import document_actions
-from service.api.base import RummyApi
+from service.api.base import RummyApi, null_only_for_none
+from service.api.control_schemas import document_clock
 from service.api.event_schemas import document_events, document_options
 from service.api.limits import limit_abuse
+from service.api.schemas import document_players
 from service.bootstrap import bootstrap
 from service.config import Settings
 
@@ -66,7 +68,10 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
     app.extensions["rummy_wiring"] = wiring
     allow_browsers(app, wiring.settings.cors_origins)
     api = RummyApi(app)
+    null_only_for_none(api.spec)
     document_actions(api.spec)
+    document_players(api.spec)
+    document_clock(api.spec)
     document_events(api.spec)
     document_options(api.spec)
     for blueprint in (health.blp, variants.blp, matches.blp, seats.blp, audit.blp, organisers.blp,

@@ -6,12 +6,15 @@ import json
 from collections.abc import Iterator
 from typing import Any, cast
 
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Response, current_app, request
 from flask_smorest import Api, Blueprint
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
 from service.api.schemas import ErrorSchema
+from service.usecases.errors import Unauthenticated
 from service.usecases.matches import MatchService
 
 HTTP_CODES = {400: "invalid_request", 401: "unauthorized", 403: "forbidden",
@@ -40,6 +43,29 @@ class Parser(FlaskParser):
 
 class ApiBlueprint(Blueprint):
     ARGUMENTS_PARSER = Parser()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.before_request(_token_first)
+
+    def doc(self, *, ticket: bool = False, **kwargs: Any) -> Any:  # type: ignore[override]
+        """flask-smorest's ``doc``. A view documented with ``security=BEARER`` also refuses
+        a request that sends no token, with a 401 ``missing_token``, before it reads its
+        arguments: the spec says the token is required, so a request without one is
+        unauthorised whatever else is wrong with it (not a 400 about its body).
+
+        ``ticket``: a ``?ticket=`` stands in for the token (the feed), so the view itself
+        decides.
+        """
+        document = super().doc(**kwargs)
+        if kwargs.get("security") != BEARER or ticket:
+            return document
+
+        def decorate(func: Any) -> Any:
+            documented = document(func)
+            documented.needs_token = True  # copied outwards by every functools.wraps
+            return documented
+        return decorate
 
     def errors(self, *statuses: int) -> Any:
         """Document the error responses a view can give (all ``ErrorSchema``)."""
@@ -70,6 +96,18 @@ def sse_response(body: Iterator[bytes]) -> Response:
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
+def _token_first() -> None:
+    """Refuse a request without a token to a view that needs one (``ApiBlueprint.doc``)."""
+    view = current_app.view_functions.get(request.endpoint or "")
+    view_class = getattr(view, "view_class", None)
+    method = request.method.lower()
+    handler = getattr(view_class, method, None) or (
+        getattr(view_class, "get", None) if method == "head" else None)
+    if getattr(handler, "needs_token", False) and bearer_token() is None:
+        raise Unauthenticated("missing_token", "this needs a bearer token "
+                              "(Authorization: Bearer <token>)")
+
+
 def bearer_token() -> str | None:
     """The caller's token, from ``Authorization: Bearer <token>``: None without the header,
     "" for a header that is not a bearer token (use cases take a token, never a header)."""
@@ -97,6 +135,26 @@ class RummyApi(Api):
             payload["errors"] = _flatten_locations(messages)
             payload["message"] = "the request is malformed: " + ", ".join(payload["errors"])
         return payload, status, {**_own_headers(error), **(data.get("headers") or {})}
+
+
+def null_only_for_none(spec: APISpec) -> None:
+    """A nullable nested schema is "the schema or null", not "the schema or any object".
+
+    For OpenAPI 3.0 apispec writes a ``Nested(..., allow_none=True)`` as ``anyOf: [<the
+    schema>, {type: object, nullable: true}]``, whose second branch takes every object: the
+    spec then let ``"clock": {"x": 1}`` through while the server refuses it. ``enum: [null]``
+    narrows that branch to null. Runs before the blueprints are documented.
+    """
+    plugin = next(p for p in spec.plugins if isinstance(p, MarshmallowPlugin))
+
+    def null_branch(self: Any, field: Any, ret: dict[str, Any]) -> dict[str, Any]:
+        for branch in ret.get("anyOf", ()):
+            if branch == {"type": "object", "nullable": True}:
+                branch["enum"] = [None]
+        return {}
+
+    assert plugin.converter is not None  # set once the plugin is initialised with the spec
+    plugin.converter.add_attribute_function(null_branch)
 
 
 def _own_headers(error: HTTPException) -> dict[str, str]:

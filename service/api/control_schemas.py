@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from apispec import APISpec
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from domain.clocks import MAX_SECONDS, MIN_SECONDS, ON_TIMEOUT
 from domain.controls import REASON_MAX
+from service.api.inputs import JsonNumber, unicode_text
 
 SECONDS = validate.Range(min=MIN_SECONDS, max=MAX_SECONDS)
 
@@ -16,10 +18,10 @@ class ClockSchema(Schema):
     """A match clock: a per-turn limit and/or a per-seat time bank (README "Organiser
     controls and clocks")."""
 
-    turn_seconds = fields.Float(allow_none=True, validate=SECONDS, metadata={
+    turn_seconds = JsonNumber(allow_none=True, validate=SECONDS, metadata={
         "description": "How long one turn may last (seconds); null: no per-turn limit",
         "example": 30})
-    bank_seconds = fields.Float(allow_none=True, validate=SECONDS, metadata={
+    bank_seconds = JsonNumber(allow_none=True, validate=SECONDS, metadata={
         "description": "Each seat's time bank for the whole match (seconds): a turn's time "
                        "beyond turn_seconds (all of it without turn_seconds) is taken from "
                        "it; null: no bank", "example": 120})
@@ -32,6 +34,16 @@ class ClockSchema(Schema):
         if data.get("turn_seconds") is None and data.get("bank_seconds") is None:
             raise ValidationError("a clock needs turn_seconds, bank_seconds or both",
                                   "turn_seconds")
+
+
+def document_clock(spec: APISpec) -> None:
+    """Register ``Clock`` with what ``_some_limit`` requires, a limit that is not null
+    (``anyOf``), before the blueprints refer to it. Each branch only adds that condition
+    (``additionalProperties: true``): the fields are ``Clock``'s own."""
+    spec.components.schema("Clock", {"anyOf": [
+        {"required": [limit], "properties": {limit: {"type": "number"}},
+         "additionalProperties": True}
+        for limit in ("turn_seconds", "bank_seconds")]}, schema=ClockSchema)
 
 
 class ClockViewSchema(Schema):
@@ -61,7 +73,8 @@ class EndedSchema(Schema):
         "description": "organiser (the match's owner or the admin) or clock (time ran out)"})
 
 
-REASON = fields.String(required=True, validate=validate.Length(min=1, max=REASON_MAX),
+REASON = fields.String(required=True, validate=[validate.Length(min=1, max=REASON_MAX),
+                                                unicode_text],
                        metadata={"description": "Why (kept in the log)",
                                  "example": "no-show"})
 

@@ -47,7 +47,7 @@ def _sse(items: Iterator[tuple[str, dict[str, Any]] | None]) -> Iterator[bytes]:
 @blp.route("")
 class Feed(MethodView):
     @blp.arguments(FeedQuerySchema, location="query")
-    @blp.doc(security=BEARER, responses={"200": {
+    @blp.doc(security=BEARER, ticket=True, responses={"200": {
         "description": "Server-Sent Events: `event: <kind>` (hand_scored, match_completed, "
                        "match_forfeited, match_aborted), `id` = the feed entry id, `data` = "
                        "the lifecycle message (as webhooks receive it). Resume with "

@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.ext.marshmallow.common import make_schema_key
+from marshmallow import Schema, ValidationError, fields, validate
 
 from domain.cards import CardError, parse_card
 from domain.variants import VARIANTS
 from service.api.control_schemas import ClockSchema, ClockViewSchema, EndedSchema
+from service.api.inputs import (
+    JsonBoolean,
+    Pattern,
+    json_integer,
+    printable_text,
+    unicode_text,
+)
 
 IF_MATCH = r'^\s*(W/)?"?[0-9]{1,15}"?\s*$'
 """An ``If-Match`` the server reads: a version, bare or as an ETag (quoted, maybe weak)."""
@@ -17,15 +28,6 @@ IF_MATCH = r'^\s*(W/)?"?[0-9]{1,15}"?\s*$'
 # The highest version a client may name: past any match, and the largest integer every JSON
 # client reads exactly. Past 2**64 - 1 it is not even a Redis stream id, which was a 500.
 MAX_VERSION = 2**53 - 1
-
-
-def unicode_text(text: str) -> None:
-    """Refuse lone surrogates: JSON's ``\\ud800`` escapes carry them, but they have no UTF-8
-    form, so the event store could neither hash nor keep the text (a 500)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ValidationError("must be Unicode text (no lone surrogates)") from exc
 
 
 CARD_PATTERN = r"^(([2-9TJQKAtjqka]|10)[CDHScdhs]|[Jj][Kk])$"
@@ -110,13 +112,6 @@ class VariantListSchema(Schema):
 # --- creating a match --------------------------------------------------------------------
 
 
-def printable_text(text: str) -> None:
-    """Ids and tags: Unicode text without control characters (they go into CSV and keys)."""
-    unicode_text(text)
-    if not text.isprintable():
-        raise ValidationError("must be printable text (no control characters)")
-
-
 TAGS_MAX = 16
 
 
@@ -127,13 +122,13 @@ def tags_field(description: str) -> fields.List:
         "description": description, "example": ["tournament:spring", "round:3", "table:5"]})
 
 
-class PlayerSchema(Schema):
-    name = fields.String(validate=[validate.Length(min=1, max=64), unicode_text], metadata={
-        "description": "Required for a named seat; an open seat's player gives it when "
-                       "claiming"})
-    open = fields.Boolean(load_default=False, metadata={
-        "description": "An open seat: anybody may claim it (POST .../seats/{n}/claim); the "
-                       "match waits, dealing nothing, until every seat is taken"})
+class NamedPlayerSchema(Schema):
+    """A seat held by a player named at creation."""
+
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=64),
+                                                  unicode_text])
+    open = JsonBoolean(load_default=False, validate=validate.OneOf((False,)), metadata={
+        "description": "false (the default): the seat is the named player's"})
     entropy = fields.String(allow_none=True, validate=[validate.Length(max=256), unicode_text],
                             metadata={"description": "Optional client entropy, public, mixed "
                                       "into every hand seed (see docs/fairness.md)"})
@@ -141,25 +136,63 @@ class PlayerSchema(Schema):
                                                            printable_text], metadata={
         "description": "Optional: the player's id in the caller's system (shown in views)"})
 
-    @validates_schema
-    def _named_or_open(self, data: dict[str, Any], **kwargs: Any) -> None:
-        if data["open"] and any(data.get(f) is not None for f in ("name", "entropy",
-                                                                  "external_id")):
-            raise ValidationError("an open seat has no player yet: its player gives "
-                                  "name, entropy and external_id when claiming it", "open")
-        if not data["open"] and data.get("name") is None:
-            raise ValidationError("a named seat needs its player's name", "name")
+
+class OpenSeatSchema(Schema):
+    """An open seat: anybody may claim it (POST .../seats/{n}/claim) and the match waits,
+    dealing nothing, until every seat is taken. It has no player yet: its player gives
+    name, entropy and external_id when claiming it."""
+
+    open = JsonBoolean(required=True, validate=validate.OneOf((True,)))
+
+
+class PlayerSchema(Schema):
+    """One seat of a new match: a named player, or ``{"open": true}`` (documented as the
+    ``Player`` union of ``NamedPlayer`` and ``OpenSeat`` by ``document_players``).
+
+    ``open: true`` picks the open seat's schema, anything else the named player's, so
+    ``{}`` misses its name and ``{"open": true, "name": ...}`` has a field too many, as the
+    spec's ``oneOf`` says.
+    """
+
+    def load(self, data: Any, *, many: bool | None = None, partial: Any = None,  # type: ignore[override]
+             unknown: str | None = None) -> Any:
+        if not isinstance(data, Mapping):
+            raise ValidationError({"_schema": ["a player is a JSON object"]})
+        schema = OpenSeatSchema if data.get("open") is True else NamedPlayerSchema
+        return schema().load(data)
+
+
+def document_players(spec: APISpec) -> None:
+    """Register ``NamedPlayer``, ``OpenSeat`` and their union ``Player``, which
+    ``PlayerSchema`` then refers to (before the blueprints are documented)."""
+    plugin = next(p for p in spec.plugins if isinstance(p, MarshmallowPlugin))
+    members = {"NamedPlayer": NamedPlayerSchema, "OpenSeat": OpenSeatSchema}
+    for name, schema in members.items():
+        spec.components.schema(name, schema=schema)
+    spec.components.schema("Player", {
+        "description": "A seat of the new match: a named player, or an open seat "
+                       "(`{\"open\": true}`) for the lobby",
+        "oneOf": [{"$ref": f"#/components/schemas/{name}"} for name in members]})
+    assert plugin.converter is not None  # set once the plugin is initialised with the spec
+    plugin.converter.refs[make_schema_key(PlayerSchema())] = "Player"
 
 
 class MatchCreateSchema(Schema):
-    variant = fields.String(required=True, metadata={"example": "gin"})
+    # The use case refuses an unknown variant (400 unknown_variant) and a player count the
+    # variant does not take (400 invalid_players); the spec states the same bounds.
+    variant = fields.String(required=True, metadata={"example": "gin",
+                                                     "enum": sorted(VARIANTS)})
     external_id = fields.String(allow_none=True, validate=[validate.Length(min=1, max=128),
                                                            printable_text], metadata={
         "description": "Optional: the match's id in the caller's system"})
     tags = tags_field(f"Free-form tags (at most {TAGS_MAX}, each 1-64 characters), e.g. "
                       "tournament:spring, round:3, table:5; GET /v1/matches filters by them")
     players = fields.List(fields.Nested(PlayerSchema), required=True,
-                          validate=validate.Length(min=1, max=8))
+                          validate=validate.Length(min=1, max=8), metadata={
+        "description": "The seats, in order; how many depends on the variant "
+                       "(min_players-max_players in GET /v1/variants)",
+        "minItems": min(v.min_players for v in VARIANTS.values()),
+        "maxItems": max(v.max_players for v in VARIANTS.values())})
     options = fields.Dict(keys=fields.String(), load_default=dict, metadata={
         "description": "Variant options; see GET /v1/variants",
         "allOf": [{"$ref": "#/components/schemas/MatchOptions"}]})
@@ -169,7 +202,7 @@ class MatchCreateSchema(Schema):
     deck = fields.List(CardField(), allow_none=True, metadata={
         "description": "Organiser only: the first hand's deck order, top first "
                        "(exactly the match's cards); the deal is marked prepared"})
-    dice = fields.List(fields.Integer(validate=validate.Range(min=1, max=6)), allow_none=True,
+    dice = fields.List(json_integer(validate=validate.Range(min=1, max=6)), allow_none=True,
                        validate=validate.Length(equal=2), metadata={
         "description": "Organiser only (gem): the first hand's two dice", "example": [3, 4]})
     clock = fields.Nested(ClockSchema, allow_none=True, metadata={
@@ -226,7 +259,8 @@ class ClaimSchema(Schema):
                                       "into every hand seed (see docs/fairness.md)"})
     external_id = fields.String(allow_none=True, validate=[validate.Length(min=1, max=128),
                                                            printable_text])
-    invite_code = fields.String(allow_none=True, validate=validate.Length(max=64), metadata={
+    invite_code = fields.String(allow_none=True, validate=[validate.Length(max=64),
+                                                          unicode_text], metadata={
         "description": "The match's invite code, when its creator set one"})
 
 
@@ -528,9 +562,9 @@ class TicketSchema(Schema):
 
 
 class ActionHeadersSchema(Schema):
-    if_match = fields.String(data_key="If-Match", validate=validate.Regexp(IF_MATCH), metadata={
+    if_match = fields.String(data_key="If-Match", validate=Pattern(IF_MATCH), metadata={
         "description": "The version the action was decided on (the view's `version`, also "
-                       "its ETag); 409 when stale", "pattern": IF_MATCH})
+                       "its ETag); 409 when stale"})
     idempotency_key = fields.String(data_key="Idempotency-Key", validate=validate.Length(
         min=1, max=200), metadata={"description": "A repeat returns the first response"})
 
@@ -607,8 +641,7 @@ class LobbyQuerySchema(Schema):
     variant = fields.String(validate=validate.OneOf(sorted(VARIANTS)), metadata={
         "description": "Only matches of this variant"})
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
-    cursor = fields.String(validate=validate.Regexp(r"^[0-9]{1,9}$"), metadata={
-        "pattern": r"^[0-9]{1,9}$",
+    cursor = fields.String(validate=Pattern(r"^[0-9]{1,9}$"), metadata={
         "description": "next_cursor of the previous page"})
 
 

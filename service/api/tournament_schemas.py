@@ -6,6 +6,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from service.api.inputs import JsonBoolean, Pattern, printable_text
 from service.api.schemas import (
     TAGS_MAX,
     BonusSchema,
@@ -13,10 +14,9 @@ from service.api.schemas import (
     MatchCreateSchema,
     MatchMetadata,
     Verbatim,
-    printable_text,
     tags_field,
 )
-from service.usecases.tournaments import STATUSES
+from service.usecases.tournaments import CURSOR, STATUSES
 
 BATCH_MAX = 64
 
@@ -45,8 +45,8 @@ class MatchListQuerySchema(Schema):
         "description": "live (being played), complete or aborted"})
     external_id = fields.String(validate=[validate.Length(min=1, max=128), printable_text])
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
-    cursor = fields.String(validate=validate.Length(min=1, max=512), metadata={
-        "description": "next_cursor of the previous page"})
+    cursor = fields.String(validate=Pattern(CURSOR, error="not a cursor this API gave"),
+                           metadata={"description": "next_cursor of the previous page"})
 
 
 class ListedPlayerSchema(Schema):
@@ -83,7 +83,7 @@ class BatchCreateSchema(Schema):
     matches = fields.List(fields.Nested(MatchCreateSchema), required=True,
                           validate=validate.Length(min=1, max=BATCH_MAX), metadata={
         "description": "Each as the body of POST /v1/matches"})
-    duplicate = fields.Boolean(load_default=False, metadata={
+    duplicate = JsonBoolean(load_default=False, metadata={
         "description": "Pair the matches (0, 1), (2, 3), ... for duplicate deals: the second "
                        "table of a pair has the first's variant, options and players (in "
                        "the same order; the server rotates them one seat) and deals every "

@@ -31,7 +31,10 @@ def tournaments() -> Tournaments:
 class Batches(MethodView):
     @batches.arguments(BatchCreateSchema)
     @batches.response(201, BatchCreatedSchema)
-    @batches.doc(security=BEARER)
+    @batches.doc(security=BEARER, responses={201: {"links": {"GetBatch": {
+        "operationRef": "#/paths/~1v1~1batches~1{batch_id}/get",
+        "parameters": {"batch_id": "$response.body#/id"},
+        "description": "The batch just created"}}}})
     @batches.errors(400, 401, 403)
     def post(self, body: dict[str, Any]) -> Any:
         """Create many matches at once, all or nothing (an organiser key or the admin token).

@@ -5,15 +5,25 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from service.adapters.webhooks import KINDS, MAX_DELIVERIES
-from service.api.schemas import TICKET, unicode_text
+from service.api.inputs import Pattern, unicode_text
+from service.api.schemas import TICKET
 
 KIND_FIELD = fields.String(validate=validate.OneOf(KINDS))
 
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_PORT = r"(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})"
+WEBHOOK_URL = (rf"^[Hh][Tt][Tt][Pp][Ss]?://(?:{_LABEL}(?:\.{_LABEL})*\.?|\[[0-9A-Fa-f:.]+\])"
+               rf"(?::{_PORT})?(?:[/?#][!-~]*)?$")
+"""A webhook endpoint: http(s), a host name or an IP address (v6 in brackets), maybe a
+port, then the path and query in printable ASCII (percent-encode the rest). No user
+info: deliveries send no credentials of the URL's."""
+WEBHOOK_URL_MAX = 2048
+
 
 class WebhookCreateSchema(Schema):
-    url = fields.Url(required=True, schemes={"http", "https"}, require_tld=False,
-                     validate=validate.Length(max=2048),
-                     metadata={"description": "http(s) endpoint that receives the POSTs"})
+    url = fields.String(required=True, validate=[validate.Length(max=WEBHOOK_URL_MAX), Pattern(
+        WEBHOOK_URL, error="must be an http(s) URL (printable ASCII, no user info)")],
+                        metadata={"description": "http(s) endpoint that receives the POSTs"})
     secret = fields.String(required=True, load_only=True,
                            validate=[validate.Length(min=16, max=256), unicode_text],
                            metadata={"description": "HMAC-SHA256 key of X-Rummy-Signature; "

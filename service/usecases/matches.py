@@ -135,7 +135,8 @@ class MatchService:
         if has_open_seats(body):
             return self.seats.create_open(body, token)
         if body.get("invite_code"):
-            raise invalid("invite_code", "an invite code is for a match with open seats")
+            raise invalid("invite_code", "an invite code is for a match with open seats",
+                          "invalid_invite_code")
         return self.store_new(self.prepare(body, token))
 
     def prepare(self, body: Mapping[str, Any], token: str | None,

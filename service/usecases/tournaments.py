@@ -15,11 +15,10 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import csv
 import io
 import json
+import re
 import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -46,22 +45,25 @@ def status_of(phase: str) -> str:
     return TERMINAL_PHASES.get(phase, "live")
 
 
+CURSOR = r"^[0-9]{1,16}-[0-9a-f]{32}$"
+"""A listing cursor: the last scanned match's creation time (epoch milliseconds) and id.
+Opaque to clients, but its form is in openapi.yaml, and every string of that form is a
+position the listing can resume from (none is a 400 the spec allows)."""
+
+
 def encode_cursor(score: float, match_id: str) -> str:
-    return base64.urlsafe_b64encode(f"{score!r}|{match_id}".encode()).decode().rstrip("=")
+    """The cursor after (score, match_id). Creation times are kept to the millisecond
+    (``created_at``) and match ids are uuid4 hex, so the cursor is exact."""
+    return f"{round(score * 1000)}-{match_id}"
 
 
 def decode_cursor(cursor: str) -> tuple[float, str]:
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        score, match_id = raw.split("|", 1)
-        value = float(score)
-    except (ValueError, binascii.Error, UnicodeDecodeError) as exc:
-        raise Invalid("invalid_cursor", "cursor: not a cursor this API gave",
-                       {"cursor": ["not a cursor this API gave"]}) from exc
-    if value != value or not match_id:  # NaN
+    """The (score, match id) a cursor names; anything not of ``CURSOR``'s form is a 400."""
+    if re.fullmatch(CURSOR, cursor) is None:
         raise Invalid("invalid_cursor", "cursor: not a cursor this API gave",
                        {"cursor": ["not a cursor this API gave"]})
-    return value, match_id
+    millis, match_id = cursor.split("-", 1)
+    return int(millis) / 1000, match_id
 
 
 class Tournaments:
@@ -139,7 +141,7 @@ class Tournaments:
         owner = self.organiser(token)
         bodies, duplicate = list(body["matches"]), bool(body.get("duplicate"))
         if duplicate and len(bodies) % 2:
-            raise Invalid("invalid_request", "matches: duplicate deals pair the matches "
+            raise Invalid("invalid_duplicate", "matches: duplicate deals pair the matches "
                            "(0, 1), (2, 3), ...: send an even number",
                            {"matches": ["duplicate needs an even number of matches"]})
         prepared: list[NewMatch] = []

@@ -1,0 +1,88 @@
+"""schemathesis's extensions for this API (schemathesis.toml loads them).
+
+``rules_beyond_the_schema``: the only 400s a schema-valid request may get. Creating a match
+obeys rules that OpenAPI 3.0 cannot state: the player count of *this* variant, *this*
+variant's options, ``first_dealer`` below the player count, a ``deck`` that is exactly the
+match's cards in any spelling (``TD``, ``10d``), ``dice`` for gem, an ``invite_code`` only
+beside an open seat, duplicate tables that pair up; a forfeit names a seat the match has;
+an action is of a kind the match's variant plays. The server refuses each with its own
+code, so schemathesis.toml lets ``positive_data_acceptance`` pass a 400 on those operations
+and this check holds each such 400 to its operation's codes. A 400 ``invalid_request`` (the
+server's schema refusing what the spec allows) still fails there, as everywhere else.
+
+``map_body`` of ``POST /v1/webhooks``: the endpoints schemathesis registers point at a
+closed local port.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import schemathesis
+
+from service.api.webhook_schemas import WEBHOOK_URL, WEBHOOK_URL_MAX
+
+CREATE_RULES = frozenset({
+    "invalid_players",  # the variant's player count (the spec: the range over all variants)
+    "invalid_option",  # an option of another variant, or out of range for this one
+    "invalid_clock",
+    "invalid_card",  # a deck card in no deck of the variant (e.g. JK for gin)
+    "invalid_deck",  # not exactly the match's cards
+    "invalid_dice",
+    "invalid_invite_code",  # an invite code without an open seat
+})
+RULES: dict[str, frozenset[str]] = {
+    "POST /v1/matches": CREATE_RULES,
+    "POST /v1/batches": CREATE_RULES | {"invalid_duplicate"},
+    "POST /v1/matches/{match_id}/forfeit": frozenset({"unknown_seat"}),
+    # An action of a kind the match's variant does not play (lay_down in gin): the spec's
+    # Action is every variant's. Only a run given a real match and its seat's token gets
+    # here; the schema's own refusals, with the same code, name their fields in ``errors``
+    # and still fail.
+    "POST /v1/matches/{match_id}/actions": frozenset({"invalid_action"}),
+}
+"""The codes of the rules beyond the schema, by operation (schemathesis.toml names the same
+operations)."""
+
+CLOSED_PORT = "http://127.0.0.1:9"
+"""The discard port, closed on any test machine: a delivery there is refused at once."""
+
+
+def _error(response: Any) -> dict[str, Any]:
+    try:
+        body = response.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+@schemathesis.check
+def rules_beyond_the_schema(ctx: Any, response: Any, case: Any) -> bool | None:
+    """A schema-valid request refused with a 400 names one of its operation's rules."""
+    meta = case.meta
+    if meta is None or not meta.generation.mode.is_positive or response.status_code != 400:
+        return None
+    allowed = RULES.get(f"{case.method.upper()} {case.operation.path}")
+    if allowed is None:
+        return None  # positive_data_acceptance refuses the 400 itself
+    error = _error(response)
+    code = error.get("code")
+    if code not in allowed or (code == "invalid_action" and "errors" in error):
+        raise AssertionError(f"A schema-valid request was refused with 400 {code!r}, which "
+                             f"is not one of this operation's rules beyond the schema "
+                             f"({', '.join(sorted(allowed))})")
+    return None
+
+
+@schemathesis.hook.apply_to(name="POST /v1/webhooks")  # type: ignore[attr-defined]
+def map_body(ctx: Any, body: Any) -> Any:
+    """Send a well-formed webhook URL's path and query to ``CLOSED_PORT`` instead of its
+    made-up host: once a match schemathesis created ends, the server POSTs to every
+    endpoint it registered, and a drawn host such as ``1.1`` is a real address. A URL the
+    pattern refuses is left as drawn (the server refuses it before any delivery)."""
+    if isinstance(body, dict) and isinstance(body.get("url"), str):
+        if re.fullmatch(WEBHOOK_URL, body["url"]):
+            rest = re.sub(r"^[A-Za-z]+://[^/?#]*", "", body["url"])
+            return {**body, "url": (CLOSED_PORT + rest)[:WEBHOOK_URL_MAX]}
+    return body
