@@ -249,3 +249,63 @@ def test_the_browser_checks_seed_commitments_as_domain_fairness_does(browser, ap
     assert results[1][0] is False and results[1][2]["version"] == 5
     assert not page.errors, page.errors
     page.page.close()
+
+
+def join_variant(ann: Page, bob: Page, variant: str) -> str:
+    """Ann creates a two-seat match of ``variant`` with seat 1 open; Bob takes it."""
+    ann.page.fill("input[name=you]", "Ann")
+    ann.page.select_option("select[name=variant]", variant)
+    ann.page.select_option("select[name=use-1]", "open")
+    ann.page.click("form.create button[type=submit]")
+    ann.page.wait_for_selector(".table-page[data-mode=seat] .table")
+    match_id = ann.attribute(".table-page", "data-match")
+    assert match_id
+    bob.page.fill("input[name=you]", "Bob")
+    bob.page.click("button.refresh")
+    bob.page.click(f"li[data-match='{match_id}'] button[data-claim='1']")
+    bob.page.wait_for_selector(".table-page[data-mode=seat] .table:not([data-phase=waiting])")
+    return match_id
+
+
+def ordinary(actions: list[dict[str, Any]]) -> dict[str, Any]:
+    """A plain turn: draw from the stock, then throw the first card offered."""
+    for wanted in ({"type": "draw", "source": "stock"},):
+        if wanted in actions:
+            return wanted
+    discards = [a for a in actions if a["type"] == "discard"]
+    return (discards or actions)[0]
+
+
+def test_gem_and_rummy_tables_play_through_the_client_and_hide_every_hand(browser, api_url):
+    """The other two families on the same client: each seat's page shows its own hand and
+    the other's backs only, takes turns from the actions it renders, and a spectator page
+    follows live without one face-up card in a hand."""
+    for variant in ("gem", "rummy"):
+        ann = Page(browser, f"{api_url}/#/")
+        bob = Page(browser, f"{api_url}/#/")
+        match_id = join_variant(ann, bob, variant)
+        watcher = Page(browser, f"{api_url}/#/watch/{match_id}")
+        watcher.page.wait_for_selector(".table-page[data-mode=spectator] .table")
+        moves = 0
+        for _ in range(200):
+            if moves >= 12:
+                break
+            moved = False
+            for player in (ann, bob):
+                actions = player.actions()
+                if actions:
+                    click(player, ordinary(actions))
+                    moves += 1
+                    moved = True
+                    assert player.page.locator(".mine .card:not(.back)").count() > 0, variant
+            if not moved:
+                time.sleep(0.02)
+        assert moves >= 12, (variant, moves)
+        watcher.page.wait_for_function(
+            "v => Number(document.querySelector('.table').dataset.version) >= v",
+            arg=max(ann.version(), bob.version()))
+        assert watcher.page.locator(".seat .cards .card:not(.back)").count() == 0, variant
+        assert watcher.page.locator(".mine").count() == 0 and not watcher.actions()
+        for player in (ann, bob, watcher):
+            assert not player.errors, (variant, player.errors)
+            player.page.close()
