@@ -77,7 +77,28 @@ def connect(settings: Settings) -> redis.Redis:
         settings.redis_url,  # type: ignore[arg-type]
         max_connections=REDIS_CONNECTIONS, timeout=REDIS_POOL_WAIT_S,
         health_check_interval=10, socket_keepalive=True)
-    return redis.Redis(connection_pool=pool)
+    client = redis.Redis(connection_pool=pool)
+    require_redis_7(client)
+    return client
+
+
+MIN_REDIS = (7, 0)
+
+
+def require_redis_7(client: redis.Redis) -> None:
+    """Refuse to start on a Redis older than 7.0: every append announces itself with
+    ``SPUBLISH`` (sharded pub/sub, for the live streams), and on an older server every
+    move would fail. A Redis that does not answer yet is not checked (the API starts and
+    answers 503 until it does)."""
+    try:
+        version = str(client.info("server").get("redis_version", ""))
+    except redis.RedisError:
+        log.warning("Redis did not answer at start; its version (7.0 or newer) is unchecked")
+        return
+    found = tuple(int(part) for part in version.split(".")[:2] if part.isdigit())
+    if found and found < MIN_REDIS:
+        raise RuntimeError(f"Redis {version} is too old: the server needs Redis 7.0 or newer "
+                           "(sharded pub/sub for live streams)")
 
 
 def retention(settings: Settings, client: redis.Redis, repository: Repository) -> Retention:
