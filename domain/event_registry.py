@@ -11,9 +11,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
+from typing import Any
 
 from domain import events, knocking
-from domain.events import EventType, Field
+from domain.events import CARD_CODE, EventType, Field
 from domain.rummy import events as rummy_events
 from domain.upcasting import UPCASTERS
 
@@ -77,7 +78,8 @@ def _overview() -> list[str]:
 def _section(event_type: EventType) -> list[str]:
     return [f"### {event_type.name}", "", event_type.description, "",
             f"Schema {_schemas(event_type)}. Appended by: {event_type.appended_by}.", "",
-            "| field | meaning |", "|---|---|", *(_field_row(f) for f in event_type.fields)]
+            "| field | type | meaning |", "|---|---|---|",
+            *(_field_row(f) for f in event_type.fields)]
 
 
 def _schemas(event_type: EventType) -> str:
@@ -89,7 +91,36 @@ def _schemas(event_type: EventType) -> str:
 
 def _field_row(field: Field) -> str:
     only = f" *({', '.join(field.only)} only)*" if field.only else ""
-    return f"| `{field.name}`{only} | {field.meaning} |"
+    return f"| `{field.name}`{only} | {type_text(field.schema)} | {field.meaning} |"
+
+
+def type_text(schema: Mapping[str, Any]) -> str:
+    """A field's JSON Schema in a few words, for the catalog (openapi.yaml has it whole)."""
+    if schema.get("nullable"):
+        return f"{type_text({k: v for k, v in schema.items() if k != 'nullable'})} or null"
+    kind = schema.get("type")
+    if "enum" in schema:
+        return " or ".join(f"`{choice}`" for choice in schema["enum"])
+    if kind == "string" and schema.get("pattern") == CARD_CODE:
+        return "card"
+    if kind == "string" and "pattern" in schema:
+        return "hex string"
+    if kind == "integer" and "minimum" in schema:
+        return f"integer ≥ {schema['minimum']}"
+    if kind == "array":
+        return f"list of {_plural(type_text(schema['items']))}"
+    if kind == "object" and "properties" in schema:
+        return f"object {{{', '.join(schema['properties'])}}}"
+    if kind == "object":
+        return "object"
+    return str(kind)
+
+
+def _plural(text: str) -> str:
+    head, _, rest = text.partition(" ")
+    if head in ("card", "integer", "string", "object", "list", "boolean", "number"):
+        return f"{head}s {rest}".rstrip()
+    return text
 
 
 def main(argv: Sequence[str]) -> int:

@@ -30,14 +30,121 @@ GIN_GEM = ("gin", "gem")
 RUMMY_RAMI = ("rummy", "rami")
 
 
+# --- the JSON Schema of a payload field (plain data; the API puts it in openapi.yaml) -----
+
+CARD_CODE = r"^([2-9TJQKA][CDHS]|JK)$"
+"""A card as events carry it: its canonical code (``domain.cards``), ``"TD"`` not ``"10D"``."""
+
+Schema = Mapping[str, Any]
+
+
+def nullable(schema: Schema) -> Schema:
+    """``schema``, or null (OpenAPI 3.0's ``nullable``)."""
+    return {**schema, "nullable": True}
+
+
+def integer(minimum: int | None = None) -> Schema:
+    return {"type": "integer"} if minimum is None else {"type": "integer", "minimum": minimum}
+
+
+def number() -> Schema:
+    return {"type": "number"}
+
+
+def boolean() -> Schema:
+    return {"type": "boolean"}
+
+
+def string(*choices: str) -> Schema:
+    """A string; one of ``choices`` when some are given."""
+    return {"type": "string", "enum": list(choices)} if choices else {"type": "string"}
+
+
+def hex_string() -> Schema:
+    return {"type": "string", "pattern": "^[0-9a-f]*$"}
+
+
+def seat() -> Schema:
+    """A seat number, from 0."""
+    return integer(0)
+
+
+def card() -> Schema:
+    return {"type": "string", "pattern": CARD_CODE}
+
+
+def array(items: Schema) -> Schema:
+    return {"type": "array", "items": dict(items)}
+
+
+def cards() -> Schema:
+    """A list of cards."""
+    return array(card())
+
+
+def seats() -> Schema:
+    """A list of seat numbers."""
+    return array(seat())
+
+
+def per_seat(items: Schema | None = None) -> Schema:
+    """One value per seat, by seat number (an integer unless ``items`` says otherwise)."""
+    return array(items or integer())
+
+
+def obj(properties: Mapping[str, Schema], *, open_: bool = True) -> Schema:
+    """An object with these typed properties; ``open_`` (the default for nested values)
+    lets it carry others too."""
+    return {"type": "object", "properties": {k: dict(v) for k, v in properties.items()},
+            "additionalProperties": open_}
+
+
+def mapping(values: Schema | None = None) -> Schema:
+    """An object of free keys (values any JSON unless ``values`` says)."""
+    return {"type": "object", "additionalProperties": dict(values) if values else True}
+
+
+def meld(**extra: Schema) -> Schema:
+    """A meld as events show it: its kind, its cards and the card each represents (a
+    joker its declared card); gin and gem's unmatched groups carry a ``tag``."""
+    return obj({"kind": string(), "cards": cards(), "represents": cards(),
+                "tag": string(), **extra})
+
+
+def melds(**extra: Schema) -> Schema:
+    return array(meld(**extra))
+
+
+TABLE_MELD = meld(id=integer(0), owner=seat())
+"""A rummy table meld: its table ``id`` and the seat that laid it besides a meld's fields."""
+
+PAIRING = obj({"defender": seat(), "winner": nullable(seat()), "result": string(),
+               "points": integer(), "knocker_deadwood": integer(0),
+               "defender_deadwood": integer(0)})
+"""A gin or gem pairing: one defender against the knocker."""
+
+SEAT_RESULT = obj({"seat": seat(), "hand": cards(), "deadwood": integer(0), "melds": melds(),
+                   "unmatched": cards(), "discard": card(),
+                   "layoffs": array(obj({"card": card(), "meld": integer(0)})),
+                   "points": integer(), "minus_points": integer()})
+"""A seat's cards at a hand's end: gin and gem show its deadwood, melds and lay-offs
+(and the knocker's discard), rummy and rami its points and minus points."""
+
+BONUS = obj({"seat": seat(), "game": integer(), "shutout": boolean(), "line": integer(),
+             "hands_won": integer(0), "total": integer()})
+"""A seat's end-of-match bonuses (gin)."""
+
+
 @dataclass(frozen=True)
 class Field:
     """One payload field of an event type. ``only`` names the variants whose events carry
-    it; empty when every variant that appends the event does."""
+    it; empty when every variant that appends the event does. ``schema`` is the JSON
+    Schema (OpenAPI 3.0 dialect) of its value, built with the helpers above."""
 
     name: str
     meaning: str
     only: tuple[str, ...] = ()
+    schema: Schema = field(kw_only=True)
 
     def carried_by(self, variant: str) -> bool:
         return not self.only or variant in self.only
@@ -85,10 +192,11 @@ MATCH_CREATED = EventType(
     "MatchCreated", schema=1, appended_by="every family, at the match's creation",
     description="A match is set up: who sits where, the options, and who deals first.",
     fields=(
-        Field("variant", "the variant played: gin, gem, rummy or rami"),
-        Field("players", "the players' names, by seat"),
-        Field("options", "every match option, defaults filled in"),
-        Field("first_dealer", "the seat that deals hand 1"),
+        Field("variant", "the variant played: gin, gem, rummy or rami",
+              schema=string("gin", "gem", "rummy", "rami")),
+        Field("players", "the players' names, by seat", schema=array(string())),
+        Field("options", "every match option, defaults filled in", schema=mapping()),
+        Field("first_dealer", "the seat that deals hand 1", schema=seat()),
     ))
 
 HAND_DEALT = EventType(
@@ -97,41 +205,45 @@ HAND_DEALT = EventType(
     description="A hand (a round, in rummy) is dealt from a recorded deck order, so a "
                 "replay never shuffles, under a commitment to its secret seed.",
     fields=(
-        Field("hand_number", "which hand this is, from 1"),
-        Field("dealer", "the seat that deals"),
-        Field("players", "how many seats are dealt to"),
-        Field("hand_size", "cards dealt to each seat"),
+        Field("hand_number", "which hand this is, from 1", schema=integer(1)),
+        Field("dealer", "the seat that deals", schema=seat()),
+        Field("players", "how many seats are dealt to", schema=integer(1)),
+        Field("hand_size", "cards dealt to each seat", schema=integer(0)),
         Field("deck", "the whole deck in dealing order (secret until the hand's seed is "
-                      "revealed; each seat sees only its own cards)"),
-        Field("seed", "the hand's secret seed, hex (shown once SeedRevealed is out)"),
-        Field("commitment", "SHA-256 of the hand's seed, public before any card is seen"),
-        Field("prepared", "true when the organiser fixed the deck instead of the shuffle"),
-        Field("fixed", "values the organiser fixed for the hand, e.g. `{\"dice\": [3, 4]}`"),
-        Field("dice", "the hand's two dice", only=("gem",)),
-        Field("knock_limit", "the knock limit the dice give", only=("gem",)),
-        Field("diamond", "the designated diamond the dice give", only=("gem",)),
+                      "revealed; each seat sees only its own cards)", schema=cards()),
+        Field("seed", "the hand's secret seed, hex (shown once SeedRevealed is out)",
+              schema=hex_string()),
+        Field("commitment", "SHA-256 of the hand's seed, public before any card is seen",
+              schema=hex_string()),
+        Field("prepared", "true when the organiser fixed the deck instead of the shuffle",
+              schema=boolean()),
+        Field("fixed", "values the organiser fixed for the hand, e.g. `{\"dice\": [3, 4]}`",
+              schema=mapping()),
+        Field("dice", "the hand's two dice", only=("gem",), schema=array(integer(1))),
+        Field("knock_limit", "the knock limit the dice give", only=("gem",), schema=integer()),
+        Field("diamond", "the designated diamond the dice give", only=("gem",), schema=card()),
     ))
 
 CARD_DRAWN = EventType(
     "CardDrawn", schema=1, appended_by="every family, on a seat's draw",
     description="A seat draws the top of the stock, or takes from the discard pile.",
     fields=(
-        Field("seat", "the seat that draws"),
-        Field("source", "stock or discard"),
+        Field("seat", "the seat that draws", schema=seat()),
+        Field("source", "stock or discard", schema=string("stock", "discard")),
         Field("card", "the card drawn (from the stock, hidden from the other seats); in "
-                      "gem the deepest card taken from the pile"),
+                      "gem the deepest card taken from the pile", schema=card()),
         Field("depth", "how deep into the discard pile the seat took (1: the top card)",
-              only=("gem",)),
+              only=("gem",), schema=integer(1)),
         Field("cards", "every card taken from the discard pile, the deepest first",
-              only=("gem",)),
+              only=("gem",), schema=cards()),
     ))
 
 CARD_DISCARDED = EventType(
     "CardDiscarded", schema=1, appended_by="every family, on a seat's discard",
     description="A seat discards a card face up, ending its turn.",
     fields=(
-        Field("seat", "the seat that discards"),
-        Field("card", "the card discarded"),
+        Field("seat", "the seat that discards", schema=seat()),
+        Field("card", "the card discarded", schema=card()),
     ))
 
 HAND_ENDED = EventType(
@@ -139,11 +251,14 @@ HAND_ENDED = EventType(
     description="The hand ends without a knock: drawn (gin, gem), or a player went out "
                 "or the round is void (rummy, rami).",
     fields=(
-        Field("result", "draw (gin, gem); out or void (rummy, rami)"),
-        Field("reason", "out, stock_exhausted or turn_cap"),
-        Field("winner", "the seat that went out; null in a void round", only=RUMMY_RAMI),
+        Field("result", "draw (gin, gem); out or void (rummy, rami)",
+              schema=string("draw", "out", "void")),
+        Field("reason", "out, stock_exhausted or turn_cap",
+              schema=string("out", "stock_exhausted", "turn_cap")),
+        Field("winner", "the seat that went out; null in a void round", only=RUMMY_RAMI,
+              schema=nullable(seat())),
         Field("rummy", "whether the winner went rummy: opened in the turn it went out",
-              only=RUMMY_RAMI),
+              only=RUMMY_RAMI, schema=boolean()),
     ))
 
 HAND_SCORED = EventType(
@@ -151,27 +266,35 @@ HAND_SCORED = EventType(
     description="The ended hand is scored: the showdown, the lay-offs and each seat's "
                 "points, and who deals next.",
     fields=(
-        Field("hand_number", "the hand scored"),
+        Field("hand_number", "the hand scored", schema=integer(1)),
         Field("result", "knock, gin, big_gin, undercut, tie or draw (gin, gem); out or "
-                        "void (rummy, rami)"),
+                        "void (rummy, rami)",
+              schema=string("knock", "gin", "big_gin", "undercut", "tie", "draw", "out", "void")),
         Field("reason", "why the hand ended without a knock (gin, gem: drawn hands only); "
-                        "how the round ended (rummy, rami)"),
-        Field("knocker", "the seat that knocked; null in a drawn hand", only=GIN_GEM),
-        Field("winner", "the hand's winner, or null when nobody (or several) won it"),
+                        "how the round ended (rummy, rami)", schema=string()),
+        Field("knocker", "the seat that knocked; null in a drawn hand", only=GIN_GEM,
+              schema=nullable(seat())),
+        Field("winner", "the hand's winner, or null when nobody (or several) won it",
+              schema=nullable(seat())),
         Field("hand_winners", "the winner of each pairing (gin, gem); the seat that went "
-                              "out (rummy, rami)"),
-        Field("points", "each seat's points for the hand (rummy, rami: minus points)"),
+                              "out (rummy, rami)", schema=seats()),
+        Field("points", "each seat's points for the hand (rummy, rami: minus points)",
+              schema=per_seat()),
         Field("pairings", "each defender against the knocker: result, winner, points and "
-                          "both deadwoods", only=GIN_GEM),
-        Field("table", "the melds on the table at the end, lay-offs included"),
+                          "both deadwoods", only=GIN_GEM, schema=array(PAIRING)),
+        Field("table", "the melds on the table at the end, lay-offs included",
+              schema=array(TABLE_MELD)),
         Field("seats", "each seat's cards at the end: deadwood, melds and lay-offs (gin, "
-                       "gem) or minus points (rummy, rami)"),
-        Field("next_dealer", "the seat that deals the next hand"),
+                       "gem) or minus points (rummy, rami)", schema=array(SEAT_RESULT)),
+        Field("next_dealer", "the seat that deals the next hand", schema=seat()),
         Field("gem_parts", "each seat's Gem Parts bonus, already in its points",
-              only=("gem",)),
-        Field("rummy", "whether the winner went rummy (its points doubled)", only=RUMMY_RAMI),
-        Field("scores", "each seat's running total after the round", only=RUMMY_RAMI),
-        Field("game_over", "whether the game ends with this round", only=RUMMY_RAMI),
+              only=("gem",), schema=per_seat()),
+        Field("rummy", "whether the winner went rummy (its points doubled)", only=RUMMY_RAMI,
+              schema=boolean()),
+        Field("scores", "each seat's running total after the round", only=RUMMY_RAMI,
+              schema=per_seat()),
+        Field("game_over", "whether the game ends with this round", only=RUMMY_RAMI,
+              schema=boolean()),
     ))
 
 MATCH_COMPLETED = EventType(
@@ -179,15 +302,16 @@ MATCH_COMPLETED = EventType(
     description="The match has reached its end: the winner, the bonuses and the final "
                 "scores.",
     fields=(
-        Field("winner", "the winning seat; null when several share the win"),
-        Field("winners", "every seat with the best final score"),
-        Field("final_scores", "each seat's final total"),
+        Field("winner", "the winning seat; null when several share the win",
+              schema=nullable(seat())),
+        Field("winners", "every seat with the best final score", schema=seats()),
+        Field("final_scores", "each seat's final total", schema=per_seat()),
         Field("hand_scores", "each seat's total of hand points, before bonuses",
-              only=GIN_GEM),
+              only=GIN_GEM, schema=per_seat()),
         Field("bonuses", "each seat's end-of-match bonuses (gin: game, shutout, line; "
-                         "gem has none)", only=GIN_GEM),
+                         "gem has none)", only=GIN_GEM, schema=array(BONUS)),
         Field("rounds_played", "the rounds that counted (void rounds do not)",
-              only=RUMMY_RAMI),
+              only=RUMMY_RAMI, schema=integer(0)),
     ))
 
 GAME_EVENTS = (MATCH_CREATED, HAND_DEALT, CARD_DRAWN, CARD_DISCARDED, HAND_ENDED,
@@ -202,8 +326,8 @@ SEED_COMMITTED = EventType(
     description="Before any card is seen, the match commits to its secret seed and "
                 "records the players' entropy mixed into every hand.",
     fields=(
-        Field("seed_commitment", "SHA-256 of the match's secret seed, hex"),
-        Field("entropy", "each player's public entropy string, by seat"),
+        Field("seed_commitment", "SHA-256 of the match's secret seed, hex", schema=hex_string()),
+        Field("entropy", "each player's public entropy string, by seat", schema=array(string())),
     ))
 
 SEED_REVEALED = EventType(
@@ -212,8 +336,9 @@ SEED_REVEALED = EventType(
     description="A finished hand's seed is revealed: anyone can now check its deal, and "
                 "all of the hand's events are public.",
     fields=(
-        Field("hand_number", "the hand whose seed this is"),
-        Field("seed", "the hand's seed, hex; SHA-256 of it is the deal's commitment"),
+        Field("hand_number", "the hand whose seed this is", schema=integer(1)),
+        Field("seed", "the hand's seed, hex; SHA-256 of it is the deal's commitment",
+              schema=hex_string()),
     ))
 
 MATCH_SEED_REVEALED = EventType(
@@ -221,7 +346,8 @@ MATCH_SEED_REVEALED = EventType(
     appended_by="system step (bonuses); the organiser or the clock, ending a match",
     description="At the match's end its seed is revealed: every hand seed and the drawn "
                 "first dealer derive from it.",
-    fields=(Field("seed", "the match's seed, hex; SHA-256 of it is SeedCommitted's"),))
+    fields=(Field("seed", "the match's seed, hex; SHA-256 of it is SeedCommitted's",
+                  schema=hex_string()),))
 
 FAIRNESS_EVENTS = (SEED_COMMITTED, SEED_REVEALED, MATCH_SEED_REVEALED)
 
@@ -234,9 +360,11 @@ CLOCK_SET = EventType(
     description="The match is played on a clock: a limit per turn, a time bank per seat, "
                 "or both.",
     fields=(
-        Field("turn_seconds", "how long a turn may last, or null"),
-        Field("bank_seconds", "each seat's time bank for the whole match, or null"),
-        Field("on_timeout", "what a turn that runs out does: forfeit or auto_play"),
+        Field("turn_seconds", "how long a turn may last, or null", schema=nullable(number())),
+        Field("bank_seconds", "each seat's time bank for the whole match, or null",
+              schema=nullable(number())),
+        Field("on_timeout", "what a turn that runs out does: forfeit or auto_play",
+              schema=string("forfeit", "auto_play")),
     ))
 
 
@@ -247,22 +375,24 @@ SEAT_FORFEITED = EventType(
     description="A seat forfeits: it loses, and the match ends at once with the others "
                 "ranked by their scores.",
     fields=(
-        Field("seat", "the seat that forfeits"),
-        Field("reason", "why, in the organiser's words (the clock's: time ran out)"),
-        Field("by", "organiser or clock"),
-        Field("winner", "the winning seat; null when several share the win"),
-        Field("winners", "the best-ranked seats"),
-        Field("ranking", "every seat, best first; the forfeiting seat last"),
-        Field("final_scores", "each seat's score as it stood"),
-        Field("bonuses", "always empty: no end-of-match bonuses are paid"),
+        Field("seat", "the seat that forfeits", schema=seat()),
+        Field("reason", "why, in the organiser's words (the clock's: time ran out)",
+              schema=string()),
+        Field("by", "organiser or clock", schema=string("organiser", "clock")),
+        Field("winner", "the winning seat; null when several share the win",
+              schema=nullable(seat())),
+        Field("winners", "the best-ranked seats", schema=seats()),
+        Field("ranking", "every seat, best first; the forfeiting seat last", schema=seats()),
+        Field("final_scores", "each seat's score as it stood", schema=per_seat()),
+        Field("bonuses", "always empty: no end-of-match bonuses are paid", schema=array(BONUS)),
     ))
 
 MATCH_ABORTED = EventType(
     "MatchAborted", schema=1, appended_by="the organiser",
     description="The match is void: it ends with no winner.",
     fields=(
-        Field("reason", "why, in the organiser's words"),
-        Field("by", "organiser"),
+        Field("reason", "why, in the organiser's words", schema=string()),
+        Field("by", "organiser", schema=string("organiser")),
     ))
 
 CONTROL_EVENTS = (SEAT_FORFEITED, MATCH_ABORTED)

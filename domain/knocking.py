@@ -12,7 +12,20 @@ from typing import Any, Protocol
 
 from domain.cards import without
 from domain.errors import RuleError
-from domain.events import CARD_DISCARDED, HAND_ENDED, Event, EventType, Field
+from domain.events import (
+    CARD_DISCARDED,
+    HAND_ENDED,
+    Event,
+    EventType,
+    Field,
+    card,
+    cards,
+    integer,
+    melds,
+    nullable,
+    seat,
+    string,
+)
 from domain.layoffs import best_layoffs
 from domain.melds import Arrangement, MeldSolver
 
@@ -22,19 +35,20 @@ UPCARD_PASSED = EventType(
     "UpcardPassed", schema=1, appended_by="gin and gem, on a seat's pass",
     description="A seat offered the first upcard passes it; when every seat offered it has "
                 "passed, the first draw is from the stock.",
-    fields=(Field("seat", "the seat that passes"),))
+    fields=(Field("seat", "the seat that passes", schema=seat()),))
 
 HAND_KNOCKED = EventType(
     "HandKnocked", schema=1, appended_by="gin and gem, on a seat's knock or big gin",
     description="A seat ends the hand: it knocks, goes gin, or declares big gin, and "
                 "shows its melds.",
     fields=(
-        Field("seat", "the seat that knocks"),
-        Field("discard", "the card it discards; null for big gin, which keeps every card"),
-        Field("kind", "knock, gin or big_gin"),
-        Field("deadwood", "the knocker's deadwood after the discard"),
-        Field("melds", "the melds it shows"),
-        Field("unmatched", "its cards in no meld"),
+        Field("seat", "the seat that knocks", schema=seat()),
+        Field("discard", "the card it discards; null for big gin, which keeps every card",
+              schema=nullable(card())),
+        Field("kind", "knock, gin or big_gin", schema=string("knock", "gin", "big_gin")),
+        Field("deadwood", "the knocker's deadwood after the discard", schema=integer(0)),
+        Field("melds", "the melds it shows", schema=melds()),
+        Field("unmatched", "its cards in no meld", schema=cards()),
     ))
 
 EVENT_TYPES = (UPCARD_PASSED, HAND_KNOCKED)

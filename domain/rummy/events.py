@@ -7,7 +7,17 @@ its table without the rules.
 
 from __future__ import annotations
 
-from domain.events import EventType, Field
+from domain.events import (
+    TABLE_MELD,
+    EventType,
+    Field,
+    array,
+    boolean,
+    card,
+    cards,
+    integer,
+    seat,
+)
 
 MELD_FIELDS = "kind (set or run), cards, and the card each represents (a joker its declared card)"
 
@@ -16,21 +26,24 @@ MELDS_LAID_DOWN = EventType(
     description="A seat lays new melds on the table from its hand: its opening, or more "
                 "melds once it has opened.",
     fields=(
-        Field("seat", "the seat that lays down"),
-        Field("opening", "whether this opens the seat (its melds reach the opening minimum)"),
-        Field("value", "the points the melds are worth"),
-        Field("melds", f"the new melds, each with its table id, {MELD_FIELDS}"),
+        Field("seat", "the seat that lays down", schema=seat()),
+        Field("opening", "whether this opens the seat (its melds reach the opening minimum)",
+              schema=boolean()),
+        Field("value", "the points the melds are worth", schema=integer()),
+        Field("melds", f"the new melds, each with its table id, {MELD_FIELDS}",
+              schema=array(TABLE_MELD)),
     ))
 
 CARD_LAID_OFF = EventType(
     "CardLaidOff", schema=1, appended_by="rummy and rami, on a seat's lay-off",
     description="A seat that has opened lays one card off onto a meld on the table.",
     fields=(
-        Field("seat", "the seat that lays off"),
-        Field("meld", "the table meld's id"),
-        Field("card", "the card laid off"),
-        Field("represents", "the card it stands for: a joker's declared card, else itself"),
-        Field("result", f"the meld as it becomes: {MELD_FIELDS}"),
+        Field("seat", "the seat that lays off", schema=seat()),
+        Field("meld", "the table meld's id", schema=integer(0)),
+        Field("card", "the card laid off", schema=card()),
+        Field("represents", "the card it stands for: a joker's declared card, else itself",
+              schema=card()),
+        Field("result", f"the meld as it becomes: {MELD_FIELDS}", schema=TABLE_MELD),
     ))
 
 JOKER_EXCHANGED = EventType(
@@ -38,10 +51,10 @@ JOKER_EXCHANGED = EventType(
     description="A seat that has opened puts the card a table joker stands for in its "
                 "place and takes the joker, which it must place again this turn.",
     fields=(
-        Field("seat", "the seat that exchanges"),
-        Field("meld", "the table meld's id"),
-        Field("card", "the natural card put in the joker's place"),
-        Field("result", f"the meld as it becomes: {MELD_FIELDS}"),
+        Field("seat", "the seat that exchanges", schema=seat()),
+        Field("meld", "the table meld's id", schema=integer(0)),
+        Field("card", "the natural card put in the joker's place", schema=card()),
+        Field("result", f"the meld as it becomes: {MELD_FIELDS}", schema=TABLE_MELD),
     ))
 
 STOCK_REBUILT = EventType(
@@ -50,9 +63,9 @@ STOCK_REBUILT = EventType(
     description="The stock ran out: the discards under the top card are shuffled from "
                 "the hand's seed into a new stock.",
     fields=(
-        Field("rebuild", "which rebuild of the hand this is, from 1"),
-        Field("count", "how many cards the new stock holds"),
-        Field("stock", "the new stock's order (only the organiser sees it)"),
+        Field("rebuild", "which rebuild of the hand this is, from 1", schema=integer(1)),
+        Field("count", "how many cards the new stock holds", schema=integer(0)),
+        Field("stock", "the new stock's order (only the organiser sees it)", schema=cards()),
     ))
 
 EVENT_TYPES = (MELDS_LAID_DOWN, CARD_LAID_OFF, JOKER_EXCHANGED, STOCK_REBUILT)

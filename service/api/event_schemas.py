@@ -10,19 +10,22 @@ registry is the one source: an event type added there is in the spec at the next
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from apispec import APISpec
 
 from domain.event_registry import REGISTRY
-from domain.events import HAND_DEALT, EventType
+from domain.events import HAND_DEALT, EventType, Field, card, cards, integer, nullable
 
-REDACTED_FIELDS: dict[str, dict[str, str]] = {HAND_DEALT.name: {
-    "upcard": "Seen by all but the organiser (whose copy has the whole deck): the first "
-              "card of the discard pile, null when none is turned",
-    "stock_count": "Seen by all but the organiser: cards left in the stock after the deal",
-    "hand": "A seat's own copy: its cards, sorted",
-}}
+REDACTED_FIELDS: dict[str, tuple[Field, ...]] = {HAND_DEALT.name: (
+    Field("upcard", "Seen by all but the organiser (whose copy has the whole deck): the first "
+                    "card of the discard pile, null when none is turned",
+          schema=nullable(card())),
+    Field("stock_count", "Seen by all but the organiser: cards left in the stock after the "
+                         "deal", schema=integer(0)),
+    Field("hand", "A seat's own copy: its cards, sorted", schema=cards()),
+)}
 """Fields only the redacted copy of an event carries, in place of the secret ones
 (``domain.redaction``: a deal shows its upcard and stock size, and a seat its own hand)."""
 
@@ -49,15 +52,24 @@ ENVELOPE: dict[str, Any] = {
 
 
 def payload_schema(event_type: EventType) -> dict[str, Any]:
-    """``<Type>Data``: the payload's fields with their meaning (and variants)."""
+    """``<Type>Data``: the payload's fields with their JSON type and meaning (and
+    variants), the redacted copy's own fields included."""
     properties: dict[str, Any] = {}
-    for field in event_type.fields:
+    for field in (*event_type.fields, *REDACTED_FIELDS.get(event_type.name, ())):
         only = f" ({', '.join(field.only)} only)" if field.only else ""
-        properties[field.name] = {"description": field.meaning + only}
-    for name, meaning in REDACTED_FIELDS.get(event_type.name, {}).items():
-        properties[name] = {"description": meaning}
+        properties[field.name] = {**_plain(field.schema),
+                                  "description": field.meaning + only}
     return {"type": "object", "description": event_type.description,
             "properties": properties, "additionalProperties": False}
+
+
+def _plain(schema: Any) -> Any:
+    """A field's schema as plain dicts and lists (the domain's may be read-only mappings)."""
+    if isinstance(schema, Mapping):
+        return {key: _plain(value) for key, value in schema.items()}
+    if isinstance(schema, (list, tuple)):
+        return [_plain(value) for value in schema]
+    return schema
 
 
 def envelope_schema(event_type: EventType) -> dict[str, Any]:

@@ -11,10 +11,12 @@ import random
 import tokenize
 from collections import defaultdict
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
+from openapi_schema_validator import OAS30Validator
 
 import domain
 from domain import controls
@@ -115,7 +117,27 @@ def produced() -> dict[str, dict[str, set[str]]]:
         assert event.type in REGISTRY, f"{event.type} is not registered"
         assert event.schema == REGISTRY[event.type].schema, event.type
         keys[event.type][variant] |= set(event.data)
+        errors = sorted(payload_validator(event.type).iter_errors(dict(event.data)), key=str)
+        assert not errors, (f"{variant}'s {event.type} breaks its field types at "
+                            f"{'/'.join(map(str, errors[0].absolute_path))}: "
+                            f"{errors[0].message}")
     return keys
+
+
+@cache
+def payload_validator(name: str) -> OAS30Validator:
+    """The declared JSON Schema of each field of ``name``, and no other field."""
+    properties = {f.name: dict(f.schema) for f in REGISTRY[name].fields}
+    return OAS30Validator({"type": "object", "properties": properties,
+                           "additionalProperties": False})
+
+
+def test_a_field_of_the_wrong_type_is_refused():
+    validator = payload_validator("CardDrawn")
+    assert validator.is_valid({"seat": 0, "source": "stock", "card": "TD"})
+    for wrong in ({"seat": "0"}, {"seat": -1}, {"card": "10D"}, {"card": None},
+                  {"source": "pile"}, {"cards": "7H"}, {"depth": 1.5}):
+        assert not validator.is_valid({"seat": 0, "source": "stock", "card": "7H", **wrong})
 
 
 def test_every_event_the_families_produce_is_registered_with_the_fields_it_carries(produced):

@@ -9,6 +9,7 @@ response carries a field the spec does not declare.
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -84,6 +85,8 @@ def play(api: CheckedClient, variant: str, players: int, options: dict[str, Any]
             f"/v1/matches/{match_id}", headers=ADMIN_AUTH).json
         if full["phase"] in ("complete", "aborted"):
             break
+        if step % 10 == 5:
+            logs(api, match_id, tokens, full["version"])
         seat = full["turn"]
         if seat is None:
             continue
@@ -100,12 +103,50 @@ def play(api: CheckedClient, variant: str, players: int, options: dict[str, Any]
     return match_id, tokens
 
 
+def logs(api: CheckedClient, match_id: str, tokens: list[str], version: int) -> None:
+    """Mid-match, every caller's latest events, as /events and as /stream send them: the
+    redacted forms (a deal's upcard, stock size and hand; a stock draw without its card)
+    are held to the typed payload schemas too."""
+    after = max(0, version - 12)
+    for headers in [{}, ADMIN_AUTH, *(bearer(t) for t in tokens)]:
+        api.get(f"/v1/matches/{match_id}/events?after={after}", headers=headers)
+        streamed(api, match_id, headers, after)
+
+
+def streamed(api: CheckedClient, match_id: str, headers: dict[str, str],
+             after: int) -> list[dict[str, Any]]:
+    """The events /stream sends after ``after`` until it idles or ends, each validated
+    against the spec's ``x-sse-data`` schema (an ``Event``, as in /events)."""
+    url = f"/v1/matches/{match_id}/stream"
+    response = api.get(url, headers={**headers, "Last-Event-ID": str(after)})
+    schema = api.checker.response_schema("GET", url, 200, "text/event-stream")
+    assert schema is not None
+    received: list[dict[str, Any]] = []
+    try:
+        for chunk in response.response:
+            text = chunk.decode() if isinstance(chunk, bytes) else chunk
+            if text.startswith(": keep-alive"):
+                break
+            for message in text.split("\n\n"):
+                fields = dict(line.split(": ", 1) for line in message.splitlines()
+                              if ": " in line and not line.startswith(":"))
+                if "id" in fields and fields.get("event") != "presence":
+                    event = json.loads(fields["data"])
+                    api.checker.validate(schema["x-sse-data"], event, f"stream {url} {after}")
+                    received.append(event)
+    finally:
+        response.close()
+    assert received, f"{url} sent no event after {after}"
+    return received
+
+
 def audit(api: CheckedClient, match_id: str, tokens: list[str]) -> None:
     """The logs and past states of a finished match, for every caller."""
     url = f"/v1/matches/{match_id}"
     callers = [{}, ADMIN_AUTH, *(bearer(t) for t in tokens)]
     for headers in callers:
         events = api.get(f"{url}/events", headers=headers).json["events"]
+        assert streamed(api, match_id, headers, 0) == events
         api.get(f"{url}/events?after={len(events) // 2}", headers=headers)
         for version in sorted({1, 2, len(events) // 3, len(events) // 2, len(events)}):
             api.get(f"{url}/state?at={max(version, 1)}", headers=headers)
