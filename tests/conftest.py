@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
 
 import fakeredis
 import pytest
@@ -24,15 +25,21 @@ REAL_REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
+def cannot_run(suite: str, why: str) -> NoReturn:
+    """Tests that need what this machine lacks (a real Redis, redis-server, a browser): a
+    loud skip on a developer's machine, a failure under ``CI=true``, where every test runs."""
+    message = f"{suite} TESTS CANNOT RUN: {why}"
+    if IN_CI:
+        pytest.fail(f"{message} (CI=true: they must run)", pytrace=False)
+    pytest.skip(f"!!! {message} — SKIPPED !!!")
+
+
 def _real_redis() -> redis.Redis:
     client = redis.Redis.from_url(REAL_REDIS_URL, socket_connect_timeout=2)
     try:
         client.ping()
     except redis.RedisError as exc:
-        message = f"REAL REDIS NOT REACHABLE at {REAL_REDIS_URL}: {exc}"
-        if IN_CI:
-            pytest.fail(message + " (CI=true: real-Redis tests must run)")
-        pytest.skip("!!! " + message + " — real-Redis tests SKIPPED !!!")
+        cannot_run("REAL-REDIS", f"no Redis at {REAL_REDIS_URL}: {exc}")
     return client
 
 

@@ -124,16 +124,17 @@ class Subscription:
 
     def __init__(self, hub: StreamHub, group: _Group) -> None:
         self.keys = group.keys
+        self.group = group
         self.closed = False
         self._hub = hub
-        self._group = group
         self.cursor = group.end
         self.nudges_seen = group.nudges
 
     def get(self) -> list[Batch]:
         """Everything new since the last call, waiting for something; [] when the hub's
-        keep-alive nudge (or its closing) came first."""
-        return self._hub.take(self, self._group)
+        keep-alive nudge came first, or the subscription is ``closed`` (the hub closed:
+        the consumer should stop)."""
+        return self._hub.take(self)
 
 
 class StreamHub:
@@ -212,7 +213,7 @@ class StreamHub:
             if sub.closed:
                 return
             sub.closed = True
-            group = sub._group  # noqa: SLF001 - the hub owns its subscriptions
+            group = sub.group
             group.members.discard(sub)
             if group.members or self._groups.get((group.keys, group.idle_s)) is not group:
                 return
@@ -225,9 +226,10 @@ class StreamHub:
                     del self._positions[key]
                     self._keys_changed = True
 
-    def take(self, sub: Subscription, group: _Group) -> list[Batch]:
+    def take(self, sub: Subscription) -> list[Batch]:
         """``Subscription.get``: the group's batches past the subscriber's cursor, waiting
         on the group's bell while there are none."""
+        group = sub.group
         while True:
             with self._lock:
                 if sub.cursor < group.end:
@@ -256,7 +258,7 @@ class StreamHub:
 
     def close(self) -> None:
         """Stop reading; the reader ends after its current wait (at most ``idle_ms``).
-        Every subscriber is nudged a last time."""
+        Every subscription is closed and woken."""
         with self._lock:
             self._closed = True
             groups = list(self._groups.values())
@@ -265,6 +267,8 @@ class StreamHub:
             self._positions.clear()
             self._idle_heap = []
             for group in groups:
+                for sub in group.members:
+                    sub.closed = True
                 group.ring()
 
     # --- the reader ----------------------------------------------------------------------

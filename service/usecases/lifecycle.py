@@ -112,19 +112,20 @@ def _publish(store: RedisEventStore, match_id: str, meta: Mapping[str, str],
     hooks = Webhooks(client, prefix)
     webhooks = hooks.all(owner) if _live(client, prefix, owner) else []
     refs: list[DeliveryRef] = []
+    feed = client.pipeline(transaction=False)
     for event in events:
         message = lifecycle_message(match_id, meta, event, scores)
         body = json.dumps(message, separators=(",", ":"), sort_keys=True)
-        pipe = client.pipeline(transaction=False)
-        pipe.xadd(feed_key(prefix, owner), {"message": body}, maxlen=FEED_MAXLEN,
+        feed.xadd(feed_key(prefix, owner), {"message": body}, maxlen=FEED_MAXLEN,
                   approximate=True)
-        notify(pipe, feed_key(prefix, owner))
-        pipe.execute()
         for webhook in webhooks:
             if message["kind"] in webhook.events:
                 ref = hooks.add_delivery(webhook, message, body)
                 if ref is not None:
                     refs.append(ref)
+    if events:
+        notify(feed, feed_key(prefix, owner))
+        feed.execute()
     if refs:
         dispatch(refs)
 
@@ -215,6 +216,8 @@ def follow_feed(hub: StreamHub, client: redis.Redis, prefix: str, owner: str, af
         idle_since = time.monotonic()
         while True:
             arrived = sub.get()
+            if not arrived and sub.closed:  # this process's hub is closing
+                return
             if not arrived:  # the hub's keep-alive nudge
                 yield None
                 idle_since = time.monotonic()

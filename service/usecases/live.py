@@ -84,6 +84,8 @@ class LiveStreams:
             while True:
                 batches = sub.get()
                 if not batches:
+                    if sub.closed:  # this process's hub is closing
+                        return
                     yield None
                     continue
                 fresh: list[StoredEvent] = []

@@ -20,17 +20,10 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import IN_CI, server_env, serving_api
+from tests.conftest import cannot_run, server_env, serving_api
 
 PAGES = Path(__file__).parent / "pages"
 CHROMIUM = os.environ.get("RUMMY_CHROMIUM", "/usr/bin/chromium")
-
-
-def _unavailable(what: str) -> None:
-    message = f"BROWSER TESTS CANNOT RUN: {what}"
-    if IN_CI:
-        pytest.fail(message + " (CI=true: the browser tests must run)", pytrace=False)
-    pytest.skip("!!! " + message + " — browser tests SKIPPED !!!")
 
 
 @pytest.fixture(scope="session")
@@ -66,11 +59,11 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
-        _unavailable(f"no chromium at {CHROMIUM} (apt-get install -y chromium)")
+        cannot_run("BROWSER", f"no chromium at {CHROMIUM} (apt-get install -y chromium)")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        _unavailable("Playwright is not installed (pip install -e '.[test]')")
+        cannot_run("BROWSER", "Playwright is not installed (pip install -e '.[test]')")
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM,
                                               args=["--no-sandbox"])

@@ -39,14 +39,15 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import pytest
 from redis import Redis
 
+from tests.conftest import cannot_run
+
 ROOT = Path(os.environ.get("RUMMY_FAULTS_ROOT") or Path(__file__).resolve().parents[2])
 BIN = Path(sys.executable).parent
-IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 WORKER_COMMAND = ("{python}", "-m", "workers", "--url", "{url}", "--prefix", "{prefix}")
 """One worker process; it registers as an RQ worker (``rq:workers``, its hash with ``pid``
@@ -64,12 +65,8 @@ class HarnessError(AssertionError):
     """A process of the harness did not start, stop or answer in time."""
 
 
-def unavailable(what: str) -> None:
-    message = f"FAULT TESTS NEED {what}"
-    if IN_CI:
-        pytest.fail(message + " (CI=true: the fault tests must run)", pytrace=False)
-    print(f"\n!!! {message}: tests/faults SKIPPED !!!", file=sys.stderr)
-    pytest.skip(f"!!! {message} - fault tests SKIPPED !!!")
+def unavailable(what: str) -> NoReturn:
+    cannot_run("FAULT", f"they need {what}")
 
 
 def wait_until(predicate: Callable[[], T | None], timeout: float, what: str,

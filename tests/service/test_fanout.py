@@ -332,3 +332,16 @@ def test_a_slow_stream_of_a_match_still_gets_everything_its_fast_neighbours_got(
     hub.unsubscribe(fast)
     hub.unsubscribe(slow)
     assert hub.watched() == set()
+
+
+def test_a_stream_ends_when_its_processs_hub_closes(redis_client, key_prefix):
+    wiring = bootstrap(Settings(redis_url="redis://unused", key_prefix=key_prefix),
+                       redis_client, in_process=True)
+    wiring.store.create("m1", [NewEvent("E", {"n": 1})], {})
+    live = wiring.matches.live
+    follower = Follower(live.follow("m1", 1, None, 60_000))
+    wait_for(lambda: live.hub.subscribers(wiring.store.events_key("m1")) == 1)
+    live.close()
+    wait_for(lambda: follower.done)
+    assert follower.received == [] and live.hub.watched() == set()
+    wiring.close()
