@@ -44,6 +44,7 @@ from domain.events import (
     HAND_DEALT,
     MATCH_CREATED,
     MATCH_SEED_REVEALED,
+    RULES_EDITIONS,
     SEED_COMMITTED,
     SEED_REVEALED,
     Event,
@@ -268,7 +269,12 @@ class _Replayer:
         self.options = self.variant.parse_options(created["options"], len(names))
         self.first_dealer = created["first_dealer"]
         deal = recorded_deal(played)
-        return self.variant.start_match(names, self.options, created["first_dealer"], deal)
+        edition = created["rules_edition"]
+        if edition not in RULES_EDITIONS:
+            raise RuleError("unknown_rules_edition", f"rules edition {edition!r} is not one "
+                                                     f"of {list(RULES_EDITIONS)}")
+        return self.variant.start_match(names, self.options, created["first_dealer"], deal,
+                                        rules_edition=edition)
 
     def _seat_action(self, command_id: str, first: Record, played: list[Event]) -> list[Event]:
         sent = first.get("command")

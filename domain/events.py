@@ -188,15 +188,27 @@ def names(*types: EventType) -> frozenset[str]:
 
 # --- every family's game --------------------------------------------------------------
 
+RULES_EDITION = 2
+"""The edition of docs/rules.md a match created today is refereed under (docs/rules.md,
+"Editions"). A match keeps the edition it was created with for its whole life, so a log
+replays and verifies under the rules it was played by. Edition 2 settles 3-4-player gin
+hands and match ends whose top score is shared (docs/rules.md 1.8, 1.10)."""
+
+RULES_EDITIONS = range(1, RULES_EDITION + 1)
+"""Every edition a stored match can have been played under."""
+
 MATCH_CREATED = EventType(
-    "MatchCreated", schema=1, appended_by="every family, at the match's creation",
-    description="A match is set up: who sits where, the options, and who deals first.",
+    "MatchCreated", schema=2, appended_by="every family, at the match's creation",
+    description="A match is set up: who sits where, the options, who deals first, and "
+                "the edition of the rules it is played under.",
     fields=(
         Field("variant", "the variant played: gin, gem, rummy or rami",
               schema=string("gin", "gem", "rummy", "rami")),
         Field("players", "the players' names, by seat", schema=array(string())),
         Field("options", "every match option, defaults filled in", schema=mapping()),
         Field("first_dealer", "the seat that deals hand 1", schema=seat()),
+        Field("rules_edition", "the edition of docs/rules.md the match is played under "
+              "(schema 1 logs: 1)", schema=integer(1)),
     ))
 
 HAND_DEALT = EventType(

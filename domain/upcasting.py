@@ -8,6 +8,8 @@ History:
 - ``HandDealt`` 1 -> 2: schema 2 adds the fairness fields of ``Deal.record()``
   (``seed``, ``commitment``, ``prepared``, ``fixed``). Schema-1 deals had none: their
   seed was never published, so they carry ``None`` and verifiers report them unchecked.
+- ``MatchCreated`` 1 -> 2: schema 2 records ``rules_edition``. Every schema-1 match was
+  played under edition 1 (docs/rules.md, "Editions").
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from domain.events import HAND_DEALT, Event
+from domain.events import HAND_DEALT, MATCH_CREATED, Event
 
 Upcaster = Callable[[Mapping[str, Any]], dict[str, Any]]
 
@@ -24,8 +26,13 @@ def _deal_without_commitment(data: Mapping[str, Any]) -> dict[str, Any]:
     return {"seed": None, "commitment": None, "prepared": None, "fixed": {}, **data}
 
 
+def _created_under_edition_1(data: Mapping[str, Any]) -> dict[str, Any]:
+    return {**data, "rules_edition": 1}
+
+
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
     (HAND_DEALT.name, 1): _deal_without_commitment,
+    (MATCH_CREATED.name, 1): _created_under_edition_1,
 }
 
 

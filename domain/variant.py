@@ -10,13 +10,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from domain.events import Event
 from domain.fairness import UNFOLDED_EVENTS, Deal, MatchSecrets, shuffled_deck
 from domain.options import OptionSpec
 from domain.steps import awaiting_job, job_command
 from domain.viewer import Viewer
+
+
+class MatchOpener(Protocol):
+    """A family's ``start_match``: the events that open a match, under the current rules
+    edition unless ``rules_edition`` names an older one (the verifier, docs/rules.md
+    "Editions")."""
+
+    def __call__(self, players: Sequence[str], options: Any, first_dealer: int, deal: Deal,
+                 *, rules_edition: int = ...) -> list[Event]: ...
 
 
 @dataclass(frozen=True)
@@ -30,7 +39,7 @@ class Variant:
     option_specs: tuple[OptionSpec, ...]
     parse_options: Callable[[Mapping[str, Any] | None, int], Any]
     deck: Callable[[Any], tuple[str, ...]]
-    start_match: Callable[[Sequence[str], Any, int, Deal], list[Event]]
+    start_match: MatchOpener
     initial_state: Callable[[], Any]
     evolve: Callable[[Any, Event], Any]
     decide: Callable[[Any, object], list[Event]]

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from domain.cards import standard_deck
 from domain.errors import RuleError
-from domain.events import HAND_DEALT, MATCH_CREATED, Event
+from domain.events import HAND_DEALT, MATCH_CREATED, RULES_EDITION, Event
 from domain.fairness import Deal, roll_dice
 from domain.gem.gems import designated_diamond, knock_limit
 from domain.gem.options import GemOptions
@@ -41,11 +41,13 @@ def hand_dice(deal: Deal) -> tuple[int, int]:
 
 
 def start_match(players: Sequence[str], options: GemOptions, first_dealer: int,
-                deal: Deal) -> list[Event]:
-    """The events that open a match: its creation and the first deal."""
+                deal: Deal, *, rules_edition: int = RULES_EDITION) -> list[Event]:
+    """The events that open a match: its creation (under ``rules_edition``; the verifier
+    passes a logged match's own) and the first deal."""
     check_deck(deal.deck)
     created = MATCH_CREATED.event(variant="gem", players=list(players),
-                                  options=options.to_dict(), first_dealer=first_dealer)
+                                  options=options.to_dict(), first_dealer=first_dealer,
+                                  rules_edition=rules_edition)
     return [created, deal_event(1, first_dealer, len(players), deal)]
 
 

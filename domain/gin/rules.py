@@ -14,7 +14,15 @@ from typing import Any
 from domain import knocking
 from domain.cards import build_deck, sort_cards, without
 from domain.errors import RuleError
-from domain.events import CARD_DRAWN, HAND_DEALT, HAND_SCORED, MATCH_COMPLETED, MATCH_CREATED, Event
+from domain.events import (
+    CARD_DRAWN,
+    HAND_DEALT,
+    HAND_SCORED,
+    MATCH_COMPLETED,
+    MATCH_CREATED,
+    RULES_EDITION,
+    Event,
+)
 from domain.evolving import decider
 from domain.fairness import Deal
 from domain.gin import scoring
@@ -71,12 +79,15 @@ def match_deck(options: GinOptions) -> tuple[str, ...]:
 
 
 def start_match(
-    players: Sequence[str], options: GinOptions, first_dealer: int, deal: Deal
+    players: Sequence[str], options: GinOptions, first_dealer: int, deal: Deal, *,
+    rules_edition: int = RULES_EDITION,
 ) -> list[Event]:
-    """The events that open a match: its creation and the first deal."""
+    """The events that open a match: its creation (under ``rules_edition``; the verifier
+    passes a logged match's own) and the first deal."""
     check_deck(options, deal.deck)
     created = MATCH_CREATED.event(variant="gin", players=list(players),
-                                  options=options.to_dict(), first_dealer=first_dealer)
+                                  options=options.to_dict(), first_dealer=first_dealer,
+                                  rules_edition=rules_edition)
     return [created, deal_event(1, first_dealer, len(players), deal)]
 
 

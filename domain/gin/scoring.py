@@ -145,7 +145,7 @@ def score_hand(state: GinState, solver: MeldSolver) -> dict[str, Any]:
             winners.append(winner)
         pairings.append({"defender": d, "result": result, "winner": winner, "points": p,
                          "knocker_deadwood": k, "defender_deadwood": records[d]["deadwood"]})
-    hand_winner = _hand_winner(points)
+    hand_winner = _hand_winner(state, points, knocker)
     return {
         "hand_number": state.hand_number,
         "result": pairings[0]["result"] if len(pairings) == 1 else kind,
@@ -156,11 +156,31 @@ def score_hand(state: GinState, solver: MeldSolver) -> dict[str, Any]:
     }
 
 
-def _hand_winner(points: list[int]) -> int | None:
-    """The seat that scored the most in the hand; None when nobody or several tie."""
+def _clockwise_from(state: GinState, seat: int) -> list[int]:
+    """Every seat, clockwise, starting with ``seat``."""
+    return [(seat + i) % state.seats for i in range(state.seats)]
+
+
+def _first_clockwise(state: GinState, seats: Sequence[int], knocker: int) -> int:
+    """RULES.md 1.8 *(ours)*: of ``seats``, the first clockwise from the knocker, the
+    knocker first (as gem picks among equal hand scores, 2.7)."""
+    return next(s for s in _clockwise_from(state, knocker) if s in seats)
+
+
+def _hand_winner(state: GinState, points: list[int], knocker: int) -> int | None:
+    """The seat that scored the most in the hand; None when nobody scored.
+
+    RULES.md 1.8: every scoring pairing is a won hand, so a shared top score still has a
+    winner, the first of the leaders clockwise from the knocker. Edition 1 logs recorded
+    None for a shared top (and dealt again by the same dealer); they keep it.
+    """
     top = max(points)
     leaders = [s for s, p in enumerate(points) if p == top]
-    return leaders[0] if top > 0 and len(leaders) == 1 else None
+    if top <= 0:
+        return None
+    if state.rules_edition < 2:
+        return leaders[0] if len(leaders) == 1 else None
+    return _first_clockwise(state, leaders, knocker)
 
 
 def _next_dealer(state: GinState, winner: int | None, points: list[int],
@@ -180,18 +200,46 @@ def _next_dealer(state: GinState, winner: int | None, points: list[int],
 
 def match_bonuses(state: GinState) -> dict[str, Any]:
     """The ``MatchCompleted`` payload: RULES.md 1.10 bonuses and final totals."""
-    options, scores = state.options, state.scores
+    if state.rules_edition < 2:
+        return _match_bonuses_edition_1(state)
+    scores = state.scores
+    winner = _target_winner(state)
+    shutout = all(score == 0 for s, score in enumerate(scores) if s != winner)
+    bonuses = [_bonus(state, seat, seat == winner, shutout) for seat in range(state.seats)]
+    final = [scores[s] + bonuses[s]["total"] for s in range(state.seats)]
+    if state.seats == 2:
+        winners = [winner]
+    else:
+        winners = [s for s, total in enumerate(final) if total == max(final)]
+    return {"winner": winners[0] if len(winners) == 1 else None, "winners": winners,
+            "hand_scores": list(scores), "bonuses": bonuses, "final_scores": final}
+
+
+def _target_winner(state: GinState) -> int:
+    """RULES.md 1.10 *(ours)*: the one player who takes the game bonus. When several pass
+    the target in the same hand, the most hand points; if still level, the first of them
+    clockwise from the final hand's knocker."""
+    top = max(state.scores)
+    leaders = [s for s, score in enumerate(state.scores) if score == top]
+    return _first_clockwise(state, leaders, state.results[-1]["knocker"])
+
+
+def _bonus(state: GinState, seat: int, won: bool, shutout: bool) -> dict[str, Any]:
+    options = state.options
+    game = (options.shutout_bonus if shutout else options.game_bonus) if won else 0
+    line = state.hands_won[seat] * options.line_bonus
+    return {"seat": seat, "game": game, "shutout": won and shutout, "line": line,
+            "hands_won": state.hands_won[seat], "total": game + line}
+
+
+def _match_bonuses_edition_1(state: GinState) -> dict[str, Any]:
+    """Edition 1 (kept so its logs verify): every seat level at the top took the game
+    bonus, and the shutout looked only at the seats below the top."""
+    scores = state.scores
     top = max(scores)
     leaders = [s for s, score in enumerate(scores) if score == top]
     shutout = all(score == 0 for s, score in enumerate(scores) if s not in leaders)
-    bonuses = []
-    for seat in range(state.seats):
-        game = 0
-        if seat in leaders:
-            game = options.shutout_bonus if shutout else options.game_bonus
-        line = state.hands_won[seat] * options.line_bonus
-        bonuses.append({"seat": seat, "game": game, "shutout": seat in leaders and shutout,
-                        "line": line, "hands_won": state.hands_won[seat], "total": game + line})
+    bonuses = [_bonus(state, seat, seat in leaders, shutout) for seat in range(state.seats)]
     final = [scores[s] + bonuses[s]["total"] for s in range(state.seats)]
     best = max(final)
     winners = [s for s, total in enumerate(final) if total == best]

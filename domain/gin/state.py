@@ -65,6 +65,7 @@ class GinState:
     hands_won: tuple[int, ...] = ()
     results: tuple[Mapping[str, Any], ...] = ()
     completion: Mapping[str, Any] | None = None
+    rules_edition: int = 1               # docs/rules.md "Editions": fixed at creation
 
     @property
     def seats(self) -> int:
@@ -103,6 +104,7 @@ def _match_created(state: GinState, data: Mapping[str, Any]) -> GinState:
         options=GinOptions(**data["options"]),
         players=players,
         dealer=data["first_dealer"],
+        rules_edition=data["rules_edition"],
         scores=(0,) * len(players),
         hands_won=(0,) * len(players),
     )

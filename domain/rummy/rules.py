@@ -23,6 +23,7 @@ from domain.events import (
     HAND_SCORED,
     MATCH_COMPLETED,
     MATCH_CREATED,
+    RULES_EDITION,
     Event,
 )
 from domain.evolving import decider
@@ -86,11 +87,14 @@ def match_deck(options: RummyOptions) -> tuple[str, ...]:
 
 
 def start_match(variant: str, players: Sequence[str], options: RummyOptions,
-                first_dealer: int, deal: Deal) -> list[Event]:
-    """The events that open a game: its creation and the first deal."""
+                first_dealer: int, deal: Deal, *,
+                rules_edition: int = RULES_EDITION) -> list[Event]:
+    """The events that open a game: its creation (under ``rules_edition``; the verifier
+    passes a logged match's own) and the first deal."""
     check_deck(options, deal.deck)
     created = MATCH_CREATED.event(variant=variant, players=list(players),
-                                  options=options.to_dict(), first_dealer=first_dealer)
+                                  options=options.to_dict(), first_dealer=first_dealer,
+                                  rules_edition=rules_edition)
     return [created, deal_event(1, first_dealer, len(players), deal)]
 
 

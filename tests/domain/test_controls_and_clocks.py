@@ -7,7 +7,7 @@ import pytest
 from domain import controls
 from domain.clocks import Clock, ClockSettings, auto_action
 from domain.errors import OptionError, RuleError
-from domain.events import Event
+from domain.events import MATCH_CREATED, RULES_EDITION
 from domain.variants import VARIANTS
 from domain.viewer import Viewer
 
@@ -24,9 +24,9 @@ def test_a_forfeit_ranks_the_forfeiter_last_and_the_rest_by_score() -> None:
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_every_variant_folds_the_controls(name: str) -> None:
     variant = VARIANTS[name]
-    created = Event("MatchCreated", {"variant": name, "players": ["A", "B"],
-                                     "options": variant.parse_options({}, 2).to_dict(),
-                                     "first_dealer": 0})
+    created = MATCH_CREATED.event(variant=name, players=["A", "B"],
+                                  options=variant.parse_options({}, 2).to_dict(),
+                                  first_dealer=0, rules_edition=RULES_EDITION)
     state = variant.replay([created])
     [forfeit] = controls.decide(state, controls.ForfeitSeat(1, "gone"), variant.low_scores_win)
     ended = variant.evolve(state, forfeit)

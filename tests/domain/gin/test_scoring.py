@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from domain.gin.options import GinOptions
-from domain.gin.rules import Draw, Knock, PassUpcard, ScoreHand, solver_for
+from domain.gin.rules import CompleteMatch, Draw, Knock, PassUpcard, ScoreHand, solver_for
 from domain.gin.scoring import match_bonuses, settle
 from domain.gin.state import GinState
 from tests.builders import act, gin_match
@@ -42,8 +42,9 @@ class TestSettle:
 
 
 def finished(scores, hands_won, **options) -> GinState:
-    state = GinState(options=GinOptions(**options), players=("A", "B"))
-    return replace(state, scores=tuple(scores), hands_won=tuple(hands_won), phase="completing")
+    state = GinState(options=GinOptions(**options), players=("A", "B"), rules_edition=2)
+    return replace(state, scores=tuple(scores), hands_won=tuple(hands_won), phase="completing",
+                   results=({"knocker": 0},))
 
 
 class TestMatchBonuses:
@@ -204,3 +205,105 @@ class TestJokers:
         assert sorted(lay["card"] for lay in defender["layoffs"]) == ["8C", "JK"]
         assert defender["deadwood"] == 60 - 8
         assert events[0].data["points"] == [0, 52 - 3]
+
+
+# --- a shared top score (RULES.md 1.8, 1.10; the README's "Rules decisions") ------------
+
+KNOCKER = "4D 4S 4H 9C TC JC 5S"  # seat 1 draws KD and knocks it: 4s, 9C-JC, deadwood 5S
+TIES_AT_5 = ["6S 7S 8S 9S TS 2D 3H", KNOCKER, "6H 7H 8H QS QH QD 5D"]
+"""Three seats, dealer 0: both defenders hold exactly the knocker's 5 and undercut."""
+PAYS_AND_TIES = ["6S 7S 8S 9S TS 5H TD", KNOCKER, "6H 7H 8H QS QH QD 5D",
+                 "9H TH JH AS 3C 6D KS"]
+"""Four seats, dealer 0: seat 0 pays the knocker 10 (15 deadwood), seat 2 undercuts with
+5 (25), seat 3 pays 15 (20 deadwood): the knocker and seat 2 share the top, 25 each."""
+
+
+def shared_top(hands, **options):
+    state = gin_match(hands, upcard="2C", stock="KD", **options)
+    state, _ = act(state, PassUpcard(1))
+    state, _ = act(state, PassUpcard(0))
+    state, _ = act(state, Draw(1, "stock"))
+    state, _ = act(state, Knock(1, "KD"))
+    return act(state, ScoreHand())
+
+
+class TestASharedTopIsAWonHand:
+    """RULES.md 1.8: every pairing a player wins is a won hand, so a hand whose top score
+    is shared is not a drawn one (1.3 keeps the dealer only after a drawn hand)."""
+
+    @pytest.mark.parametrize("policy, dealer", [("alternate", 1), ("winner", 2), ("loser", 1)])
+    def test_three_players_both_defenders_undercut_by_tying(self, policy, dealer):
+        _, events = shared_top(TIES_AT_5, next_dealer=policy)
+        data = events[0].data
+        assert [p["result"] for p in data["pairings"]] == ["undercut", "undercut"]
+        assert data["points"] == [25, 0, 25] and data["hand_winners"] == [0, 2]
+        # the winner is the first leader clockwise from the knocker (seat 1): seat 2
+        assert data["winner"] == 2
+        # loser: the knocker scored nothing
+        assert data["next_dealer"] == dealer
+
+    @pytest.mark.parametrize("policy, dealer", [("alternate", 1), ("winner", 1), ("loser", 3)])
+    def test_four_players_one_defender_ties_another_pays(self, policy, dealer):
+        _, events = shared_top(PAYS_AND_TIES, next_dealer=policy)
+        data = events[0].data
+        assert [(p["defender"], p["winner"], p["points"]) for p in data["pairings"]] == [
+            (0, 1, 10), (2, 2, 25), (3, 1, 15)]
+        assert data["points"] == [0, 25, 25, 0] and sorted(data["hand_winners"]) == [1, 1, 2]
+        # the knocker comes first among the leaders
+        assert data["winner"] == 1
+        # loser: seats 0 and 3 scored nothing; seat 3 holds more deadwood (20 against 15)
+        assert data["next_dealer"] == dealer
+
+    def test_the_hands_won_count_every_pairing(self):
+        state, _ = shared_top(PAYS_AND_TIES)
+        assert state.hands_won == (0, 2, 1, 0) and state.phase == "dealing"
+
+    @pytest.mark.parametrize("policy", ["alternate", "winner", "loser"])
+    def test_edition_1_matches_keep_the_dealer_after_a_shared_top(self, policy):
+        state = gin_match(TIES_AT_5, upcard="2C", stock="KD", next_dealer=policy)
+        state = replace(state, rules_edition=1)
+        for command in (PassUpcard(1), PassUpcard(0), Draw(1, "stock"), Knock(1, "KD")):
+            state, _ = act(state, command)
+        _, events = act(state, ScoreHand())
+        assert events[0].data["winner"] is None and events[0].data["next_dealer"] == 0
+
+
+class TestSeveralPlayersPassTheTargetInOneHand:
+    """RULES.md 1.10 *(ours)*: one winner takes the game bonus: the most hand points, then
+    the first clockwise from the final hand's knocker; the shutout looks at every other
+    seat."""
+
+    def test_tied_at_the_target_the_first_clockwise_from_the_knocker_wins(self):
+        state, _ = shared_top(TIES_AT_5, target=25)
+        assert state.phase == "completing"
+        _, events = act(state, CompleteMatch())
+        result = events[0].data
+        assert [(b["game"], b["shutout"], b["line"]) for b in result["bonuses"]] == [
+            (0, False, 25), (0, False, 0), (100, False, 25)]
+        assert result["final_scores"] == [50, 0, 150]
+        assert result["winner"] == 2 and result["winners"] == [2]
+
+    def test_the_most_hand_points_wins_before_the_knockers_order(self):
+        state = replace(finished([130, 0, 120], [2, 0, 1]), players=("A", "B", "C"),
+                        results=({"knocker": 1},))
+        result = match_bonuses(state)
+        assert [b["game"] for b in result["bonuses"]] == [100, 0, 0]
+
+    def test_a_shutout_needs_every_other_seat_at_zero(self):
+        state = replace(finished([130, 0, 0], [2, 0, 0]), players=("A", "B", "C"),
+                        results=({"knocker": 0},))
+        assert match_bonuses(state)["bonuses"][0]["shutout"] is True
+
+    def test_with_two_players_the_one_who_reached_the_target_wins(self):
+        # RULES.md 1.10: seat 1 won seven small hands, seat 0 reached 100 with one big gin
+        state = replace(finished([100, 95], [1, 7]), results=({"knocker": 0},))
+        result = match_bonuses(state)
+        assert result["final_scores"] == [100 + 100 + 25, 95 + 175]
+        assert result["winner"] == 0 and result["winners"] == [0]
+
+    def test_edition_1_matches_paid_every_seat_level_at_the_top(self):
+        state, _ = shared_top(TIES_AT_5, target=25)
+        _, events = act(replace(state, rules_edition=1), CompleteMatch())
+        result = events[0].data
+        assert [b["shutout"] for b in result["bonuses"]] == [True, False, True]
+        assert result["final_scores"] == [250, 0, 250] and result["winner"] is None
