@@ -18,6 +18,9 @@ class RateLimits:
     """Stream tickets per token."""
     streams: str = "120/minute"
     """Stream and feed opens per client address."""
+    auth_failures: str = "30/minute"
+    """401s (a token or ticket that names nobody) per client address; past it, requests
+    with a token or ticket from that address get 429."""
 
 
 @dataclass(frozen=True)
@@ -80,4 +83,5 @@ def _limits() -> RateLimits | None:
     defaults = RateLimits()
     return RateLimits(**{name: os.environ.get(f"RUMMY_LIMIT_{name.upper()}",
                                               getattr(defaults, name))
-                         for name in ("create", "actions", "tickets", "streams")})
+                         for name in ("create", "actions", "tickets", "streams",
+                                      "auth_failures")})

@@ -333,13 +333,28 @@ class StreamHub:
         return max(0.0, next_due)
 
     def _read_and_dispatch(self, due: set[str]) -> set[str]:
-        """Read the keys messages named, from the hub's positions, and dispatch; returns
-        the keys that had more than one read's worth (read again at once)."""
+        """Read the keys messages named, with every key watched beside them, from the
+        hub's positions, and dispatch; returns the keys that had more than one read's
+        worth (read again at once)."""
         with self._lock:
-            positions = {key: self._positions[key] for key in due if key in self._positions}
+            positions = {key: self._positions[key] for key in self._companions(due)
+                         if key in self._positions}
         read = self._read(positions)
         self._dispatch(read)
         return {key for key, entries in read if len(entries) >= self._count}
+
+    def _companions(self, due: set[str]) -> list[str]:
+        """The due keys and every key a group watches with them, each group's keys in the
+        order it subscribed them. Read in that order in one pipeline and dispatched
+        together, an entry written to a later key before an entry of an earlier key is
+        never delivered after it: a match's streams list its events before its live key,
+        so a token's revocation reaches them no later than any event appended after it.
+        Called under the lock."""
+        ordered: dict[str, None] = {}
+        for key in sorted(due):
+            for group in self._key_groups.get(key, ()):
+                ordered.update(dict.fromkeys(group.keys))
+        return list(ordered)
 
     def _read(self, positions: Mapping[str, str]) -> list[Batch]:
         """Each key's entries after its position: one single-key ``XREAD`` per key (so

@@ -78,7 +78,11 @@ class OrganiserKeys:
 
     def lookup(self, key: str) -> str | None:
         """The id of the live organiser whose key this is, else None."""
-        raw = self._client.hget(self._by_hash, token_hash(key))
+        return self.lookup_hash(token_hash(key))
+
+    def lookup_hash(self, digest: str) -> str | None:
+        """``lookup`` by the key's hash (what a stream ticket remembers of its key)."""
+        raw = self._client.hget(self._by_hash, digest)
         if raw is None:
             return None
         return raw.decode() if isinstance(raw, bytes) else str(raw)

@@ -13,7 +13,9 @@ share the match's hash tag (one Cluster slot, so one script may touch them all):
   (``seat``, ``online``): written by the script below when a seat's first stream opens or
   its last one closes (or expires), announced on its pub/sub channel, read by every
   process's stream hub alongside the match's events, and sent to the match's live streams
-  without an SSE ``id``.
+  without an SSE ``id``. The store's token rotation writes ``seat``, ``revoked`` (the old
+  token's hash) there too: never sent to anybody, it ends the streams that token opened
+  (``revoked_token``).
 
 Every key expires when no process refreshes it, so an abandoned match leaves nothing behind.
 """
@@ -155,3 +157,12 @@ def presence_message(fields: Mapping[Any, Any]) -> dict[str, Any] | None:
     if not values.get("seat", "").isdigit() or values.get("online") not in ("0", "1"):
         return None
     return {"seat": int(values["seat"]), "online": values["online"] == "1"}
+
+
+def revoked_token(fields: Mapping[Any, Any]) -> str | None:
+    """The hash of the seat token a live-stream entry revokes (a rotation); None for any
+    other entry."""
+    for key, value in fields.items():
+        if _text(key) == "revoked":
+            return _text(value)
+    return None

@@ -85,7 +85,7 @@ class FinishedMatches:
     def _unindex(self, match_id: str, meta: Mapping[str, str]) -> None:
         self._index.remove(MatchInfo.from_meta(match_id, meta))
         self._tokens.forget([value for field, value in meta.items()
-                             if field.startswith("token:")])
+                             if value and (field.startswith("token:") or field == "creator")])
         for kind in KINDS:
             self._client.zrem(self._work.key(kind), match_id)
 

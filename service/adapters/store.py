@@ -31,6 +31,8 @@ import redis
 
 from domain.chain import GENESIS_HASH, canonical_json, event_hash
 from service.adapters import store_scripts as scripts
+from service.adapters.presence import KEY_TTL_MS as LIVE_KEY_TTL_MS
+from service.adapters.presence import LIVE_MAXLEN
 from service.adapters.store_scripts import CONFLICT, EXISTS, KEY_REUSED, OK, REPLAYED, UNKNOWN
 
 # Meta fields owned by the store; callers may neither set nor see them through meta().
@@ -337,10 +339,13 @@ class RedisEventStore:
         return SeatClaim(status, open_seats=int(reply[1]) if len(reply) > 1 else None)
 
     def rotate_seat_token(self, match_id: str, seat: int, token_hash: str) -> str | None:
-        """Replace a seat's token hash (in the meta, or the lobby of a waiting match);
-        returns the old hash, None when the seat has no token (open, or no such seat)."""
-        keys = [self._key(match_id, "lobby"), self._key(match_id, "meta")]
-        old = _text(self._rotate_script(keys=keys, args=[str(seat), token_hash]))
+        """Replace a seat's token hash (in the meta, or the lobby of a waiting match) and
+        announce the old one revoked to the match's live streams; returns the old hash,
+        None when the seat has no token (open, or no such seat)."""
+        keys = [self._key(match_id, "lobby"), self._key(match_id, "meta"),
+                self._key(match_id, "live")]
+        old = _text(self._rotate_script(keys=keys, args=[str(seat), token_hash, LIVE_MAXLEN,
+                                                         LIVE_KEY_TTL_MS]))
         return old or None
 
     def append(

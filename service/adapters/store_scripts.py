@@ -113,14 +113,20 @@ return {15, tonumber(ARGV[at + 1])}
 """
 )
 
-# KEYS: lobby, meta. ARGV: seat, new token hash. The seat's token lives in the match's
-# meta once it started, in the lobby before; replies the old hash ("" when the seat has
-# no token: open, or no such seat or match).
+# KEYS: lobby, meta, the match's live stream. ARGV: seat, new token hash, live maxlen,
+# live key ttl ms. The seat's token lives in the match's meta once it started, in the
+# lobby before; replies the old hash ("" when the seat has no token: open, or no such seat
+# or match). In the same step the old hash is announced revoked on the live stream (which
+# every process's live streams of the match follow), so a stream the old token opened ends
+# in whichever process holds it (service.adapters.presence, ``revoked_token``).
 ROTATE = """
-for _, key in ipairs(KEYS) do
-  local old = redis.call('HGET', key, 'token:' .. ARGV[1])
+for i = 1, 2 do
+  local old = redis.call('HGET', KEYS[i], 'token:' .. ARGV[1])
   if old then
-    redis.call('HSET', key, 'token:' .. ARGV[1], ARGV[2])
+    redis.call('HSET', KEYS[i], 'token:' .. ARGV[1], ARGV[2])
+    redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], '*', 'seat', ARGV[1], 'revoked', old)
+    redis.call('PEXPIRE', KEYS[3], ARGV[4])
+    redis.call('SPUBLISH', KEYS[3], '1')
     return old
   end
 end

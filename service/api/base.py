@@ -49,21 +49,25 @@ class ApiBlueprint(Blueprint):
         self.before_request(_token_first)
 
     def doc(self, *, ticket: bool = False, **kwargs: Any) -> Any:  # type: ignore[override]
-        """flask-smorest's ``doc``. A view documented with ``security=BEARER`` also refuses
-        a request that sends no token, with a 401 ``missing_token``, before it reads its
+        """flask-smorest's ``doc``. A view documented with a security (``BEARER`` or
+        ``ANYONE``) reads a token: one that names nobody is refused with a 401
+        ``invalid_token`` before anything else. With ``security=BEARER`` it also refuses a
+        request that sends no token, with a 401 ``missing_token``, before it reads its
         arguments: the spec says the token is required, so a request without one is
         unauthorised whatever else is wrong with it (not a 400 about its body).
 
         ``ticket``: a ``?ticket=`` stands in for the token (the feed), so the view itself
-        decides.
+        decides whether one is missing.
         """
         document = super().doc(**kwargs)
-        if kwargs.get("security") != BEARER or ticket:
+        security = kwargs.get("security")
+        if security not in (BEARER, ANYONE):
             return document
 
         def decorate(func: Any) -> Any:
             documented = document(func)
-            documented.needs_token = True  # copied outwards by every functools.wraps
+            documented.reads_token = True  # copied outwards by every functools.wraps
+            documented.needs_token = security == BEARER and not ticket
             return documented
         return decorate
 
@@ -97,15 +101,26 @@ def sse_response(body: Iterator[bytes]) -> Response:
 
 
 def _token_first() -> None:
-    """Refuse a request without a token to a view that needs one (``ApiBlueprint.doc``)."""
+    """Refuse, before the view reads anything else, a request without a token to a view
+    that needs one and a token that names nobody to any view that reads one
+    (``ApiBlueprint.doc``)."""
     view = current_app.view_functions.get(request.endpoint or "")
     view_class = getattr(view, "view_class", None)
     method = request.method.lower()
     handler = getattr(view_class, method, None) or (
         getattr(view_class, "get", None) if method == "head" else None)
-    if getattr(handler, "needs_token", False) and bearer_token() is None:
-        raise Unauthenticated("missing_token", "this needs a bearer token "
-                              "(Authorization: Bearer <token>)")
+    if not getattr(handler, "reads_token", False):
+        return
+    token = bearer_token()
+    if token is None:
+        if getattr(handler, "needs_token", False):
+            raise Unauthenticated("missing_token", "this needs a bearer token "
+                                  "(Authorization: Bearer <token>)")
+        return
+    match_id = (request.view_args or {}).get("match_id")
+    if not token or not service().access.names_anybody(token, match_id):
+        raise Unauthenticated("invalid_token", "the bearer token is not one this server "
+                              "issued (or it was rotated, or its key revoked)")
 
 
 def bearer_token() -> str | None:

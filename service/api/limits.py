@@ -1,5 +1,6 @@
-"""Abuse limits (Flask-Limiter): match creation without a token, seat claims, log audits
-and stream opens per client address, actions and stream tickets per token.
+"""Abuse limits (Flask-Limiter): match creation without an organiser's token, seat claims,
+log audits, stream opens and failed authentications per client address, actions and stream
+tickets per token.
 
 Counters live in the same Redis as the matches (``{prefix}:limits:...``), so every API
 process shares them; embedded mode counts in memory. A refused request gets 429
@@ -9,19 +10,31 @@ let through unlimited (they then get 503 ``store_unavailable`` from the store, n
 from the limiter). Behind a reverse proxy, make the proxy's
 client address the request's (``werkzeug.middleware.proxy_fix.ProxyFix``), or every
 client counts as the proxy.
+
+Failed authentication (a 401 for a token or ticket that names nobody) counts against the
+client's address; past the ``auth_failures`` limit, every request from that address that
+carries a token or a ticket is refused with 429 before anything is looked up, so guessing
+tokens costs the guesser, not the server. A storage outage is logged once a minute on one
+line (``StorageOutageLog``), not as a traceback per request.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
+import time
 from typing import Any
 
-from flask import Flask
+from flask import Flask, Response, request
 from flask_limiter import HeaderNames, Limiter
 from flask_limiter.util import get_remote_address
+from limits import parse
+from werkzeug.exceptions import TooManyRequests
 
-from service.api.base import bearer_token
+from service.api.base import bearer_token, service
 from service.config import Settings
+
+log = logging.getLogger("rummy.limits")
 
 HEADERS = {HeaderNames.LIMIT: "RateLimit-Limit", HeaderNames.REMAINING: "RateLimit-Remaining",
            HeaderNames.RESET: "RateLimit-Reset", HeaderNames.RETRY_AFTER: "Retry-After"}
@@ -35,8 +48,98 @@ def token_or_address() -> str:
     return "address:" + (get_remote_address() or "unknown")
 
 
-def anonymous() -> bool:
-    return not bearer_token()
+def organiser_or_admin() -> bool:
+    """Only a valid organiser key or the admin token lifts the creation limit: any other
+    token (a seat's, a creator's) is counted like no token, and a made-up one never gets
+    this far (401 ``invalid_token``, ``service.api.base``)."""
+    token = bearer_token()
+    return bool(token) and service().access.organiser(token) is not None
+
+
+def credentials_sent() -> bool:
+    """Whether the request names a caller: a bearer token (well-formed or not) or a ticket."""
+    return request.headers.get("Authorization") is not None or bool(request.args.get("ticket"))
+
+
+class StorageOutageLog(logging.Filter):
+    """One line a minute while the limits' storage does not answer, instead of the
+    traceback Flask-Limiter logs for every request it lets through unlimited."""
+
+    EVERY_S = 60.0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._last = float("-inf")
+        self._quiet = 0
+
+    def note(self, exc: BaseException) -> None:
+        now = time.monotonic()
+        if now - self._last < self.EVERY_S:
+            self._quiet += 1
+            return
+        log.warning("rate-limit storage unavailable (%s: %s): requests pass unlimited%s",
+                    type(exc).__name__, exc,
+                    f" ({self._quiet} more failures since the last report)" if self._quiet else "")
+        self._last, self._quiet = now, 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Flask-Limiter's own error records become ``note``s (and are dropped)."""
+        if record.exc_info and record.exc_info[1] is not None:
+            self.note(record.exc_info[1])
+            return False
+        return True
+
+
+class GuessingRefused(TooManyRequests):
+    """429 for an address out of failed authentications, with the limit's headers."""
+
+    def __init__(self, amount: int, reset: float) -> None:
+        super().__init__("too many failed authentications from this address; retry after "
+                         "Retry-After seconds", retry_after=max(1, int(reset - time.time()) + 1))
+        self.data = {"headers": {"RateLimit-Limit": str(amount), "RateLimit-Remaining": "0",
+                                 "RateLimit-Reset": str(int(reset))}}
+
+
+class FailedAuthentication:
+    """401s per client address, in the limiter's own storage (shared by every process)."""
+
+    def __init__(self, limiter: Limiter, limit: str, prefix: str,
+                 outage: StorageOutageLog) -> None:
+        self._limiter, self._limit, self._key = limiter, parse(limit), f"{prefix}:auth-failures"
+        self._outage = outage
+
+    def refuse_guessers(self) -> None:
+        """Before a request with credentials: 429 once its address used up its failures."""
+        if not credentials_sent():
+            return
+        address = get_remote_address() or "unknown"
+        try:
+            if self._limiter.limiter.test(self._limit, self._key, address):
+                return
+            reset = self._limiter.limiter.get_window_stats(self._limit, self._key, address)[0]
+        except Exception as exc:  # noqa: BLE001 - the storage is down: let requests through
+            self._outage.note(exc)
+            return
+        raise GuessingRefused(self._limit.amount, reset)
+
+    def count(self, response: Response) -> Response:
+        """After a request: a 401 to one that sent credentials is a failed authentication."""
+        if response.status_code == 401 and credentials_sent():
+            try:
+                self._limiter.limiter.hit(self._limit, self._key,
+                                          get_remote_address() or "unknown")
+            except Exception as exc:  # noqa: BLE001 - the storage is down
+                self._outage.note(exc)
+        return response
+
+
+def log_outages_once(outage: StorageOutageLog) -> None:
+    """Put ``outage`` on Flask-Limiter's logger in place of an earlier app's (a process
+    serves one app; tests build many, and the newest is the one under test)."""
+    flask_limiter_log = logging.getLogger("flask-limiter")
+    for earlier in [f for f in flask_limiter_log.filters if isinstance(f, StorageOutageLog)]:
+        flask_limiter_log.removeFilter(earlier)
+    flask_limiter_log.addFilter(outage)
 
 
 def limit_abuse(app: Flask, settings: Settings) -> None:
@@ -55,7 +158,13 @@ def limit_abuse(app: Flask, settings: Settings) -> None:
         limited: Any = limiter.limit(value, methods=methods, **options)(views[endpoint])
         views[endpoint] = limited
 
-    limit("matches.Matches", limits.create, ["POST"], exempt_when=lambda: not anonymous())
+    outage = StorageOutageLog()
+    log_outages_once(outage)
+    failures = FailedAuthentication(limiter, limits.auth_failures, f"{settings.key_prefix}:limits",
+                                    outage)
+    app.before_request(failures.refuse_guessers)
+    app.after_request(failures.count)
+    limit("matches.Matches", limits.create, ["POST"], exempt_when=organiser_or_admin)
     limit("seats.Claim", limits.create, ["POST"])
     limit("audits.Audits", limits.create, ["POST"])
     limit("matches.Actions", limits.actions, ["POST"], key_func=token_or_address)

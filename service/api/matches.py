@@ -175,6 +175,8 @@ def _sse(items: Iterator[dict[str, Any] | None]) -> Iterator[bytes]:
             yield b": keep-alive\n\n"
         elif "presence" in item:  # no id: presence must not move a client's Last-Event-ID
             yield f"event: presence\ndata: {json.dumps(item['presence'])}\n\n".encode()
+        elif "end" in item:
+            yield f"event: end\ndata: {json.dumps(item['end'])}\n\n".encode()
         else:
             yield _event_text(item)
 
@@ -183,14 +185,17 @@ def _sse(items: Iterator[dict[str, Any] | None]) -> Iterator[bytes]:
 class StreamTickets(MethodView):
     @blp.response(201, TicketSchema)
     @blp.doc(security=BEARER)
-    @blp.errors(401, 403, 404, 429)
+    @blp.errors(401, 403, 404, 422, 429)
     def post(self, match_id: str) -> Any:
         """A stream ticket, for browsers: ``GET .../stream?ticket=...`` then streams what
         the token's holder (a seat, or the organiser) may see.
 
-        Single use, for 60 seconds, bound to this match and this viewer; only its hash is
-        kept. To reconnect, ask for a new ticket and resume with ``after`` (the last event
-        id received). The public needs no ticket.
+        Single use, for 60 seconds, bound to this match, this viewer and the very token
+        that asked; only its hash is kept. It lets nobody in once that token is rotated
+        (or the organiser key revoked), or once the match is over (401 ``invalid_ticket``);
+        a finished match issues none (422 ``match_over``: its stream is public). To
+        reconnect, ask for a new ticket and resume with ``after`` (the last event id
+        received). The public needs no ticket.
         """
         return service().tickets.for_match(match_id, bearer_token())
 
@@ -208,7 +213,12 @@ class Stream(MethodView):
                        "game fact: `event: presence`, `data: {\"seat\": n, \"online\": "
                        "bool}` when a seat's first stream opens or its last one closes, "
                        "with no `id` (it does not move `Last-Event-ID`); every stream, the "
-                       "public's too, gets it.",
+                       "public's too, gets it. The stream's own end: `event: end`, `data: "
+                       "{\"reason\": ...}`, no `id`, then the server closes the connection: "
+                       "`match_over` after the match's last event, `token_rotated` when the "
+                       "seat token (or the ticket's token) that opened the stream was "
+                       "rotated, within a second or two in every API process; do not "
+                       "reconnect with the same credentials.",
         "content": {"text/event-stream": {"schema": {
             "type": "string", "description": "Server-Sent Events; each stored event's "
                                              "`data:` is one Event (JSON), the same as an "
@@ -235,8 +245,8 @@ class Stream(MethodView):
         if query.get("ticket"):
             if matches.is_over_for(match_id, after):
                 return Response(status=204)
-            viewer = matches.tickets.viewer_of(match_id, query["ticket"])
-            items = matches.follow_as(match_id, viewer, after, keepalive)
+            viewer, credential = matches.tickets.viewer_of(match_id, query["ticket"])
+            items = matches.follow_as(match_id, viewer, after, keepalive, credential)
         else:
             items = matches.follow(match_id, bearer_token(), after, keepalive)
         if items is None:

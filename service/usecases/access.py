@@ -31,9 +31,29 @@ class Access:
         self._tokens = TokenIndex(store.client, store.prefix)
         self.organisers = OrganiserKeys(store.client, store.prefix)
 
-    def register(self, match_id: str, seat_hashes: dict[str, int]) -> None:
-        """Index a new match's seat tokens (to tell another match's token from none)."""
-        self._tokens.register(match_id, seat_hashes)
+    def register(self, match_id: str, seat_hashes: dict[str, int],
+                 creator_hash: str | None = None) -> None:
+        """Index a new match's seat tokens and its creator token (to tell another match's
+        token from none, and a made-up token from a real one)."""
+        self._tokens.register(match_id, seat_hashes, creator_hash)
+
+    def names_anybody(self, token: str, match_id: str | None = None) -> bool:
+        """Whether ``token`` belongs to somebody: the admin, a live organiser key, a seat or
+        creator token of any match (the index), or one ``match_id``'s meta knows (its
+        creator token from before creator tokens were indexed). A token that names nobody
+        is refused wherever it is sent, so inventing one never changes what a request may
+        do or which limit counts it."""
+        if self.organiser(token) is not None:
+            return True
+        digest = token_hash(token)
+        if self._tokens.owner(digest) is not None:
+            return True
+        if match_id is None or not storable(match_id):
+            return False
+        creator = self.creator_hash(match_id)
+        if creator and same_secret(digest, creator):
+            return True
+        return self.seat_of(match_id, token) is not None
 
     def replace(self, match_id: str, seat: int, old_hash: str, new_hash: str) -> None:
         """Re-index a rotated seat token: the old one becomes no token at all (401)."""
@@ -65,6 +85,14 @@ class Access:
         if not token or not token.startswith("rk_"):
             return None
         return self.organisers.lookup(token)
+
+    def owns_by_hash(self, match_id: str, digest: str) -> bool:
+        """Whether the admin token or a live organiser key with this hash may see the whole
+        match (a stream ticket's key, checked again when the ticket is used)."""
+        if self._admin_token and same_secret(digest, token_hash(self._admin_token)):
+            return True
+        organiser = self.organisers.lookup_hash(digest)
+        return organiser is not None and self.owner_of(match_id) == organiser
 
     def require_owner(self, match_id: str, token: str | None) -> str:
         """The calling organiser, who must own the match: another organiser's is a 404."""
@@ -104,6 +132,11 @@ class Access:
                 return seat
         return None
 
+    def holds_seat(self, match_id: str, seat: int, digest: str) -> bool:
+        """Whether the token whose hash is ``digest`` is still ``seat``'s (not rotated)."""
+        hashes = self.seat_hashes(match_id)
+        return 0 <= seat < len(hashes) and secrets.compare_digest(hashes[seat], digest)
+
     def seat_hashes(self, match_id: str) -> list[str]:
         """Token hashes by seat ("" for an open seat of a waiting match); [] when there is
         no such match. Read on every request, never cached: a rotated token must stop
@@ -127,7 +160,11 @@ class Access:
         seat = self.seat_of(match_id, token)
         if seat is not None:
             return seat
-        if self._tokens.owner(token_hash(token)) is not None:
+        holder = self._tokens.owner(token_hash(token))
+        if holder is not None and holder[0] != match_id:
             raise Forbidden("forbidden", "this token belongs to another match")
+        if holder is not None or same_secret(token_hash(token), self.creator_hash(match_id)):
+            raise Forbidden("forbidden", "a creator token manages the match's seats; "
+                                         "acting needs a seat's own token")
         raise Unauthenticated("invalid_token", "the bearer token is not valid")
 

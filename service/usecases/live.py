@@ -9,6 +9,13 @@ process's stream hub (``service.adapters.fanout``) at the version it reached, th
 once more: the hub delivers everything dispatched after the subscription and that second
 read everything before it, and versions already sent are dropped, so the switch neither
 loses nor repeats an event.
+
+A seat's stream holds the hash of the token that opened it (``SeatHolder``). Rotating that
+token ends the stream (``Ended``), in whichever process holds it: the rotation is announced
+on the match's live key, which the hub reads together with the events and never later than
+an event appended after it; and the token is checked once more after the second read, for
+a rotation that came before the subscription. Nothing appended after the rotation reaches
+the old token.
 """
 
 from __future__ import annotations
@@ -19,20 +26,42 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import redis
 
 from domain.viewer import Viewer
 from service.adapters.fanout import StreamHub
-from service.adapters.presence import TTL_MS, Presence, presence_message
+from service.adapters.presence import TTL_MS, Presence, presence_message, revoked_token
 from service.adapters.store import RedisEventStore, StoredEvent, block_slice_ms, decode_entry
 
 log = logging.getLogger("rummy.live")
 
-LiveItem = list[StoredEvent] | dict[str, Any] | None
-"""New events (in order), a presence message ``{"seat", "online"}``, or None: a keep-alive
-tick (nothing came for the keep-alive interval)."""
+TOKEN_ROTATED = "token_rotated"
+
+
+@dataclass(frozen=True)
+class SeatHolder:
+    """Who a seat's stream was opened for: the seat, the hash of the token (or of the
+    ticket's token) that opened it, and how to ask whether that token still holds it."""
+
+    seat: int
+    token_hash: str
+    still_holds: Callable[[], bool]
+
+
+@dataclass(frozen=True)
+class Ended:
+    """The stream is over for good (``reason``); the client should not reconnect with the
+    same credentials."""
+
+    reason: str
+
+
+LiveItem = list[StoredEvent] | dict[str, Any] | Ended | None
+"""New events (in order), a presence message ``{"seat", "online"}``, the stream's ``Ended``,
+or None: a keep-alive tick (nothing came for the keep-alive interval)."""
 
 _REFRESH_CHUNK = 100
 """Matches per pipelined refresh: small enough that Redis and this process's other greenlets
@@ -58,16 +87,16 @@ class LiveStreams:
         self._lock = threading.Lock()
         self._refresh_every_s = ttl_ms / 3000
 
-    def follow(self, match_id: str, after: int, seat: int | None,
-               keepalive_ms: int) -> Iterator[LiveItem]:
+    def follow(self, match_id: str, after: int, keepalive_ms: int,
+               holder: SeatHolder | None = None) -> Iterator[LiveItem]:
         """The match's events after ``after``, then new ones and presence messages as they
-        come. A seat's stream (``seat`` not None) counts as that seat's presence while open.
-        Ends only when closed (the caller stops after the match's terminal event)."""
+        come. A seat's stream (``holder``) counts as that seat's presence while open, and
+        ends with ``Ended`` once its token is rotated. Ends otherwise only when closed (the
+        caller stops after the match's terminal event)."""
         backlog = self.store.read(match_id, after)
         if backlog:
             after = backlog[-1].version
-            yield backlog
-        member = f"{seat}:{uuid.uuid4().hex[:12]}" if seat is not None else None
+        member = f"{holder.seat}:{uuid.uuid4().hex[:12]}" if holder is not None else None
         events_key = self.store.events_key(match_id)
         sub = None
         try:
@@ -80,7 +109,11 @@ class LiveStreams:
             late = self.store.read(match_id, after)
             if late:
                 after = late[-1].version
-                yield late
+            if holder is not None and not holder.still_holds():
+                yield Ended(TOKEN_ROTATED)
+                return
+            if backlog or late:
+                yield backlog + late
             while True:
                 batches = sub.get()
                 if not batches:
@@ -88,6 +121,9 @@ class LiveStreams:
                         return
                     yield None
                     continue
+                if holder is not None and _revokes(batches, events_key, holder.token_hash):
+                    yield Ended(TOKEN_ROTATED)
+                    return
                 fresh: list[StoredEvent] = []
                 messages: list[dict[str, Any]] = []
                 for key, entries in batches:
@@ -200,3 +236,12 @@ class LiveStreams:
 
     def seats(self, match_id: str, count: int) -> list[dict[str, Any]]:
         return self.presence.of(match_id, count)
+
+
+def _revokes(batches: list[Any], events_key: str, token_hash: str) -> bool:
+    """Whether the hub's batches announce ``token_hash`` rotated. The batches of one take
+    are checked whole before any of their events is sent: the hub delivers a rotation no
+    later than the events appended after it, possibly in the same take."""
+    return any(revoked_token(fields) == token_hash
+               for key, entries in batches if key != events_key
+               for _, fields in entries)

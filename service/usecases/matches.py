@@ -42,13 +42,16 @@ from service.usecases.access import Access
 from service.usecases.background import Work
 from service.usecases.commands import EndMatch, SeatAction
 from service.usecases.errors import NotFound, invalid, not_allowed, storable
-from service.usecases.live import LiveStreams
+from service.usecases.live import Ended, LiveStreams, SeatHolder
 from service.usecases.repository import Loaded
 from service.usecases.runner import CommandRunner, Idempotency, command_id
 from service.usecases.seats import LOBBY_TTL_S, MatchNotStarted, Seats, has_open_seats
 from service.usecases.tickets import StreamTickets
 
 ORGANISER_FIELDS = ("seed", "deck", "dice")
+MATCH_OVER = "match_over"
+"""Why a stream ends after the match's last event (``MatchCompleted``, ``SeatForfeited``
+or ``MatchAborted``)."""
 
 
 def clock_events(settings: Mapping[str, Any] | None) -> list[Event]:
@@ -123,7 +126,7 @@ class MatchService:
         self._reports = VerificationReports(self.store)
         self.index = MatchIndex(self.store.client, self.store.prefix)
         self.tickets = StreamTickets(TicketStore(self.store.client, self.store.prefix),
-                                     self.access)
+                                     self.access, self.is_over)
         self.seats = Seats(self, lobby_ttl_s)
         self.live = LiveStreams(self.store)
 
@@ -238,7 +241,8 @@ class MatchService:
         clock when it has one."""
         self.access.register(match_id, {value: int(key.removeprefix("token:"))
                                         for key, value in meta.items()
-                                        if key.startswith("token:") and value})
+                                        if key.startswith("token:") and value},
+                             meta.get("creator") or None)
         info = MatchInfo.from_meta(match_id, meta)
         self.index.add(info)
         if any(event.type == CLOCK_SET.name for event in events):
@@ -359,7 +363,16 @@ class MatchService:
         the match's final event has been sent. None when the match is over and the caller
         has every event: nothing will ever come (HTTP 204, so a browser stops reconnecting).
         """
-        return self.follow_as(match_id, self.viewer(match_id, token), after, keepalive_ms)
+        viewer = self.viewer(match_id, token)
+        credential = token_hash(token) if token and viewer.seat is not None else None
+        return self.follow_as(match_id, viewer, after, keepalive_ms, credential)
+
+    def is_over(self, match_id: str) -> bool:
+        """Whether the match has ended for good (finished, forfeited or aborted)."""
+        try:
+            return self.load(match_id).state.phase in FINAL_PHASES
+        except MatchNotStarted:
+            return False
 
     def is_over_for(self, match_id: str, after: int) -> bool:
         """Whether the match is over and a client that has every event up to ``after``
@@ -370,27 +383,37 @@ class MatchService:
             return False
         return loaded.state.phase in FINAL_PHASES and after >= loaded.version
 
-    def follow_as(self, match_id: str, viewer: Viewer, after: int,
-                  keepalive_ms: int) -> Iterator[dict[str, Any] | None] | None:
-        """``follow`` for a viewer already known (a stream ticket's). A match waiting for
-        players is followed from its start: the first events come when the last seat is
-        claimed."""
+    def follow_as(self, match_id: str, viewer: Viewer, after: int, keepalive_ms: int,
+                  credential: str | None = None) -> Iterator[dict[str, Any] | None] | None:
+        """``follow`` for a viewer already known (a stream ticket's); a seat's
+        ``credential`` is the hash of the token that opened the stream, whose rotation ends
+        it. A match waiting for players is followed from its start: the first events come
+        when the last seat is claimed."""
+        holder = None
+        if viewer.seat is not None and credential is not None:
+            holder = SeatHolder(viewer.seat, credential,
+                                partial(self.access.holds_seat, match_id, viewer.seat, credential))
         try:
             loaded = self.load(match_id)
         except MatchNotStarted as waiting:
             return self._follow(match_id, VARIANTS[waiting.lobby.variant], viewer, after,
-                                keepalive_ms)
+                                keepalive_ms, holder)
         if loaded.state.phase in FINAL_PHASES and after >= loaded.version:
             return None
-        return self._follow(match_id, loaded.variant, viewer, after, keepalive_ms)
+        return self._follow(match_id, loaded.variant, viewer, after, keepalive_ms, holder)
 
     def _follow(self, match_id: str, variant: Variant, viewer: Viewer, after: int,
-                keepalive_ms: int) -> Iterator[dict[str, Any] | None]:
+                keepalive_ms: int, holder: SeatHolder | None) -> Iterator[dict[str, Any] | None]:
         """Events rendered for ``viewer`` as the process's live hub delivers them; presence
-        messages come as ``{"presence": {...}}``. Closing the generator (the client went
-        away) unsubscribes it and ends the seat's presence."""
+        messages come as ``{"presence": {...}}``, and the stream's end as ``{"end":
+        {"reason"}}``: ``match_over`` after the match's last event, ``token_rotated`` when
+        the seat's token was replaced. Closing the generator (the client went away)
+        unsubscribes it and ends the seat's presence."""
         hands = HandIndex(self.repository.stored(match_id))
-        for batch in self.live.follow(match_id, after, viewer.seat, keepalive_ms):
+        for batch in self.live.follow(match_id, after, keepalive_ms, holder):
+            if isinstance(batch, Ended):
+                yield {"end": {"reason": batch.reason}}
+                return
             if not isinstance(batch, list):
                 yield None if batch is None else {"presence": batch}
                 continue
@@ -400,6 +423,7 @@ class MatchService:
                 yield self.live.rendered(stored, shown_to,
                                          partial(self.render_event, variant, stored, shown_to))
                 if stored.type in TERMINAL_EVENTS:
+                    yield {"end": {"reason": MATCH_OVER}}
                     return
 
     # --- acting ------------------------------------------------------------------------

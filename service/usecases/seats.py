@@ -101,7 +101,8 @@ class Seats:
                 fields.update(self._seat_fields(seat, player))
                 fields[f"token:{seat}"] = token_hash(tokens[seat])
         self.lobby.open(match_id, fields, self._ttl_s)
-        self._matches.access.register(match_id, {token_hash(t): s for s, t in tokens.items()})
+        self._matches.access.register(match_id, {token_hash(t): s for s, t in tokens.items()},
+                                      token_hash(creator))
         return {"id": match_id, "version": 0, "status": "waiting",
                 "external_id": body.get("external_id"), "tags": _tags(body),
                 "creator_token": creator,

@@ -13,7 +13,7 @@ import pytest
 from service.adapters.store import NewEvent
 from service.bootstrap import bootstrap
 from service.config import Settings
-from service.usecases.live import LiveStreams
+from service.usecases.live import LiveStreams, SeatHolder
 from tests.service.test_controls_api import wait_for
 from tests.service.test_matches_api import DECK
 
@@ -42,6 +42,7 @@ class Follower:
         self.items = items
         self.received: list[dict[str, Any]] = []
         self.presence: list[dict[str, Any]] = []
+        self.ended: dict[str, Any] | None = None
         self.done = False
         self._stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -52,6 +53,8 @@ class Follower:
             for item in self.items:
                 if item is not None and "presence" in item:
                     self.presence.append(item["presence"])
+                elif item is not None and "end" in item:
+                    self.ended = item["end"]
                 elif item is not None:
                     self.received.append(item)
                 if self._stop.is_set():
@@ -69,6 +72,10 @@ class Follower:
         self._stop.set()
         self.thread.join(5)
         assert not self.thread.is_alive()
+
+def seat_holder(seat: int) -> SeatHolder:
+    """A seat's stream whose token is never rotated."""
+    return SeatHolder(seat, "a-token-hash", lambda: True)
 
 
 def test_two_hundred_subscribers_each_get_every_event_once_in_order_redacted_for_them(wiring):
@@ -102,7 +109,7 @@ def test_the_switch_from_backlog_to_hub_neither_loses_nor_repeats(redis_client, 
                        redis_client, in_process=True)
     store, live = wiring.store, wiring.matches.live
     store.create("m1", [NewEvent("E", {"n": n}) for n in range(1, 4)], {})
-    other = live.follow("m1", 3, None, 100)  # the hub already watches m1, from version 3
+    other = live.follow("m1", 3, 100)  # the hub already watches m1, from version 3
     assert next(other) is None
     real_read, calls = store.read, []
 
@@ -114,7 +121,7 @@ def test_the_switch_from_backlog_to_hub_neither_loses_nor_repeats(redis_client, 
         return found
 
     monkeypatch.setattr(store, "read", racing_read)
-    items = live.follow("m1", 1, None, 100)
+    items = live.follow("m1", 1, 100)
     got: list[int] = []
     for _ in range(4):
         item = next(items)
@@ -140,6 +147,7 @@ def test_the_stream_ends_after_the_terminal_event_and_the_match_is_unwatched(wir
     wiring.matches.abort(match["id"], ADMIN, {"reason": "test"})
     follower.thread.join(5)
     assert follower.done and follower.received[-1]["type"] == "MatchAborted"
+    assert follower.ended == {"reason": "match_over"}
     assert hub.watched() == set()
     wait_for(lambda: not hub.running)
 
@@ -173,7 +181,7 @@ def test_presence_expires_unless_refreshed(redis_client, key_prefix):
     live = LiveStreams(wiring.store, ttl_ms=300)
     presence = live.presence
     presence.open("m1", "0:dead")  # a process that then crashed: nobody refreshes it
-    held = live.follow("m1", 0, 1, 50)
+    held = live.follow("m1", 0, 50, seat_holder(1))
     next(held)  # seat 1's stream, kept alive by this process
     assert [s["online"] for s in presence.of("m1", 2)] == [True, True]
     time.sleep(0.4)
@@ -213,7 +221,7 @@ def test_a_stream_that_fails_to_open_holds_no_presence(redis_client, key_prefix,
 
     monkeypatch.setattr(live.presence, "last_live_id", down)
     with pytest.raises(redis.ConnectionError):
-        next(live.follow("m1", 0, 0, 50))
+        next(live.follow("m1", 0, 50, seat_holder(0)))
     assert live.held() == {} and live.hub.watched() == set()
     assert [s["online"] for s in live.presence.of("m1", 1)] == [False]
     wiring.close()
@@ -339,7 +347,7 @@ def test_a_stream_ends_when_its_processs_hub_closes(redis_client, key_prefix):
                        redis_client, in_process=True)
     wiring.store.create("m1", [NewEvent("E", {"n": 1})], {})
     live = wiring.matches.live
-    follower = Follower(live.follow("m1", 1, None, 60_000))
+    follower = Follower(live.follow("m1", 1, 60_000))
     wait_for(lambda: live.hub.subscribers(wiring.store.events_key("m1")) == 1)
     live.close()
     wait_for(lambda: follower.done)

@@ -52,7 +52,7 @@ class TestKeys:
         assert client.get(url, headers=bearer(club["key"])).status_code == 401
         refused = client.post("/v1/matches", json={"variant": "gin", "players": PLAYERS,
                                                    "seed": "x"}, headers=bearer(club["key"]))
-        assert refused.status_code == 403 and refused.json["code"] == "organiser_only"
+        assert refused.status_code == 401 and refused.json["code"] == "invalid_token"
 
 
 class TestOwnership:

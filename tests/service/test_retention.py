@@ -95,13 +95,17 @@ def test_only_the_newest_finished_matches_stay(app: Flask, client: FlaskClient,
     for match in evicted:
         assert traces_of(redis_client, key_prefix, match["id"]) == []
         for path in ("", "/events", "/stream", "/export", "/state?at=1"):
-            for headers in ({}, ADMIN_AUTH, bearer(match["seats"][0]["token"])):
+            for headers in ({}, ADMIN_AUTH):
                 response = client.get(f"/v1/matches/{match['id']}{path}", headers=headers)
                 assert response.status_code == 404, (path, response.status_code)
                 assert response.json["code"] == "match_not_found"
+            # its seat tokens went with it: they name nobody any more
+            response = client.get(f"/v1/matches/{match['id']}{path}",
+                                  headers=bearer(match["seats"][0]["token"]))
+            assert (response.status_code, response.json["code"]) == (401, "invalid_token")
         acted = client.post(f"/v1/matches/{match['id']}/actions", json=FIRST_MOVE,
                             headers=bearer(match["seats"][0]["token"]))
-        assert acted.status_code == 404 and acted.json["code"] == "match_not_found"
+        assert acted.status_code == 401 and acted.json["code"] == "invalid_token"
     for match in kept:
         assert client.get(f"/v1/matches/{match['id']}").json["phase"] == "aborted"
     for match in live:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from tests.service.conftest import ADMIN_AUTH, bearer
-from tests.service.test_matches_api import act, knocked, to_knock
+from tests.service.test_matches_api import act, to_knock
 from tests.service.test_organisers_api import new_organiser
 
 
@@ -78,20 +78,52 @@ def test_a_stored_ticket_is_only_a_hash_and_expires(client, redis_client, key_pr
     assert 0 < redis_client.ttl(keys[0]) <= 60
 
 
+def knocked_to_the_end(client, match):
+    """Seat 1 knocks with 3 against 70: with a target of 50 the match is over."""
+    assert act(client, match, 1, {"type": "knock", "discard": "5S"}).status_code == 200
+
+
 def test_a_finished_match_answers_a_caught_up_ticket_with_204(client):
-    match = knocked(client, target=50)
+    match = to_knock(client, target=50)
     done = ticket(client, match, bearer(match["seats"][0]["token"]))
+    knocked_to_the_end(client, match)
     answer = client.get(f"/v1/matches/{match['id']}/stream?ticket={done}&after=11")
     assert answer.status_code == 204
+
+
+def test_the_end_of_a_match_ends_its_tickets(client):
+    """Issue 16: ending a match invalidates its tickets (a behind client follows the public
+    stream, which is all there is to see now), and no new ones are issued."""
+    match = to_knock(client, target=50)
+    issued = ticket(client, match, bearer(match["seats"][0]["token"]))
+    knocked_to_the_end(client, match)
+    behind = client.get(f"/v1/matches/{match['id']}/stream?ticket={issued}&after=5")
+    assert (behind.status_code, behind.json["code"]) == (401, "invalid_ticket")
+    late = client.post(f"/v1/matches/{match['id']}/stream-tickets",
+                       headers=bearer(match["seats"][0]["token"]))
+    assert (late.status_code, late.json["code"]) == (422, "match_over")
+    public = first_events(client, f"/v1/matches/{match['id']}/stream?after=5", 6)
+    assert public[-1]["type"] == "MatchCompleted"
 
 
 def test_an_eventsource_reconnecting_with_its_used_ticket_after_the_end_gets_204(client):
     """EventSource reconnects with the URL it has, whose ticket was used: once the client
     has the last event, the answer is still 204, so it stops instead of retrying."""
-    match = knocked(client, target=50)
+    match = to_knock(client, target=50)
     used = ticket(client, match, bearer(match["seats"][0]["token"]))
     url = f"/v1/matches/{match['id']}/stream?ticket={used}"
-    assert len(first_events(client, url, 11)) == 11
+    stream = client.get(url)
+    knocked_to_the_end(client, match)
+    received = []
+    for chunk in stream.response:
+        text = chunk.decode() if isinstance(chunk, bytes) else chunk
+        if text.startswith("id:"):
+            received.append(json.loads(text.split("data: ", 1)[1]))
+        if text.startswith("event: end"):
+            assert json.loads(text.split("data: ", 1)[1]) == {"reason": "match_over"}
+            break
+    stream.close()
+    assert len(received) == 11 and received[-1]["type"] == "MatchCompleted"
     again = client.get(url, headers={"Last-Event-ID": "11"})
     assert again.status_code == 204
     behind = client.get(url, headers={"Last-Event-ID": "5"})

@@ -24,7 +24,7 @@ from rq.registry import ScheduledJobRegistry
 from service.adapters.deliveries import DeliveryRunner
 from service.api.app import create_app
 from service.config import Settings
-from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer
+from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer, create
 from tests.service.test_matches_api import DECK, act
 from tests.service.test_organisers_api import new_organiser
 from workers.reconciler import Reconciler
@@ -145,7 +145,9 @@ class TestRegistration:
     def test_only_organisers_register_and_each_sees_only_its_own(self, client):
         body = {"url": "https://example.com/hook", "secret": SECRET, "events": ["hand_scored"]}
         assert client.post("/v1/webhooks", json=body).status_code == 401
-        assert client.get("/v1/webhooks", headers=bearer("a-seat-token")).status_code == 403
+        seat = bearer(create(client)["seats"][0]["token"])
+        assert client.get("/v1/webhooks", headers=seat).status_code == 403
+        assert client.get("/v1/webhooks", headers=bearer("a-made-up-token")).status_code == 401
         club, rival = (new_organiser(client, name)["key"] for name in ("club", "rival"))
         hook = register(client, "https://example.com/hook", bearer(club), ("match_completed",))
         assert hook["events"] == ["match_completed"] and "secret" not in hook
@@ -335,7 +337,9 @@ class TestFeed:
 
     def test_the_feed_needs_an_organiser_and_a_valid_position(self, client):
         assert client.get("/v1/feed").status_code == 401
-        assert client.get("/v1/feed", headers=bearer("a-seat-token")).status_code == 403
+        seat = bearer(create(client)["seats"][0]["token"])
+        assert client.get("/v1/feed", headers=seat).status_code == 403
+        assert client.get("/v1/feed", headers=bearer("a-made-up-token")).status_code == 401
         for bad in ("x", "1-x", "99999999999999999999999"):
             response = client.get("/v1/feed", headers={**ADMIN_AUTH, "Last-Event-ID": bad})
             assert (response.status_code, response.json["code"]) == (400, "invalid_request")

@@ -51,6 +51,8 @@ export const FINAL_EVENTS = new Set(["MatchCompleted", "SeatForfeited", "MatchAb
 // Follows a match live from event `after` on. A seat trades its token for a single-use ticket
 // per connection; on an error it reconnects with a new ticket after the last id seen, unless
 // the match is over (`isOver` asks the server), which also covers the 204 that ends a stream.
+// The server's `end` event (the match is over, or this seat's token was rotated) stops it for
+// good: reconnecting with a rotated token would only collect 401s.
 export function follow(id, {token = null, after = 0, onEvent, isOver}) {
   let source = null;
   let stopped = false;
@@ -73,6 +75,7 @@ export function follow(id, {token = null, after = 0, onEvent, isOver}) {
     source = new EventSource(`${match(id)}/stream?${query}`);
     source.onmessage = receive;
     EVENT_TYPES.forEach((type) => source.addEventListener(type, receive));
+    source.addEventListener("end", (message) => { stop(); onEvent("end", JSON.parse(message.data)); });
     source.onerror = () => { source.close(); source = null; reconnect(); };
   }
 
