@@ -138,8 +138,8 @@ def resolve(host: str, port: int, timeout: float) -> list[IPAddress] | None:
     thread.join(timeout)
     if thread.is_alive() or not found:
         return None
-    try:
-        return list(dict.fromkeys(ip_address(text.split("%", 1)[0]) for text in found))
+    try:  # an IPv6 address keeps its scope ("fe80::1%eth0"): connecting needs it
+        return list(dict.fromkeys(ip_address(text) for text in found))
     except ValueError:
         return None
 

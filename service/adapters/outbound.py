@@ -16,6 +16,7 @@ import functools
 import http.client
 import socket
 import ssl
+import time
 import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -76,11 +77,17 @@ class PinnedConnection(http.client.HTTPConnection):
 
 
 def _connect(addresses: Sequence[IPAddress], port: int, timeout: float) -> socket.socket:
-    """A socket to the first of ``addresses`` that accepts (all of them were checked)."""
-    error: OSError = OSError("no address to connect to")
+    """A socket to the first of ``addresses`` that accepts (all of them were checked),
+    within ``timeout`` for them all: a name with many silent addresses cannot stretch an
+    attempt past its job's time limit."""
+    deadline = time.monotonic() + timeout
+    error: OSError = TimeoutError("no address answered in time")
     for address in addresses:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
         try:
-            return socket.create_connection((str(address), port), timeout)
+            return socket.create_connection((str(address), port), left)
         except OSError as exc:
             error = exc
     raise error
@@ -102,7 +109,7 @@ def post(url: str, headers: Mapping[str, str], body: bytes, timeout: float,
         with connection.getresponse() as response:
             return int(response.status)
     except (OSError, http.client.HTTPException, ValueError) as exc:
-        raise Unreachable(_reason(exc)) from exc
+        raise Unreachable(f"{where.host} port {where.port}: {_reason(exc)}") from exc
     finally:
         connection.close()
 

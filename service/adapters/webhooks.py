@@ -211,8 +211,8 @@ def post(url: str, secret: str, delivery_id: str, kind: str, body: bytes,
                "X-Rummy-Event": kind}
     try:
         status = outbound.post(url, headers, body, timeout, private)
-    except Unreachable as exc:
-        log.warning("webhook delivery %s: no answer from %s (%s)", delivery_id, url, exc)
+    except Unreachable as exc:  # it names the host, never the path (it may hold a key)
+        log.warning("webhook delivery %s: no answer (%s)", delivery_id, exc)
         return None, UNREACHABLE
     return status, None if 200 <= status < 300 else f"HTTP {status}"
 

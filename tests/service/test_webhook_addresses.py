@@ -173,6 +173,23 @@ def test_an_attempt_is_logged_at_its_start(monkeypatch):
     assert (record["last_error"], record["last_status_code"]) == ("unreachable", None)
 
 
+def test_many_silent_addresses_share_one_timeout(monkeypatch, names):
+    names["silent.example"] = [f"203.0.113.{n}" for n in range(1, 9)]
+    tried: list[tuple[str, float]] = []
+
+    def silent(address: tuple[str, int], timeout: float) -> socket.socket:
+        tried.append((address[0], timeout))
+        time.sleep(timeout)
+        raise TimeoutError("timed out")
+
+    monkeypatch.setattr(outbound.socket, "create_connection", silent)
+    started = time.monotonic()
+    with pytest.raises(Unreachable, match="timeout"):
+        outbound.post("http://silent.example/", {}, b"{}", 0.3, private=True)
+    assert time.monotonic() - started < 1.0 and len(tried) < 8
+    assert tried[0] == ("203.0.113.1", pytest.approx(0.3, abs=0.05))
+
+
 # --- the pinned connection, over TLS --------------------------------------------------------
 
 
