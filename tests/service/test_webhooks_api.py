@@ -218,7 +218,8 @@ PRIVATE_HOSTS = [
 class TestAddressPolicy:
     """Issue 16, findings 3 and 4: one address policy, ``deny`` unless the server allows."""
 
-    def test_the_default_is_deny(self, client):
+    def test_the_default_is_deny(self, client, monkeypatch):
+        monkeypatch.delenv("RUMMY_WEBHOOK_PRIVATE", raising=False)
         assert Settings().private_webhooks is False
         assert Settings.from_env().private_webhooks is False
         for port in (6379, 8000, 22):  # finding 4: Redis, the API itself, any port
