@@ -2,7 +2,9 @@
 
     python bench/round_robin.py --url http://127.0.0.1:8000 --admin-token s3cret [--target 50]
 
-Against a running server (embedded, or real Redis with `make worker`), it:
+Against a running server (embedded, or real Redis with `make worker`) started with
+`RUMMY_WEBHOOK_PRIVATE=allow` (the receiver listens on 127.0.0.1, a private address the
+default policy refuses), it:
 1. makes an organiser key with the admin token;
 2. starts a local webhook receiver and registers it for `hand_scored` and
    `match_completed`, checking every delivery's HMAC-SHA256 signature;

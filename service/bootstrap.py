@@ -121,7 +121,9 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     work: Work
     if in_process:
         clock_timer = ClockRunner(lambda match_id, turn: clocks.on_deadline(match_id, turn))
-        work = InProcessWork(clock_timer, DeliveryRunner(client, settings.key_prefix))
+        deliveries = DeliveryRunner(client, settings.key_prefix,
+                                    private=settings.private_webhooks)
+        work = InProcessWork(clock_timer, deliveries)
     else:
         work = QueuedWork(JobQueue(client, settings.key_prefix), index)
     notifier = Notifier(store, repository.meta, work.deliver)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -42,14 +43,20 @@ class Settings:
     keep_finished: int = 1000
     """Embedded mode only: finished matches kept in memory; older ones are deleted
     (``service.adapters.retention``). Real Redis keeps every match."""
+    private_webhooks: bool = False
+    """``RUMMY_WEBHOOK_PRIVATE=allow``: webhooks may go to any address, loopback and the
+    private network included. Off (``deny``), only global addresses are reached
+    (``service.adapters.addresses``), checked at registration and after DNS at every
+    delivery: an organiser key must not be a way to probe the server's own network."""
 
     @property
     def embedded(self) -> bool:
         return self.redis_url is None
 
     @classmethod
-    def from_env(cls) -> Settings:
-        return cls(
+    def from_env(cls, **given: Any) -> Settings:
+        """The settings of the environment; ``given`` ones win (a worker's command line)."""
+        read: dict[str, Any] = dict(
             redis_url=os.environ.get("REDIS_URL") or None,
             admin_token=os.environ.get("RUMMY_ADMIN_TOKEN") or None,
             key_prefix=os.environ.get("RUMMY_KEY_PREFIX", "rummy"),
@@ -58,7 +65,9 @@ class Settings:
             lobby_ttl_s=int(os.environ.get("RUMMY_LOBBY_TTL_S", str(24 * 3600))),
             rate_limits=_limits(),
             keep_finished=_at_least_one("RUMMY_EMBEDDED_KEEP_FINISHED", "1000"),
+            private_webhooks=_allow("RUMMY_WEBHOOK_PRIVATE", cls.private_webhooks),
         )
+        return cls(**{**read, **given})
 
 
 def _at_least_one(name: str, default: str) -> int:
@@ -69,6 +78,15 @@ def _at_least_one(name: str, default: str) -> int:
     if value < 1:
         raise ValueError(f"{name} must be a whole number of at least 1, got {text!r}")
     return value
+
+
+def _allow(name: str, default: bool) -> bool:
+    """``allow`` (True) or ``deny`` from the environment, ``default`` when unset: a misspelt
+    one stops the start-up with its name rather than silently meaning either."""
+    text = os.environ.get(name, "").strip().lower()
+    if text and text not in ("allow", "deny"):
+        raise ValueError(f"{name} must be allow or deny, got {text!r}")
+    return text == "allow" if text else default
 
 
 def _origins(text: str) -> tuple[str, ...]:

@@ -11,7 +11,7 @@ and this check holds each such 400 to its operation's codes. A 400 ``invalid_req
 server's schema refusing what the spec allows) still fails there, as everywhere else.
 
 ``map_body`` of ``POST /v1/webhooks``: the endpoints schemathesis registers point at a
-closed local port.
+closed local port (its server runs with ``RUMMY_WEBHOOK_PRIVATE=allow`` to take them).
 """
 
 from __future__ import annotations

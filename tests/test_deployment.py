@@ -28,6 +28,14 @@ def test_the_api_and_the_worker_share_the_redis():
     assert worker["environment"]["REDIS_URL"] == "redis://redis:6379/0"
 
 
+def test_the_api_and_the_worker_share_the_webhook_address_policy():
+    """The API checks a URL at registration, the worker at each delivery: one setting."""
+    services = compose()
+    assert services["api"]["environment"]["RUMMY_WEBHOOK_PRIVATE"] == \
+        services["worker"]["environment"]["RUMMY_WEBHOOK_PRIVATE"] == \
+        "${RUMMY_WEBHOOK_PRIVATE:-}"  # unset: the server's default (deny)
+
+
 def test_every_process_is_restarted_when_it_exits():
     assert {name: service.get("restart") for name, service in compose().items()} == {
         "redis": "unless-stopped", "api": "unless-stopped", "worker": "unless-stopped"}

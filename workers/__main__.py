@@ -82,7 +82,7 @@ def _wait_for_redis(client: redis.Redis, stop: threading.Event, pause: float) ->
 def main(url: str, prefix: str, burst: bool) -> None:
     """Run system steps, clock checks and RQ jobs until SIGTERM/SIGINT."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    wiring = bootstrap(Settings(redis_url=url, key_prefix=prefix), in_process=False)
+    wiring = bootstrap(Settings.from_env(redis_url=url, key_prefix=prefix), in_process=False)
     context.use(wiring)
     queues = (*QUEUES, *LEGACY)
     reconciler = Reconciler(wiring.index, wiring.runner, wiring.clocks, retried_queues=queues)

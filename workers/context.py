@@ -2,7 +2,8 @@
 
 ``python -m workers`` builds it once through the bootstrap and hands it over with ``use``
 before the first job; a plain ``rq worker`` (no ``use``) gets one built on first need
-from the job's own connection and prefix.
+from the job's own connection and prefix, with the rest of its settings from the
+environment (``RUMMY_WEBHOOK_PRIVATE`` among them).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def wiring_for(prefix: str) -> Wiring:
             job = get_current_job()
             if job is None:
                 raise RuntimeError("workers job functions run inside an RQ job")
-            wiring = bootstrap(Settings(redis_url="redis://worker", key_prefix=prefix),
+            wiring = bootstrap(Settings.from_env(redis_url="redis://worker", key_prefix=prefix),
                                client=job.connection, in_process=False)
             _wirings[prefix] = wiring
         return wiring

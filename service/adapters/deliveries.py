@@ -4,7 +4,9 @@ In embedded mode jobs run inline, on the thread that appended; a webhook sent th
 make a slow endpoint slow the game. The app factory starts this runner instead: a heap of
 due attempts worked by a few daemon threads, started on demand and gone when idle, with
 the same attempts and backoff as the RQ jobs of real mode. ``drain`` lets tests wait for
-it deterministically; ``backoff`` and ``timeout`` can be shortened for them.
+it deterministically; ``backoff`` and ``timeout`` can be shortened for them. ``private``
+is ``RUMMY_WEBHOOK_PRIVATE=allow`` (``Settings.private_webhooks``): without it every
+attempt holds the address policy after DNS (``service.adapters.addresses``).
 """
 
 from __future__ import annotations
@@ -28,10 +30,12 @@ class DeliveryRunner:
 
     def __init__(self, client: redis.Redis, prefix: str, *, threads: int = 4,
                  backoff: Sequence[float] = BACKOFF, timeout: float = TIMEOUT_S,
+                 private: bool = False,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.hooks = Webhooks(client, prefix)
         self.backoff = tuple(backoff)
         self.timeout = timeout
+        self.private = private
         self._clock = clock
         self._threads = threads
         self._due: list[tuple[float, int, DeliveryRef]] = []
@@ -66,7 +70,7 @@ class DeliveryRunner:
                     return
                 self._busy += 1
             try:
-                outcome = attempt(self.hooks, ref, self.backoff, self.timeout)
+                outcome = attempt(self.hooks, ref, self.backoff, self.timeout, self.private)
             except Exception:  # the runner must outlive a bad record or a store hiccup
                 log.exception("webhook delivery %s failed unexpectedly", ref.delivery_id)
                 outcome = None

@@ -21,21 +21,20 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import ipaddress
 import json
-import os
-import socket
+import logging
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from http.client import HTTPException
 from typing import Any
 
 import redis
+
+from service.adapters import outbound
+from service.adapters.addresses import Unreachable
+
+log = logging.getLogger("rummy.webhooks")
 
 KINDS = ("hand_scored", "match_completed", "match_forfeited", "match_aborted")
 """Lifecycle kinds an endpoint can subscribe to."""
@@ -194,71 +193,28 @@ class Webhooks:
 
 # --- one attempt ---------------------------------------------------------------------------
 
-
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """A redirect is an answer, not a delivery: it counts as a failed attempt."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
-# No proxies from the environment, no redirects: the endpoint gets the POST directly.
-_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirects)
-
-
-PRIVATE_ENV = "RUMMY_WEBHOOK_PRIVATE"
-"""``deny`` refuses endpoints on loopback, private, link-local or reserved addresses (at
-registration and again at each delivery, after DNS); ``allow`` (the default) lets a
-local receiver work. Multi-tenant deployments should set ``deny``."""
-
-
-def private_refused() -> bool:
-    return os.environ.get(PRIVATE_ENV, "allow").strip().lower() == "deny"
-
-
-def private_address(url: str) -> str | None:
-    """The first loopback/private/link-local/reserved address ``url``'s host resolves to,
-    or None; an unresolvable host counts as none (the delivery then fails on its own)."""
-    try:  # urlsplit refuses a bracketed host that is no IPv6 address ("[::::]")
-        host = urllib.parse.urlsplit(url).hostname or ""
-        infos = socket.getaddrinfo(host, None)
-    except (OSError, UnicodeError, ValueError):
-        return None
-    for info in infos:
-        address = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
-        if (address.is_private or address.is_loopback or address.is_link_local
-                or address.is_reserved or address.is_multicast or address.is_unspecified):
-            return str(address)
-    return None
+UNREACHABLE = "unreachable"
+"""``last_error`` of every attempt that got no HTTP answer. Whether the connection was
+refused, timed out, the name did not resolve or the address policy refused it is for the
+server's log only: told apart, they would let an organiser map which ports answer."""
 
 
 def post(url: str, secret: str, delivery_id: str, kind: str, body: bytes,
-         timeout: float) -> tuple[int | None, str | None]:
-    """POST one delivery: (HTTP status or None, error or None); never raises."""
-    if private_refused() and (address := private_address(url)) is not None:
-        return None, f"refused: {address} is a private address ({PRIVATE_ENV}=deny)"
-    try:  # Request parses the URL: a bracketed host that is no address is a ValueError
-        request = urllib.request.Request(url, data=body, method="POST", headers={
-            "Content-Type": "application/json", "User-Agent": USER_AGENT,
-            "X-Rummy-Signature": sign(secret, body), "X-Rummy-Delivery": delivery_id,
-            "X-Rummy-Event": kind})
-        with _OPENER.open(request, timeout=timeout) as response:
-            status = int(response.status)
-    except urllib.error.HTTPError as exc:
-        exc.close()
-        return exc.code, f"HTTP {exc.code}"
-    except urllib.error.URLError as exc:
-        return None, _reason(exc.reason)
-    except (OSError, HTTPException, ValueError) as exc:
-        return None, _reason(exc)
+         timeout: float, private: bool = False) -> tuple[int | None, str | None]:
+    """POST one delivery: (HTTP status or None, error or None); never raises.
+
+    ``private`` is ``RUMMY_WEBHOOK_PRIVATE=allow``; otherwise the address policy
+    (``service.adapters.addresses``) holds again here, after DNS.
+    """
+    headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT,
+               "X-Rummy-Signature": sign(secret, body), "X-Rummy-Delivery": delivery_id,
+               "X-Rummy-Event": kind}
+    try:
+        status = outbound.post(url, headers, body, timeout, private)
+    except Unreachable as exc:  # it names the host, never the path (it may hold a key)
+        log.warning("webhook delivery %s: no answer (%s)", delivery_id, exc)
+        return None, UNREACHABLE
     return status, None if 200 <= status < 300 else f"HTTP {status}"
-
-
-def _reason(reason: Any) -> str:
-    if isinstance(reason, TimeoutError):
-        return "timeout"
-    text = str(reason) or type(reason).__name__
-    return text[:300]
 
 
 @dataclass(frozen=True)
@@ -273,31 +229,33 @@ DONE = Outcome(True, None)
 
 
 def attempt(hooks: Webhooks, ref: DeliveryRef, backoff: Sequence[float] = BACKOFF,
-            timeout: float = TIMEOUT_S) -> Outcome:
+            timeout: float = TIMEOUT_S, private: bool = False) -> Outcome:
     """Make the next attempt of a pending delivery and log it.
 
     A delivery no longer pending, or whose webhook is gone, is done. After
     ``ATTEMPTS`` failed attempts it is ``failed``; before that it stays ``pending`` with
-    ``next_attempt_at`` set from ``backoff``.
+    ``next_attempt_at`` set from ``backoff``. The log's times are the attempt's start, so
+    one record does not tell a refused connection (at once) from a timeout (seconds later).
     """
     webhook = hooks.get(ref.owner, ref.webhook_id)
     record = hooks.delivery(ref.webhook_id, ref.delivery_id)
     if webhook is None or record is None or record["status"] != PENDING:
         return DONE
+    started = round(time.time(), 3)
     status, error = post(webhook.url, webhook.secret, ref.delivery_id, record["kind"],
-                         record["body"].encode(), timeout)
-    now = round(time.time(), 3)
+                         record["body"].encode(), timeout, private)
     record.update(attempts=record["attempts"] + 1, last_status_code=status, last_error=error,
-                  last_attempt_at=now)
+                  last_attempt_at=started)
     if error is None:
-        record.update(status=SUCCEEDED, delivered_at=now, next_attempt_at=None)
+        record.update(status=SUCCEEDED, delivered_at=round(time.time(), 3),
+                      next_attempt_at=None)
         outcome = DONE
     elif record["attempts"] >= ATTEMPTS:
         record.update(status=FAILED, next_attempt_at=None)
         outcome = Outcome(False, None)
     else:
         delay = float(backoff[min(record["attempts"], len(backoff)) - 1])
-        record.update(next_attempt_at=round(now + delay, 3))
+        record.update(next_attempt_at=round(started + delay, 3))
         outcome = Outcome(False, delay)
     hooks.save_delivery(record)
     return outcome

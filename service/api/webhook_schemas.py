@@ -54,13 +54,19 @@ class DeliverySchema(Schema):
     status = fields.String(required=True, metadata={
         "description": "pending, succeeded or failed"})
     attempts = fields.Integer(required=True)
-    last_status_code = fields.Integer(allow_none=True)
-    last_error = fields.String(allow_none=True)
+    last_status_code = fields.Integer(allow_none=True, metadata={
+        "description": "The HTTP status of the last answer; null when none came"})
+    last_error = fields.String(allow_none=True, metadata={
+        "description": "Why the last attempt failed: HTTP <status> for an answer that is not "
+                       "2xx; unreachable for no HTTP answer at all, however it failed "
+                       "(refused, timed out, no such name, or an address this server does "
+                       "not deliver to)"})
     next_attempt_at = fields.Float(allow_none=True, metadata={
-        "description": "Epoch seconds of the next attempt while pending"})
+        "description": "Epoch seconds: while pending, the next attempt comes no sooner"})
     created_at = fields.Float(required=True)
     delivered_at = fields.Float(allow_none=True)
-    last_attempt_at = fields.Float(allow_none=True)
+    last_attempt_at = fields.Float(allow_none=True, metadata={
+        "description": "Epoch seconds when the last attempt started"})
 
 
 class DeliveryListSchema(Schema):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import urllib.parse
 from typing import Any
 
 from flask import current_app
 from flask.views import MethodView
 
-from service.adapters import webhooks
+from service.adapters import addresses
 from service.adapters.webhooks import MAX_WEBHOOKS, Webhooks
 from service.api.base import BEARER, ApiBlueprint, bearer_token, service
 from service.api.webhook_schemas import (
@@ -21,8 +22,6 @@ from service.usecases.errors import NotFound, Rejected, not_allowed
 
 blp = ApiBlueprint("webhooks", __name__, url_prefix="/v1/webhooks",
                    description="Webhooks: signed POSTs of an organiser's match lifecycle events")
-
-
 
 
 def calling_organiser() -> str:
@@ -48,6 +47,21 @@ def _own(webhook_id: str) -> tuple[str, Any]:
     return owner, webhook
 
 
+def refuse_private(url: str) -> None:
+    """The address policy at registration (``service.adapters.addresses``), unless this
+    server lets organisers reach private addresses."""
+    if current_app.config["SETTINGS"].private_webhooks:
+        return
+    try:
+        host = urllib.parse.urlsplit(url).hostname or ""
+    except ValueError:  # "[::::]": no address at all; every delivery of it fails
+        return
+    if addresses.refused_at_registration(host):
+        raise Rejected("private_address_refused",
+                       "the URL's host is, or resolves to, an address that is not public; "
+                       "this server delivers to public addresses only")
+
+
 @blp.route("")
 class WebhookCollection(MethodView):
     @blp.arguments(WebhookCreateSchema)
@@ -63,13 +77,14 @@ class WebhookCollection(MethodView):
         ``X-Rummy-Delivery`` (the same on every retry) and ``X-Rummy-Event`` (the kind).
         A non-2xx answer, a redirect or no answer within 5 s is retried after 1 s, 5 s,
         30 s and 2 min (5 attempts). More than 20 endpoints is a 422
-        ``too_many_webhooks``. With ``RUMMY_WEBHOOK_PRIVATE=deny`` a URL whose host is a
-        loopback, private or link-local address is a 422 ``private_address_refused``.
+        ``too_many_webhooks``. Unless the server runs with ``RUMMY_WEBHOOK_PRIVATE=allow``, a
+        URL whose host is, or resolves to, an address that is not global (loopback, private,
+        shared, link-local, reserved, multicast; in any spelling) is a 422
+        ``private_address_refused``; a name that does not resolve yet is accepted, and each
+        delivery resolves it and checks again.
         """
         owner = calling_organiser()
-        if webhooks.private_refused() and webhooks.private_address(body["url"]) is not None:
-            raise Rejected("private_address_refused",
-                           "the URL's host is a private address; this server refuses those")
+        refuse_private(body["url"])
         webhook = hooks().create(owner, body["url"], body["secret"], body["events"])
         if webhook is None:
             raise Rejected("too_many_webhooks",

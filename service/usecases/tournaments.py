@@ -235,7 +235,9 @@ def second_table(body: Mapping[str, Any], first: Mapping[str, Any]) -> dict[str,
 
 
 def _player(player: Mapping[str, Any]) -> tuple[Any, ...]:
-    return player["name"], player.get("entropy") or "", player.get("external_id")
+    """What a pair's two tables must agree on about a seat (an open seat has no name)."""
+    return (player.get("name"), bool(player.get("open")), player.get("entropy") or "",
+            player.get("external_id"))
 
 
 def _pair_error(field: str, message: str) -> AppError:

@@ -37,7 +37,10 @@ SKIPPED = {"GET /v1/matches/{match_id}/stream", "GET /v1/feed", "POST /v1/audits
 
 @pytest.fixture(scope="module")
 def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    env = server_env(RUMMY_ADMIN_TOKEN=ADMIN, RUMMY_RATE_LIMITS="off")
+    # RUMMY_WEBHOOK_PRIVATE=allow: the endpoints it registers go to a closed local port
+    # (tests/schemathesis_hooks.py), never out to the hosts it draws
+    env = server_env(RUMMY_ADMIN_TOKEN=ADMIN, RUMMY_RATE_LIMITS="off",
+                     RUMMY_WEBHOOK_PRIVATE="allow")
     with serving_api("schemathesis-api", gunicorn_argv, env,
                      tmp_path_factory.mktemp("schemathesis") / "api.log") as url:
         yield url

@@ -313,6 +313,7 @@ class TestDuplicateDeals:
         (gin(players=[PLAYERS[1], PLAYERS[0]]), "matches.1.players"),
         ({**gin(), "seed": "other"}, "matches.1.seed"),
         ({"variant": "gem", "players": PLAYERS}, "matches.1.variant"),
+        (gin(players=[PLAYERS[0], {"open": True}]), "matches.1.players"),  # was a 500
     ])
     def test_a_pair_must_match(self, client, second, field):
         response = client.post("/v1/batches", headers=ADMIN_AUTH, json={

@@ -2,7 +2,9 @@
 
 Deliveries run on the in-process runner here (jobs inline, as in embedded mode) with a
 short backoff, and on RQ's own worker in ``TestRQ``; ``runner.drain()`` makes the
-background threads deterministic for the assertions.
+background threads deterministic for the assertions. The server refuses private addresses
+by default, so the tests that deliver to the receiver on 127.0.0.1 opt in (``ALLOW``) as
+a deployment does with ``RUMMY_WEBHOOK_PRIVATE=allow``.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -21,6 +24,7 @@ from flask.testing import FlaskClient
 from rq import Queue, SimpleWorker
 from rq.registry import ScheduledJobRegistry
 
+from service.adapters import addresses
 from service.adapters.deliveries import DeliveryRunner
 from service.api.app import create_app
 from service.config import Settings
@@ -31,6 +35,23 @@ from workers.reconciler import Reconciler
 from workers.scheduling import promote_due_jobs
 
 SECRET = "a-webhook-secret-of-some-length"
+PUBLIC = "93.184.215.14"
+"""A global address; no test here connects to it."""
+ALLOW = pytest.mark.parametrize("private_webhooks", [True], ids=["allow"])
+"""The server of these tests runs with ``RUMMY_WEBHOOK_PRIVATE=allow``."""
+
+
+@pytest.fixture
+def private_webhooks() -> bool:
+    """The default: ``deny``."""
+    return False
+
+
+@pytest.fixture
+def app(redis_client, key_prefix, private_webhooks):
+    settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix=key_prefix,
+                        sse_keepalive_ms=200, private_webhooks=private_webhooks)
+    return create_app(settings, client=redis_client, jobs_inline=True)
 
 
 class Receiver:
@@ -172,27 +193,164 @@ class TestRegistration:
         assert response.status_code in (400, 404) and "code" in response.json
 
 
-class TestPrivateAddresses:
-    def test_refused_at_registration_when_the_server_denies_them(self, client, monkeypatch):
-        monkeypatch.setenv("RUMMY_WEBHOOK_PRIVATE", "deny")
-        for url in ("http://127.0.0.1:9/hook", "http://localhost/x", "http://10.1.2.3/x",
-                    "http://[::1]/x", "http://169.254.169.254/latest/meta-data"):
-            response = client.post("/v1/webhooks", headers=ADMIN_AUTH, json={
-                "url": url, "secret": SECRET, "events": ["hand_scored"]})
-            assert (response.status_code, response.json["code"]) == (
-                422, "private_address_refused"), url
+def refusal(client: FlaskClient, url: str) -> tuple[int, str | None]:
+    response = client.post("/v1/webhooks", headers=ADMIN_AUTH, json={
+        "url": url, "secret": SECRET, "events": ["hand_scored"]})
+    return response.status_code, response.json.get("code")
 
-    def test_refused_at_delivery_too_and_logged(self, client, receiver, runner, monkeypatch):
-        hook = register(client, receiver.url)  # allowed when registered
-        monkeypatch.setenv("RUMMY_WEBHOOK_PRIVATE", "deny")
+
+REFUSED = (422, "private_address_refused")
+
+PRIVATE_HOSTS = [
+    # loopback, in every spelling a resolver reads as 127.0.0.1
+    "127.0.0.1", "127.1", "0x7f.1", "017700000001", "2130706433", "0x7f000001", "0177.0.0.1",
+    "127.0.0.1.", "127.255.255.254", "localhost", "localhost.", "LocalHost", "api.localhost",
+    "a.b.localhost.", "[::1]", "[::ffff:127.0.0.1]", "[0:0:0:0:0:ffff:7f00:1]", "[::7f00:1]",
+    "[2002:7f00:1::1]",  # 6to4 around 127.0.0.1
+    # this host, the private network, shared address space (finding 3), link-local
+    "0.0.0.0", "0", "[::]", "10.0.0.1", "172.16.0.1", "192.168.1.1", "100.64.0.1",
+    "100.127.255.254", "169.254.169.254", "[::ffff:a9fe:a9fe]", "[64:ff9b::a9fe:a9fe]",
+    "[fd00:ec2::254]", "[fc00::1]", "[fe80::1]", "[fec0::1]",
+    # multicast, broadcast, reserved and special-purpose
+    "224.0.0.1", "239.255.255.250", "[ff02::1]", "255.255.255.255", "240.0.0.1",
+    "198.18.0.1", "192.0.0.8", "192.0.2.1", "[2001:db8::1]", "[2001::1]",
+]
+
+
+class TestAddressPolicy:
+    """Issue 16, findings 3 and 4: one address policy, ``deny`` unless the server allows."""
+
+    def test_the_default_is_deny(self, client, monkeypatch):
+        monkeypatch.delenv("RUMMY_WEBHOOK_PRIVATE", raising=False)
+        assert Settings().private_webhooks is False
+        assert Settings.from_env().private_webhooks is False
+        for port in (6379, 8000, 22):  # finding 4: Redis, the API itself, any port
+            assert refusal(client, f"http://127.0.0.1:{port}/") == REFUSED
+
+    @pytest.mark.parametrize("host", PRIVATE_HOSTS)
+    def test_no_spelling_of_a_private_address_is_registered(self, client, host):
+        assert refusal(client, f"http://{host}:8080/hook") == REFUSED
+        assert refusal(client, f"https://{host}/") == REFUSED
+
+    @pytest.mark.parametrize("url", ["http://good.example@127.0.0.1/",
+                                     "http://good.example:80@127.0.0.1/",
+                                     "http://[fe80::1%25eth0]/", "http://127.0.0.1\\@x.example/"])
+    def test_user_info_and_zone_tricks_are_not_urls(self, client, url):
+        assert refusal(client, url) == (400, "invalid_request")
+
+    def test_a_name_is_judged_by_every_address_it_resolves_to(self, client, monkeypatch):
+        names = {"internal.example": ["10.1.2.3"], "mixed.example": [PUBLIC, "192.168.0.5"],
+                 "metadata.example": ["fd00:ec2::254"], "public.example": [PUBLIC]}
+        monkeypatch.setattr(addresses, "lookup", lambda host, port: names[host])
+        for name in ("internal.example", "mixed.example", "metadata.example"):
+            assert refusal(client, f"https://{name}/hook") == REFUSED, name
+        assert register(client, "https://public.example/hook")["url"] == \
+            "https://public.example/hook"
+        assert register(client, f"http://{PUBLIC}:8080/hook")
+
+    def test_a_name_that_does_not_resolve_is_accepted_and_a_hung_resolver_is_bounded(
+            self, client, monkeypatch):
+        def unknown(host: str, port: int) -> list[str]:
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+        monkeypatch.setattr(addresses, "lookup", unknown)
+        assert register(client, "https://not-yet.example/hook")  # checked at each delivery
+        hung = threading.Event()
+        monkeypatch.setattr(addresses, "lookup", lambda host, port: [hung.wait(30), PUBLIC][1])
+        monkeypatch.setattr(addresses, "RESOLVE_TIMEOUT_S", 0.2)
+        started = time.monotonic()
+        assert register(client, "https://slow-dns.example/hook")
+        assert time.monotonic() - started < 2
+        hung.set()
+
+    def test_a_name_that_resolves_to_a_private_address_at_delivery_is_refused_there(
+            self, client, receiver, runner, monkeypatch, caplog):
+        """DNS rebinding: public when registered, the receiver's loopback when delivered."""
+        answers: list[str] = []
+
+        def rebinding(host: str, port: int) -> list[str]:
+            answers.append(host)
+            return [PUBLIC] if len(answers) == 1 else ["127.0.0.1"]
+
+        monkeypatch.setattr(addresses, "lookup", rebinding)
+        port = receiver.server.server_address[1]
+        hook = register(client, f"http://rebind.example:{port}/hook", events=("hand_scored",))
         runner.backoff = (0.0,) * 4
         assert knock(client, new_match(client)).status_code == 200
         assert runner.drain()
         assert receiver.requests == []
         (logged,) = deliveries(client, hook)
-        assert logged["status"] == "failed" and "private address" in logged["last_error"]
+        assert (logged["status"], logged["attempts"], logged["last_status_code"],
+                logged["last_error"]) == ("failed", 5, None, "unreachable")
+        assert answers == ["rebind.example"] * 6  # registration, then each attempt
+        assert "refused: rebind.example resolves to 127.0.0.1" in caplog.text  # the log's
+
+    @ALLOW
+    def test_allow_still_delivers_to_loopback(self, client, receiver, runner):
+        hook = register(client, receiver.url, events=("hand_scored",))
+        assert register(client, "http://localhost:9/x")
+        assert knock(client, new_match(client)).status_code == 200
+        assert runner.drain()
+        assert len(receiver.requests) == 1
+        assert deliveries(client, hook)[0]["status"] == "succeeded"
+
+    @ALLOW
+    def test_the_request_goes_to_the_address_that_was_resolved(self, client, receiver, runner,
+                                                                monkeypatch):
+        """One lookup per attempt, and the connection to its answer: no second lookup that
+        a changed DNS answer could redirect. The Host header still names the URL's host."""
+        looked_up: list[str] = []
+        monkeypatch.setattr(addresses, "lookup",
+                            lambda host, port: looked_up.append(host) or ["127.0.0.1"])
+        port = receiver.server.server_address[1]
+        hook = register(client, f"http://hooks.example:{port}/hook", events=("hand_scored",))
+        assert knock(client, new_match(client)).status_code == 200
+        assert runner.drain()
+        assert looked_up == ["hooks.example"]  # none at registration under allow
+        ((headers, _),) = receiver.requests
+        assert headers["Host"] == f"hooks.example:{port}"
+        assert deliveries(client, hook)[0]["status"] == "succeeded"
+
+    @ALLOW
+    def test_the_organiser_cannot_tell_a_closed_port_from_a_timeout(self, client, receiver,
+                                                                     runner, monkeypatch):
+        """Finding 4: closed, hanging, unresolvable and refused-by-policy endpoints leave
+        the same record; only the server's log tells them apart."""
+        closed = socket.socket()  # bound, never listening: connections are refused
+        closed.bind(("127.0.0.1", 0))
+        receiver.hang = True
+        runner.timeout, runner.backoff = 0.3, (0.0,) * 4
+
+        def lookup(host: str, port: int) -> list[str]:
+            if host == "policy.example":
+                return ["127.0.0.1"]
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+        monkeypatch.setattr(addresses, "lookup", lookup)
+        hooks = [register(client, url, events=("hand_scored",)) for url in (
+            f"http://127.0.0.1:{closed.getsockname()[1]}/hook", receiver.url,
+            "http://no-such-host.example/hook")]
+        assert knock(client, new_match(client)).status_code == 200
+        assert runner.drain(timeout=30)
+        runner.private = False  # a delivery under the default policy, of a webhook
+        club = bearer(new_organiser(client, "club")["key"])  # registered before it
+        port = receiver.server.server_address[1]
+        hooks.append(register(client, f"http://policy.example:{port}/hook", club,
+                              ("hand_scored",)))
+        assert knock(client, new_match(client, club)).status_code == 200
+        assert runner.drain(timeout=30)
+        closed.close()
+        assert len(receiver.requests) == 5  # the hanging receiver's; nothing reached it after
+        seen = [d for hook, auth in zip(hooks, [ADMIN_AUTH] * 3 + [club], strict=True)
+                for d in deliveries(client, hook, auth)]
+        untimed = [{k: v for k, v in d.items() if not k.endswith(("_at", "id"))}
+                   for d in seen]
+        assert untimed == [{"kind": "hand_scored", "status": "failed", "attempts": 5,
+                            "last_status_code": None, "last_error": "unreachable"}] * 4
+        assert all(d["next_attempt_at"] is None and d["delivered_at"] is None for d in seen)
 
 
+@ALLOW
 class TestDeliveries:
     def test_a_receiver_failing_twice_gets_it_on_the_third_attempt(self, client, receiver,
                                                                     runner):
@@ -314,6 +472,7 @@ class TestFeed:
         assert knock(client, mine).status_code == 200
         assert [m["match_id"] for _, m in read_feed(client, "/v1/feed", club)] == [mine["id"]]
 
+    @ALLOW
     def test_forfeits_and_aborts_reach_the_feed_and_webhooks(self, client, receiver, runner):
         hook = register(client, receiver.url, events=("match_forfeited", "match_aborted"))
         forfeited, aborted = new_match(client, tags=["t"]), new_match(client, tags=["t"])
@@ -346,12 +505,20 @@ class TestFeed:
 
 
 class TestRQ:
-    """Real mode: the scoring step a worker runs queues the delivery on RQ's ``webhooks``."""
+    """Real mode: the scoring step a worker runs queues the delivery on RQ's ``webhooks``.
+
+    The API takes its settings from the test; the worker (RQ's, in this process) builds
+    its own from the environment, as ``python -m workers`` does.
+    """
 
     @pytest.fixture
-    def app(self, redis_client, key_prefix):
+    def app(self, redis_client, key_prefix, private_webhooks, monkeypatch):
+        if private_webhooks:
+            monkeypatch.setenv("RUMMY_WEBHOOK_PRIVATE", "allow")
+        else:
+            monkeypatch.delenv("RUMMY_WEBHOOK_PRIVATE", raising=False)
         settings = Settings(redis_url="redis://unused", admin_token=ADMIN,
-                            key_prefix=key_prefix)
+                            key_prefix=key_prefix, private_webhooks=private_webhooks)
         return create_app(settings, client=redis_client, jobs_inline=False)
 
     @staticmethod
@@ -359,6 +526,7 @@ class TestRQ:
         queues = [Queue(name, connection=redis_client) for name in names]
         SimpleWorker(queues, connection=redis_client).work(burst=True)
 
+    @ALLOW
     def test_a_delivery_job_is_retried_by_rq_until_it_arrives(self, client, redis_client,
                                                                 receiver, runner):
         assert runner is None  # no in-process runner: deliveries go to RQ
@@ -387,3 +555,20 @@ class TestRQ:
         assert (logged["status"], logged["attempts"]) == ("succeeded", 2)
         assert [h["X-Rummy-Delivery"] for h, _ in receiver.requests] == [logged["id"]] * 2
         assert all(signed(h, body) for h, body in receiver.requests)
+
+    def test_a_worker_with_the_default_policy_refuses_a_private_address(
+            self, client, redis_client, receiver, monkeypatch):
+        """A name public when registered and loopback when the worker resolves it."""
+        answer = [PUBLIC]
+        monkeypatch.setattr(addresses, "lookup", lambda host, port: answer)
+        port = receiver.server.server_address[1]
+        hook = register(client, f"http://rebind.example:{port}/hook", events=("hand_scored",))
+        answer = ["127.0.0.1"]
+        assert knock(client, new_match(client)).status_code == 200
+        wiring = client.application.extensions["rummy_wiring"]
+        Reconciler(wiring.index, wiring.runner, wiring.clocks).drain()
+        self.work(redis_client, "webhooks")
+        (logged,) = deliveries(client, hook)
+        assert (logged["status"], logged["attempts"], logged["last_status_code"],
+                logged["last_error"]) == ("pending", 1, None, "unreachable")
+        assert receiver.requests == []
