@@ -9,7 +9,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from domain.clocks import MAX_SECONDS, MIN_SECONDS, ON_TIMEOUT
 from domain.controls import REASON_MAX
-from service.api.inputs import JsonNumber, unicode_text
+from service.api.inputs import JsonNumber, PlainText
 
 SECONDS = validate.Range(min=MIN_SECONDS, max=MAX_SECONDS)
 
@@ -73,10 +73,8 @@ class EndedSchema(Schema):
         "description": "organiser (the match's owner or the admin) or clock (time ran out)"})
 
 
-REASON = fields.String(required=True, validate=[validate.Length(min=1, max=REASON_MAX),
-                                                unicode_text],
-                       metadata={"description": "Why (kept in the log)",
-                                 "example": "no-show"})
+REASON = PlainText(max_length=REASON_MAX, required=True, metadata={
+    "description": "Why (kept in the log)", "example": "no-show"})
 
 
 class ForfeitSchema(Schema):

@@ -17,6 +17,7 @@ from service.api.control_schemas import ClockSchema, ClockViewSchema, EndedSchem
 from service.api.inputs import (
     JsonBoolean,
     Pattern,
+    PlainText,
     json_integer,
     printable_text,
     unicode_text,
@@ -116,24 +117,22 @@ TAGS_MAX = 16
 
 
 def tags_field(description: str) -> fields.List:
-    """A list of free-form tags, at most ``TAGS_MAX``, each 1-64 printable characters."""
-    return fields.List(fields.String(validate=[validate.Length(min=1, max=64), printable_text]),
-                       validate=validate.Length(max=TAGS_MAX), load_default=list, metadata={
+    """A list of free-form tags, at most ``TAGS_MAX``, each 1-64 characters of plain text."""
+    return fields.List(PlainText(max_length=64), validate=validate.Length(max=TAGS_MAX),
+                       load_default=list, metadata={
         "description": description, "example": ["tournament:spring", "round:3", "table:5"]})
 
 
 class NamedPlayerSchema(Schema):
     """A seat held by a player named at creation."""
 
-    name = fields.String(required=True, validate=[validate.Length(min=1, max=64),
-                                                  unicode_text])
+    name = PlainText(max_length=64, required=True)
     open = JsonBoolean(load_default=False, validate=validate.OneOf((False,)), metadata={
         "description": "false (the default): the seat is the named player's"})
-    entropy = fields.String(allow_none=True, validate=[validate.Length(max=256), unicode_text],
-                            metadata={"description": "Optional client entropy, public, mixed "
-                                      "into every hand seed (see docs/fairness.md)"})
-    external_id = fields.String(allow_none=True, validate=[validate.Length(min=1, max=128),
-                                                           printable_text], metadata={
+    entropy = PlainText(min_length=0, max_length=256, allow_none=True, metadata={
+        "description": "Optional client entropy, public, mixed into every hand seed (see "
+                       "docs/fairness.md)"})
+    external_id = PlainText(max_length=128, allow_none=True, metadata={
         "description": "Optional: the player's id in the caller's system (shown in views)"})
 
 
@@ -182,8 +181,7 @@ class MatchCreateSchema(Schema):
     # variant does not take (400 invalid_players); the spec states the same bounds.
     variant = fields.String(required=True, metadata={"example": "gin",
                                                      "enum": sorted(VARIANTS)})
-    external_id = fields.String(allow_none=True, validate=[validate.Length(min=1, max=128),
-                                                           printable_text], metadata={
+    external_id = PlainText(max_length=128, allow_none=True, metadata={
         "description": "Optional: the match's id in the caller's system"})
     tags = tags_field(f"Free-form tags (at most {TAGS_MAX}, each 1-64 characters), e.g. "
                       "tournament:spring, round:3, table:5; GET /v1/matches filters by them")
@@ -252,13 +250,12 @@ class MatchCreatedSchema(MatchMetadata):
 
 
 class ClaimSchema(Schema):
-    name = fields.String(required=True, validate=[validate.Length(min=1, max=64),
-                                                  unicode_text])
-    entropy = fields.String(allow_none=True, validate=[validate.Length(max=256), unicode_text],
-                            metadata={"description": "Optional client entropy, public, mixed "
-                                      "into every hand seed (see docs/fairness.md)"})
-    external_id = fields.String(allow_none=True, validate=[validate.Length(min=1, max=128),
-                                                           printable_text])
+    name = PlainText(max_length=64, required=True)
+    entropy = PlainText(min_length=0, max_length=256, allow_none=True, metadata={
+        "description": "Optional client entropy, public, mixed into every hand seed (see "
+                       "docs/fairness.md)"})
+    external_id = PlainText(max_length=128, allow_none=True, metadata={
+        "description": "Optional: the player's id in the caller's system (shown in views)"})
     invite_code = fields.String(allow_none=True, validate=[validate.Length(max=64),
                                                           unicode_text], metadata={
         "description": "The match's invite code, when its creator set one"})
@@ -617,8 +614,7 @@ class VerificationSchema(Schema):
 
 
 class OrganiserCreateSchema(Schema):
-    name = fields.String(required=True, validate=[validate.Length(min=1, max=128),
-                                                  unicode_text])
+    name = PlainText(max_length=128, required=True)
 
 
 class OrganiserSchema(Schema):
