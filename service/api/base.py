@@ -134,7 +134,9 @@ class RummyApi(Api):
                                    "message": error.description or error.name}
         if messages:
             payload["errors"] = _flatten_locations(messages)
-            payload["message"] = "the request is malformed: " + ", ".join(payload["errors"])
+            problem = ("text with a character that is not allowed"
+                       if payload["code"] == INVALID_TEXT else "the request is malformed")
+            payload["message"] = f"{problem}: " + ", ".join(payload["errors"])
         return payload, status, {**_own_headers(error), **(data.get("headers") or {})}
 
 

@@ -74,9 +74,14 @@ class Verbatim(fields.Nested):
 
 
 class ErrorSchema(Schema):
-    code = fields.String(required=True, metadata={"description": "Stable machine-readable code"})
+    code = fields.String(required=True, metadata={
+        "description": "Stable machine-readable code (docs/front-ends.md, Errors). A 400 is "
+                       "invalid_text when every problem is a character a name or free-text "
+                       "field refuses, invalid_request when anything else is malformed too"})
     message = fields.String(required=True)
-    errors = fields.Dict(metadata={"description": "Per-field problems (400 only)"})
+    errors = fields.Dict(metadata={
+        "description": "Per-field problems (400 only), each field named by its path "
+                       "(players.1.name, tags.0)"})
 
 
 # --- variants ----------------------------------------------------------------------------

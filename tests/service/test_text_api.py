@@ -140,6 +140,7 @@ def test_a_refused_character_is_a_400_invalid_text_naming_field_and_character(cl
     response = send(client, text)
     assert (response.status_code, response.json["code"]) == (400, "invalid_text"), response.json
     assert list(response.json["errors"]) == [field], response.json
+    assert response.json["message"] == f"text with a character that is not allowed: {field}"
     [message] = response.json["errors"][field]
     assert message.startswith(f"{named} is not allowed"), message
 
