@@ -17,11 +17,11 @@ from service.api.control_schemas import ClockSchema, ClockViewSchema, EndedSchem
 from service.api.inputs import (
     JsonBoolean,
     Pattern,
-    PlainText,
     json_integer,
     printable_text,
     unicode_text,
 )
+from service.api.plain_text import PlainText
 
 IF_MATCH = r'^\s*(W/)?"?[0-9]{1,15}"?\s*$'
 """An ``If-Match`` the server reads: a version, bare or as an ETag (quoted, maybe weak)."""

@@ -1,5 +1,5 @@
-"""The plain text rule (service/api/inputs.py) on its own: the characters it refuses are
-exactly its Unicode categories, its pattern (openapi.yaml) and its check agree on every
+"""The plain text rule (service/api/plain_text.py) on its own: the characters it refuses are
+exactly its Unicode categories, what openapi.yaml says of it and its check agree on every
 text, and its messages name the character."""
 
 from __future__ import annotations
@@ -14,17 +14,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 from marshmallow import Schema, ValidationError
 
-from service.api.inputs import (
-    ALLOWED_ALONE,
+from service.api.inputs import TextRefusal, text_refusals_only, unicode_text
+from service.api.plain_text import (
+    BEYOND_BMP,
+    MISPLACED,
     PLAIN_TEXT,
     PLAIN_TEXT_RULE,
     REFUSED_ALONE,
+    SPEC,
     PlainText,
-    TextRefusal,
     plain_text_refusal,
     refused_alone,
-    text_refusals_only,
-    unicode_text,
 )
 
 FLAG_OF_SCOTLAND = "\U0001F3F4\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F"
@@ -33,6 +33,13 @@ SURROGATES = range(0xD800, 0xE000)
 
 def every_character() -> str:
     return "".join(chr(c) for c in range(sys.maxunicode + 1) if c not in SURROGATES)
+
+
+def in_spec(text: str) -> bool:
+    """Whether openapi.yaml's plain text (``SPEC``) takes ``text``, as a validator reads it:
+    ``pattern`` whole (ECMAScript's ``$`` is the end), the ``not`` patterns anywhere."""
+    return (re.fullmatch(PLAIN_TEXT, text) is not None
+            and not any(re.search(p["pattern"], text) for p in SPEC["not"]["anyOf"]))
 
 
 def test_the_ranges_are_the_categories_and_noncharacters_of_this_unicode():
@@ -45,11 +52,13 @@ def test_the_ranges_are_the_categories_and_noncharacters_of_this_unicode():
     assert by_category == by_ranges, unicodedata.unidata_version
 
 
-def test_the_pattern_refuses_exactly_those_characters_on_their_own():
+def test_the_spec_refuses_exactly_those_characters_on_their_own():
     text = every_character()
-    accepted = set(re.findall(ALLOWED_ALONE, text))
-    refused = {ord(c) for c in set(text) - accepted}
+    bmp = set(re.findall(PLAIN_TEXT[1:-2], text))  # the pattern's class
+    refused = {ord(c) for c in set(text) - bmp} | {ord(c) for c in re.findall(BEYOND_BMP, text)}
+    refused |= {ord(c) for c in set(text) & bmp if re.search(MISPLACED, c)}
     assert refused == {c for first, last in REFUSED_ALONE for c in range(first, last + 1)}
+    assert SPEC["pattern"] == PLAIN_TEXT and all(ord(c) <= 0xFFFF for c in PLAIN_TEXT)
 
 
 @pytest.mark.parametrize("text", [
@@ -59,7 +68,7 @@ def test_the_pattern_refuses_exactly_those_characters_on_their_own():
 ])
 def test_accepted(text):
     assert plain_text_refusal(text) is None
-    assert re.fullmatch(PLAIN_TEXT, text)
+    assert in_spec(text)
 
 
 @pytest.mark.parametrize("text, message", [
@@ -109,18 +118,18 @@ def test_accepted(text):
 def test_refused_naming_the_first_refused_character(text, message):
     assert plain_text_refusal(text) == message
     if not any(0xD800 <= ord(c) < 0xE000 for c in text):  # the spec leaves those out
-        assert not re.fullmatch(PLAIN_TEXT, text)
+        assert not in_spec(text)
 
 
 PIECES = ["a", "é", "中", " ", "🏴", "👩", "\U0001F3FD", "\ufe0f", "\u200d", "\u200c",
           "\U000E0067", "\U000E0062", "\U000E0031", "\U000E0041", "\U000E007F", "\u202e",
-          "\n", "\u200b", "\ufffe"]
+          "\n", "\u200b", "\ufffe", "\U0010fffe", "\U0001d173", "gbsct", "\U000E0020"]
 """Characters whose places matter (joiners, tags, the flag), and some refused anywhere."""
 
 
-@given(st.lists(st.sampled_from(PIECES), max_size=14).map("".join))
-def test_the_pattern_and_the_check_agree(text):
-    assert (plain_text_refusal(text) is None) == bool(re.fullmatch(PLAIN_TEXT, text))
+@given(st.lists(st.sampled_from(PIECES), max_size=16).map("".join))
+def test_the_spec_and_the_check_agree(text):
+    assert (plain_text_refusal(text) is None) == in_spec(text)
 
 
 @given(st.lists(st.sampled_from(PIECES), max_size=10).map("".join))
@@ -128,7 +137,7 @@ def test_the_spec_s_other_readers_agree(text):
     """schemathesis validates with jsonschema_rs (Rust, fancy-regex): the pattern means
     the same there. (ECMAScript with the ``u`` flag reads it the same way too; without it,
     no engine can read characters beyond the BMP in a class.)"""
-    validator = jsonschema_rs.Draft4Validator({"pattern": PLAIN_TEXT},
+    validator = jsonschema_rs.Draft4Validator(SPEC,
                                               pattern_options=jsonschema_rs.FancyRegexOptions())
     assert validator.is_valid(text) == (plain_text_refusal(text) is None)
 
@@ -155,5 +164,7 @@ def test_lone_surrogates_anywhere_are_a_text_refusal():
 
 
 def test_a_plain_text_field_documents_the_rule():
-    field = PlainText(max_length=8, metadata={"description": "Why."})
+    field = PlainText(max_length=8, metadata={"description": "Why"})
     assert field.metadata["description"] == f"Why. {PLAIN_TEXT_RULE}"
+    assert PlainText(max_length=8).metadata["description"] == PLAIN_TEXT_RULE
+    assert field.metadata["not"] == SPEC["not"]
