@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import itertools
-import json
 import random
 import re
 import sys

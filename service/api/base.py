@@ -13,6 +13,7 @@ from flask_smorest import Api, Blueprint
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
+from service.api.inputs import INVALID_TEXT, text_refusals_only
 from service.api.schemas import ErrorSchema
 from service.usecases.errors import Unauthenticated
 from service.usecases.matches import MatchService
@@ -143,12 +144,14 @@ class RummyApi(Api):
     def handle_http_exception(self, error: HTTPException) -> Any:
         status = error.code or 500
         data = getattr(error, "data", None) or {}
-        payload: dict[str, Any] = {"code": _code(status, data.get("schema")),
-                                   "message": error.description or error.name}
         messages = data.get("messages") or data.get("errors")
+        payload: dict[str, Any] = {"code": _code(status, data.get("schema"), messages),
+                                   "message": error.description or error.name}
         if messages:
             payload["errors"] = _flatten_locations(messages)
-            payload["message"] = "the request is malformed: " + ", ".join(payload["errors"])
+            problem = ("text with a character that is not allowed"
+                       if payload["code"] == INVALID_TEXT else "the request is malformed")
+            payload["message"] = f"{problem}: " + ", ".join(payload["errors"])
         return payload, status, {**_own_headers(error), **(data.get("headers") or {})}
 
 
@@ -179,8 +182,12 @@ def _own_headers(error: HTTPException) -> dict[str, str]:
             if name.lower() != "content-type"}
 
 
-def _code(status: int, schema: Any) -> str:
-    """The error's code: a body schema may name its own (``ActionSchema``: invalid_action)."""
+def _code(status: int, schema: Any, messages: Any = None) -> str:
+    """The error's code: ``invalid_text`` when every problem is a character a text field
+    refuses (one malformed field besides makes it the usual code: docs/front-ends.md 5);
+    else a body schema may name its own (``ActionSchema``: invalid_action)."""
+    if status == 400 and messages and text_refusals_only(messages):
+        return INVALID_TEXT
     own = getattr(schema, "error_code", None)
     if status == 400 and own:
         return str(own)
@@ -188,11 +195,22 @@ def _code(status: int, schema: Any) -> str:
 
 
 def _flatten_locations(messages: dict[str, Any]) -> dict[str, Any]:
-    """webargs nests errors under the location ("json", "headers"); callers want field names."""
+    """webargs nests errors under the location ("json", "headers"), marshmallow under each
+    nested field and list index; callers want one path per field: ``players.1.name``."""
     flat: dict[str, Any] = {}
     for location, errors in messages.items():
         if isinstance(errors, dict):
-            flat.update(errors)
+            flat.update(dotted(errors))
         else:
             flat[location] = errors
+    return flat
+
+
+def dotted(messages: Any, path: str = "") -> dict[str, Any]:
+    """Nested marshmallow errors as ``{"matches.2.players.0.name": [...]}``."""
+    if not isinstance(messages, dict):
+        return {path: messages}
+    flat: dict[str, Any] = {}
+    for key, value in messages.items():
+        flat.update(dotted(value, f"{path}.{key}" if path else str(key)))
     return flat

@@ -9,7 +9,8 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from domain.clocks import MAX_SECONDS, MIN_SECONDS, ON_TIMEOUT
 from domain.controls import REASON_MAX
-from service.api.inputs import JsonNumber, unicode_text
+from service.api.inputs import JsonNumber
+from service.api.plain_text import PlainText
 
 SECONDS = validate.Range(min=MIN_SECONDS, max=MAX_SECONDS)
 
@@ -73,17 +74,17 @@ class EndedSchema(Schema):
         "description": "organiser (the match's owner or the admin) or clock (time ran out)"})
 
 
-REASON = fields.String(required=True, validate=[validate.Length(min=1, max=REASON_MAX),
-                                                unicode_text],
-                       metadata={"description": "Why (kept in the log)",
-                                 "example": "no-show"})
+def reason_field() -> PlainText:
+    """Why a match ends (one field each: a shared one would be one YAML alias)."""
+    return PlainText(max_length=REASON_MAX, required=True, metadata={
+        "description": "Why (kept in the log)", "example": "no-show"})
 
 
 class ForfeitSchema(Schema):
     seat = fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=63),
                           metadata={"description": "The seat that loses the match"})
-    reason = REASON
+    reason = reason_field()
 
 
 class AbortSchema(Schema):
-    reason = REASON
+    reason = reason_field()

@@ -1,12 +1,43 @@
 """How the API reads what clients send: text (whole-string patterns, which openapi.yaml
-states, and Unicode), and JSON scalars of their own JSON type."""
+states, and Unicode; plain text for what others see is in ``plain_text``), and JSON scalars
+of their own JSON type."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any, cast
 
 from marshmallow import ValidationError, fields, validate
+
+INVALID_TEXT = "invalid_text"
+"""The code of a 400 whose every problem is a character a text field refuses
+(``TextRefusal``); with any other problem in the same request it is ``invalid_request``."""
+
+
+class TextRefusal(str):
+    """The message refusing a character of a text field (it names the character).
+
+    A ``str``, so it is an ordinary marshmallow message; its type lets ``base._code`` tell
+    a request refused only for its characters (``INVALID_TEXT``) from a malformed one.
+    """
+
+
+def text_refusals_only(messages: Any) -> bool:
+    """Whether every message of a (nested) marshmallow error is a ``TextRefusal``."""
+    leaves = list(_leaves(messages))
+    return bool(leaves) and all(isinstance(leaf, TextRefusal) for leaf in leaves)
+
+
+def _leaves(messages: Any) -> Iterator[Any]:
+    if isinstance(messages, dict):
+        for value in messages.values():
+            yield from _leaves(value)
+    elif isinstance(messages, list | tuple):
+        for value in messages:
+            yield from _leaves(value)
+    else:
+        yield messages
 
 
 class Pattern(validate.Regexp):
@@ -31,15 +62,15 @@ def unicode_text(text: str) -> None:
     JSON (RFC 8259, 8.2) and regular expression engines disagree on naming them (Rust's
     refuses ``\\ud800`` outright), so the spec leaves them to this check.
     """
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ValidationError("must be Unicode text (no lone surrogates)") from exc
+    at = next((at for at, char in enumerate(text) if "\ud800" <= char <= "\udfff"), None)
+    if at is not None:
+        raise ValidationError(TextRefusal(
+            f"U+{ord(text[at]):04X} (a lone surrogate) is not allowed (character {at + 1})"))
 
 
 PRINTABLE_TEXT = r"^[^\x00-\x1f\x7f-\x9f]*$"
-"""Ids and tags: text without control characters (C0, DEL, C1), which would end up in CSV
-cells and index keys."""
+"""Invite codes and the listing's filters: text without control characters (C0, DEL, C1).
+A filter is not ``PLAIN_TEXT``: it must still find tags and ids stored before that rule."""
 
 
 class _Printable(Pattern):
@@ -50,7 +81,7 @@ class _Printable(Pattern):
 
 printable_text = _Printable(PRINTABLE_TEXT, error="must be printable text (no control "
                                                   "characters)")
-"""Validates ids and tags: ``PRINTABLE_TEXT`` (stated in the spec), and Unicode text."""
+"""Validates ``PRINTABLE_TEXT`` (stated in the spec), and Unicode text."""
 
 
 # --- JSON scalars ------------------------------------------------------------------------

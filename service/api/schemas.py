@@ -21,6 +21,7 @@ from service.api.inputs import (
     printable_text,
     unicode_text,
 )
+from service.api.plain_text import PlainText
 
 IF_MATCH = r'^\s*(W/)?"?[0-9]{1,15}"?\s*$'
 """An ``If-Match`` the server reads: a version, bare or as an ETag (quoted, maybe weak)."""
@@ -73,9 +74,14 @@ class Verbatim(fields.Nested):
 
 
 class ErrorSchema(Schema):
-    code = fields.String(required=True, metadata={"description": "Stable machine-readable code"})
+    code = fields.String(required=True, metadata={
+        "description": "Stable machine-readable code (docs/front-ends.md, Errors). A 400 is "
+                       "invalid_text when every problem is a character a name or free-text "
+                       "field refuses, invalid_request when anything else is malformed too"})
     message = fields.String(required=True)
-    errors = fields.Dict(metadata={"description": "Per-field problems (400 only)"})
+    errors = fields.Dict(metadata={
+        "description": "Per-field problems (400 only), each field named by its path "
+                       "(players.1.name, tags.0)"})
 
 
 # --- variants ----------------------------------------------------------------------------
@@ -116,24 +122,22 @@ TAGS_MAX = 16
 
 
 def tags_field(description: str) -> fields.List:
-    """A list of free-form tags, at most ``TAGS_MAX``, each 1-64 printable characters."""
-    return fields.List(fields.String(validate=[validate.Length(min=1, max=64), printable_text]),
-                       validate=validate.Length(max=TAGS_MAX), load_default=list, metadata={
+    """A list of free-form tags, at most ``TAGS_MAX``, each 1-64 characters of plain text."""
+    return fields.List(PlainText(max_length=64), validate=validate.Length(max=TAGS_MAX),
+                       load_default=list, metadata={
         "description": description, "example": ["tournament:spring", "round:3", "table:5"]})
 
 
 class NamedPlayerSchema(Schema):
     """A seat held by a player named at creation."""
 
-    name = fields.String(required=True, validate=[validate.Length(min=1, max=64),
-                                                  unicode_text])
+    name = PlainText(max_length=64, required=True)
     open = JsonBoolean(load_default=False, validate=validate.OneOf((False,)), metadata={
         "description": "false (the default): the seat is the named player's"})
-    entropy = fields.String(allow_none=True, validate=[validate.Length(max=256), unicode_text],
-                            metadata={"description": "Optional client entropy, public, mixed "
-                                      "into every hand seed (see docs/fairness.md)"})
-    external_id = fields.String(allow_none=True, validate=[validate.Length(min=1, max=128),
-                                                           printable_text], metadata={
+    entropy = PlainText(min_length=0, max_length=256, allow_none=True, metadata={
+        "description": "Optional client entropy, public, mixed into every hand seed (see "
+                       "docs/fairness.md)"})
+    external_id = PlainText(max_length=128, allow_none=True, metadata={
         "description": "Optional: the player's id in the caller's system (shown in views)"})
 
 
@@ -182,8 +186,7 @@ class MatchCreateSchema(Schema):
     # variant does not take (400 invalid_players); the spec states the same bounds.
     variant = fields.String(required=True, metadata={"example": "gin",
                                                      "enum": sorted(VARIANTS)})
-    external_id = fields.String(allow_none=True, validate=[validate.Length(min=1, max=128),
-                                                           printable_text], metadata={
+    external_id = PlainText(max_length=128, allow_none=True, metadata={
         "description": "Optional: the match's id in the caller's system"})
     tags = tags_field(f"Free-form tags (at most {TAGS_MAX}, each 1-64 characters), e.g. "
                       "tournament:spring, round:3, table:5; GET /v1/matches filters by them")
@@ -252,13 +255,12 @@ class MatchCreatedSchema(MatchMetadata):
 
 
 class ClaimSchema(Schema):
-    name = fields.String(required=True, validate=[validate.Length(min=1, max=64),
-                                                  unicode_text])
-    entropy = fields.String(allow_none=True, validate=[validate.Length(max=256), unicode_text],
-                            metadata={"description": "Optional client entropy, public, mixed "
-                                      "into every hand seed (see docs/fairness.md)"})
-    external_id = fields.String(allow_none=True, validate=[validate.Length(min=1, max=128),
-                                                           printable_text])
+    name = PlainText(max_length=64, required=True)
+    entropy = PlainText(min_length=0, max_length=256, allow_none=True, metadata={
+        "description": "Optional client entropy, public, mixed into every hand seed (see "
+                       "docs/fairness.md)"})
+    external_id = PlainText(max_length=128, allow_none=True, metadata={
+        "description": "Optional: the player's id in the caller's system (shown in views)"})
     invite_code = fields.String(allow_none=True, validate=[validate.Length(max=64),
                                                           unicode_text], metadata={
         "description": "The match's invite code, when its creator set one"})
@@ -617,8 +619,7 @@ class VerificationSchema(Schema):
 
 
 class OrganiserCreateSchema(Schema):
-    name = fields.String(required=True, validate=[validate.Length(min=1, max=128),
-                                                  unicode_text])
+    name = PlainText(max_length=128, required=True)
 
 
 class OrganiserSchema(Schema):

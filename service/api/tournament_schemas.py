@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, fields, validate
 
 from service.api.inputs import JsonBoolean, Pattern, printable_text
 from service.api.schemas import (
@@ -23,16 +21,6 @@ BATCH_MAX = 64
 
 def tag_filter() -> fields.String:
     return fields.String(validate=[validate.Length(min=1, max=64), printable_text])
-
-
-def dotted(messages: Any, path: str = "") -> dict[str, Any]:
-    """Nested marshmallow errors as ``{"matches.2.players": [...]}``."""
-    if not isinstance(messages, dict):
-        return {path: messages}
-    flat: dict[str, Any] = {}
-    for key, value in messages.items():
-        flat.update(dotted(value, f"{path}.{key}" if path else str(key)))
-    return flat
 
 
 # --- listing -----------------------------------------------------------------------------
@@ -89,10 +77,6 @@ class BatchCreateSchema(Schema):
                        "the same order; the server rotates them one seat) and deals every "
                        "hand from the first table's secrets"})
     tags = tags_field("Tags added to every match of the batch (batch:<id> is added too)")
-
-    def handle_error(self, error: ValidationError, data: Any, **kwargs: Any) -> None:
-        """Name each bad field by its path, e.g. ``matches.2.players``."""
-        raise ValidationError(dotted(error.messages))
 
 
 class BatchCreatedSchema(Schema):

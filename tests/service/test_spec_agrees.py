@@ -141,16 +141,39 @@ def test_an_odd_duplicate_batch_and_an_invite_code_without_open_seats_name_their
 # --- text: control characters, lone surrogates ----------------------------------------------
 
 
-@pytest.mark.parametrize("tag, accepted", [
-    ("round:3", True), ("\u202e\u00a0\u2028 tag", True), ("🃏", True),
-    ("a\nb", False), ("tag\n", False), ("\x0b", False), ("a\x7f", False), ("\x85", False),
+@pytest.mark.parametrize("tag, kept, filtered", [
+    ("round:3", True, True), ("\u00a0é tag", True, True), ("🃏", True, True),
+    ("\u202e tag", False, True), ("a\u2028b", False, True), ("a\u200bb", False, True),
+    ("a\nb", False, False), ("tag\n", False, False), ("\x0b", False, False),
+    ("a\x7f", False, False), ("\x85", False, False),
 ])
-def test_tags_without_control_characters(client, tag, accepted):
-    assert valid("MatchCreate", {**GIN, "tags": [tag]}) is accepted
+def test_tags_are_plain_text_and_filters_find_older_ones(client, tag, kept, filtered):
+    """A tag is plain text; a filter only refuses control characters, so it still finds
+    the tags with bidi or format characters kept before plain text was the rule."""
+    assert valid("MatchCreate", {**GIN, "tags": [tag]}) is kept
     answer = client.post("/v1/matches", json={**GIN, "tags": [tag]})
-    assert (answer.status_code == 201) is accepted, answer.json
+    assert (answer.status_code == 201) is kept, answer.json
     query = client.get("/v1/matches", query_string={"tag": tag}, headers=ADMIN_AUTH)
-    assert (query.status_code == 200) is accepted, query.json
+    assert (query.status_code == 200) is filtered, query.json
+
+
+FLAG_OF_SCOTLAND = "\U0001F3F4\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F"
+
+
+@pytest.mark.parametrize("name, accepted", [
+    ("Zoë Ørsted-Núñez", True), ("李小龍", True), ("👩\u200d💻 Ann", True), ("👋🏽", True),
+    ("🇳🇴", True), (FLAG_OF_SCOTLAND, True), ("می\u200cخواهم", True), ("🏴", True),
+    ("\u200dAnn", False), ("Ann\u200d", False), ("A\u200d\u200dn", False),
+    ("Ann\u200b", False), ("Ann\u00ad", False), ("\u2066Ann", False), ("Ann\ufeff", False),
+    ("A\U000E0041nn", False), (FLAG_OF_SCOTLAND[:-1], False),
+    ("\U0001F3F4\U000E0067\U000E0062\U000E007F", False), ("Ann\U0001FFFE", False),
+    ("Ann\U000E0001", False), ("Ann\u2029", False), ("Ann\x00", False),
+])
+def test_names_are_plain_text_in_the_spec_and_the_server(client, name, accepted):
+    assert valid("NamedPlayer", {"name": name}) is accepted
+    answer = client.post("/v1/matches", json={**GIN, "players": [{"name": name},
+                                                                 {"name": "Bob"}]})
+    assert (answer.status_code == 201) is accepted, answer.json
 
 
 def test_lone_surrogates_are_a_400_wherever_text_is_kept(client):

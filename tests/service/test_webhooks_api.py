@@ -154,7 +154,7 @@ class TestRegistration:
         ({"url": "https://example.com/x", "secret": "short", "events": ["hand_scored"]},
          "secret"),
         ({"url": "https://example.com/x", "secret": SECRET, "events": ["hand_dealt"]},
-         "events"),
+         "events.0"),
         ({"url": "https://example.com/x", "secret": SECRET, "events": []}, "events"),
         ({"url": "https://example.com/x", "secret": SECRET, "events": "hand_scored"},
          "events"),
