@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -230,6 +231,21 @@ def test_a_log_of_too_many_moves_without_their_command_is_a_413(client):
     assert f"line {guessed + 2}: more than {guessed} moves recorded without their command" \
         in answer.json["message"]
     assert body.served <= len(first) + (guessed + 1) * max(map(len, moves)) + CHUNK
+
+
+def test_the_limits_are_the_ones_documented(client):
+    from service.usecases import log_upload
+
+    assert {name: getattr(log_upload, name) for name in LIMITS} == LIMITS
+    assert MAX_LOG_BYTES == LIMITS["MAX_LOG_BYTES"]
+    web = (Path(__file__).parents[2] / "service" / "web" / "js" / "api.js").read_text()
+    stated = re.search(r"export const AUDIT_MAX_BYTES = ([\d *]+);", web)
+    assert stated and eval(stated.group(1)) == MAX_LOG_BYTES  # noqa: S307 - digits and *
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    for value in (f"{MAX_LOG_BYTES // (1024 * 1024)} MiB", f"{LIMITS['MAX_LOG_LINES']:,}",
+                  f"{LIMITS['MAX_GUESSED_MOVES']:,}",
+                  f"{uploaded_logs.MAX_STATES_BYTES // (1024 * 1024)} MiB"):
+        assert value in readme, value
 
 
 def test_the_tables_stop_at_their_size_limit_with_a_note(client, monkeypatch):
