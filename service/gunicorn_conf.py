@@ -21,7 +21,7 @@ import time
 from collections import deque
 from typing import Any
 
-from service import gunicorn_errors
+from service import gunicorn_bodies, gunicorn_errors
 
 FD_MARGIN = 256
 """Descriptors kept for everything but client sockets: Redis connections (the pool grows
@@ -134,3 +134,9 @@ def post_worker_init(worker: Any) -> None:
     if limit < worker.cfg.worker_connections + FD_MARGIN:
         worker.log.warning("rummy: open-file limit %d is below worker_connections %d plus "
                            "a margin of %d", limit, worker.cfg.worker_connections, FD_MARGIN)
+
+
+def post_request(worker: Any, req: Any, environ: dict[str, Any], resp: Any) -> None:
+    """A body the app left unread is read on only as far as gunicorn's gthread worker
+    would (64 KiB, 1 s); past that its connection closes (service/gunicorn_bodies.py)."""
+    gunicorn_bodies.finish_or_close(req, environ)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields
 
 from service.api.schemas import Verbatim, VerificationReportSchema
+from service.usecases.uploaded_logs import MAX_STATES_BYTES
 
 
 class AuditQuerySchema(Schema):
@@ -23,6 +24,7 @@ class AuditSchema(Schema):
                        "`i + 1`, shaped like `GET /v1/matches/{id}/state` without the match's "
                        "id and metadata: public, and in full for hands whose seed the log "
                        "reveals. It stops at the first event that cannot be replayed "
-                       "(redacted in the export, or refused by the rules)"})
+                       "(redacted in the export, or refused by the rules), or where the "
+                       f"tables would pass {MAX_STATES_BYTES} bytes of JSON"})
     states_note = fields.String(allow_none=True, metadata={
         "description": "Why `states` stops short of the log's end; null when it does not"})

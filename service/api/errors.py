@@ -16,6 +16,7 @@ from service.usecases.errors import (
     Invalid,
     NotFound,
     Rejected,
+    TooLarge,
     Unauthenticated,
 )
 
@@ -32,7 +33,7 @@ MALFORMED = frozenset({"invalid_action"})
 
 
 STATUS = {Invalid: 400, Unauthenticated: 401, Forbidden: 403, NotFound: 404, Conflict: 409,
-          Rejected: 422}
+          TooLarge: 413, Rejected: 422}
 """Each application error type's HTTP status: the one place use cases meet HTTP."""
 
 

@@ -43,6 +43,10 @@ class Rejected(AppError):
     """Well-formed but refused as it stands (a reused idempotency key, a finished match)."""
 
 
+class TooLarge(AppError):
+    """More than the server does for one request: a body, a line or a log past its limit."""
+
+
 def invalid(field: str, message: str, code: str = "invalid_request") -> Invalid:
     """An ``Invalid`` about one field: ``"<field>: <message>"``."""
     return Invalid(code, f"{field}: {message}", {field: [message]})

@@ -5,12 +5,19 @@ The verdict is ``domain.audit.verify``, the code ``rummy verify`` runs. The tabl
 step is the log folded event by event as the server folds a stored match, rendered for the
 public, and in full once the file reveals a hand's seed (``HandIndex``, like ``/state``):
 the server shows nothing the file does not make public.
+
+Anybody may upload, so the work is bounded: the log is read within the limits of
+``log_upload`` (bytes, lines, line length), and the tables are drawn only up to
+``MAX_STATES_BYTES`` of JSON. Each table repeats the match's finished hands, so the tables
+of a long match grow with the square of its length: a gin match to 500 draws 76 MB of
+them, one of many short hands gigabytes.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from domain.audit import verify
@@ -22,41 +29,36 @@ from domain.variants import VARIANTS
 from domain.viewer import Viewer
 from service.adapters.codec import to_domain
 from service.adapters.store import StoredEvent
-from service.usecases.errors import Invalid, Rejected
+from service.usecases.errors import Rejected
+from service.usecases.log_upload import MAX_LOG_BYTES, read_records
 from service.usecases.matches import HandIndex
 
-MAX_LOG_BYTES = 8 * 1024 * 1024
-"""The largest log accepted: a long rummy match exports a few hundred kilobytes."""
-MAX_STATES = 3000
-"""Tables rendered at most; a longer log is verified, and drawn up to here."""
+__all__ = ["MAX_LOG_BYTES", "MAX_STATES_BYTES", "Audit", "audit_log"]
+
+MAX_STATES_BYTES = 16 * 1024 * 1024
+"""The tables' JSON at most: every table of a gin match to 100 (6.4 MB) or of a 6-player
+rummy match (4.8 MB), with room to spare; a longer match is drawn up to here."""
 
 
-def audit_log(body: bytes, with_states: bool) -> dict[str, Any]:
-    """The verifier's report on ``body`` and, with ``with_states``, the table after each
-    event (``states[i]`` after version ``i + 1``) as far as the file can be replayed."""
-    records = read_log(body)
-    answer: dict[str, Any] = {"report": verdict(records)}
-    if with_states:
-        answer["states"], answer["states_note"] = replay_states(records)
-    return answer
+@dataclass(frozen=True)
+class Audit:
+    """The answer: the report and, when asked for, each table as JSON text (compact, keys
+    sorted) and why the tables stop short of the log's end (None when they do not)."""
+
+    report: dict[str, Any]
+    states: list[str] | None = None
+    states_note: str | None = None
 
 
-def read_log(body: bytes) -> list[dict[str, Any]]:
-    """The records of an NDJSON export; anything else is a 400 ``not_a_log``."""
-    try:
-        records = [json.loads(line, parse_constant=_no_constant)
-                   for line in body.decode("utf-8").splitlines() if line.strip()]
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        # json.JSONDecodeError is a ValueError; so is an integer past Python's digit limit.
-        raise Invalid("not_a_log", f"not an NDJSON log: {exc}") from exc
-    if not records or not all(isinstance(record, dict) for record in records):
-        raise Invalid("not_a_log", "not an NDJSON log: one JSON object per line, at least one")
-    return records
-
-
-def _no_constant(name: str) -> Any:
-    """NaN and Infinity are not JSON: no log holds them, and no browser could read them back."""
-    raise ValueError(f"{name} is not a JSON value")
+def audit_log(chunks: Iterable[bytes], with_states: bool) -> Audit:
+    """The verifier's report on the log arriving in ``chunks`` and, with ``with_states``,
+    the table after each event (``states[i]`` after version ``i + 1``) as far as the file
+    can be replayed. The log is refused as soon as it breaks a rule of ``log_upload``."""
+    records = read_records(chunks)
+    report = verdict(records)
+    if not with_states:
+        return Audit(report)
+    return Audit(report, *replay_states(records))
 
 
 def verdict(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -69,7 +71,7 @@ def verdict(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
                        f"the log cannot be verified: {type(exc).__name__}: {exc}") from exc
 
 
-def replay_states(records: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], str | None]:
+def replay_states(records: Sequence[dict[str, Any]]) -> tuple[list[str], str | None]:
     """The table after each event, up to the first event that cannot be folded: one the
     export redacted, or one the rules cannot apply (the note says which and why)."""
     data = records[0].get("data")
@@ -77,9 +79,8 @@ def replay_states(records: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any
     if variant is None:
         return [], "the log does not start with a known variant's MatchCreated"
     stored: list[StoredEvent] = []
-    note = f"tables are drawn for the first {MAX_STATES} events only" \
-        if len(records) > MAX_STATES else None
-    for record in records[:MAX_STATES]:
+    note = None
+    for record in records:
         if record.get("redacted"):
             note = (f"version {record.get('version')} is redacted in this export (a hand not "
                     "yet revealed to its exporter): later tables cannot be drawn")
@@ -102,24 +103,47 @@ def _stored(record: dict[str, Any]) -> StoredEvent:
                        record.get("command"))
 
 
-def _fold(variant: Variant, stored: list[StoredEvent]) -> tuple[list[dict[str, Any]], str | None]:
-    hands = HandIndex(stored)
-    state: Any = variant.initial_state()
-    clock: Clock | None = None
-    states: list[dict[str, Any]] = []
+def _fold(variant: Variant, stored: list[StoredEvent]) -> tuple[list[str], str | None]:
+    tables = _Tables(variant, stored)
+    states: list[str] = []
+    size = 0
     for event in stored:
         try:
-            domain_event = to_domain(event)
-            if event.type not in UNFOLDED_EVENTS:
-                state = variant.evolve(state, domain_event)
-            if clock is not None or domain_event.type == CLOCK_SET.name:
-                clock = track(clock, domain_event, event.ts, event.version, state.turn,
-                              len(state.players))
-            states.append(_table(variant, state, clock, event.version,
-                                 hands.viewer_of(event.version, Viewer.public())))
+            table = tables.after(event)
         except Exception as exc:  # a forged event may break the fold anywhere
             return states, f"version {event.version} cannot be replayed: {exc}"
+        size += len(table) + 1
+        if size > MAX_STATES_BYTES:
+            return states, (f"tables are drawn for the first {len(states)} events only: "
+                            f"together they would pass {MAX_STATES_BYTES} bytes, this "
+                            "server's limit")
+        states.append(table)
     return states, None
+
+
+class _Tables:
+    """The log folded event by event as the server folds a stored match; the public
+    table after each event, in full for hands the log reveals."""
+
+    def __init__(self, variant: Variant, stored: list[StoredEvent]) -> None:
+        self.variant, self.hands = variant, HandIndex(stored)
+        self.state: Any = variant.initial_state()
+        self.clock: Clock | None = None
+
+    def after(self, event: StoredEvent) -> str:
+        domain_event = to_domain(event)
+        if event.type not in UNFOLDED_EVENTS:
+            self.state = self.variant.evolve(self.state, domain_event)
+        if self.clock is not None or domain_event.type == CLOCK_SET.name:
+            self.clock = track(self.clock, domain_event, event.ts, event.version,
+                               self.state.turn, len(self.state.players))
+        viewer = self.hands.viewer_of(event.version, Viewer.public())
+        return _json(_table(self.variant, self.state, self.clock, event.version, viewer))
+
+
+def _json(value: Any) -> str:
+    """JSON text as the API writes it (compact, keys sorted): its length is its cost."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def _table(variant: Variant, state: Any, clock: Clock | None, version: int,

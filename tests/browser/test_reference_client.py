@@ -251,6 +251,31 @@ def test_the_browser_checks_seed_commitments_as_domain_fairness_does(browser, ap
     page.page.close()
 
 
+def upload(page: Page, body: bytes) -> str:
+    """Choose ``body`` as the replay viewer's log file; the error it then shows."""
+    page.page.reload()
+    page.page.set_input_files("input[name=log]", files=[
+        {"name": "match.ndjson", "mimeType": "application/x-ndjson", "buffer": body}])
+    page.page.wait_for_selector(".messages .notice.error", timeout=30_000)
+    return page.page.inner_text(".messages .notice.error")
+
+
+def test_the_replay_viewer_says_why_a_log_is_too_large_to_audit(browser, api_url):
+    from service.usecases.log_upload import MAX_LOG_BYTES, MAX_LOG_LINES
+
+    page = Page(browser, f"{api_url}/#/replay")
+    too_large = upload(page, b"\n" * (MAX_LOG_BYTES + 1))
+    assert "6.0 MiB" in too_large and "at most 6 MiB" in too_large, too_large
+    assert "rummy verify FILE" in too_large
+    too_long = upload(page, b"\n" * (MAX_LOG_LINES + 1))  # blank lines count too
+    assert too_long.startswith("The server refused the log: log_too_long: "), too_long
+    assert str(MAX_LOG_LINES) in too_long and "rummy verify FILE" in too_long
+    not_a_log = upload(page, b'{"version": 1}\n')
+    assert "not a log the server can verify: unverifiable_log" in not_a_log, not_a_log
+    assert "line 1: no 'type'" in not_a_log
+    page.page.close()
+
+
 def join_variant(ann: Page, bob: Page, variant: str) -> str:
     """Ann creates a two-seat match of ``variant`` with seat 1 open; Bob takes it."""
     ann.page.fill("input[name=you]", "Ann")

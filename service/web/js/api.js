@@ -23,6 +23,11 @@ export async function call(method, path, {token, body, headers = {}, raw} = {}) 
 
 const match = (id) => `/v1/matches/${encodeURIComponent(id)}`;
 
+// The largest log POST /v1/audits reads (MAX_LOG_BYTES, service/usecases/log_upload.py):
+// a larger file is not sent at all. The server refuses it unread and closes the
+// connection, which a browser may report as a network error rather than the 413.
+export const AUDIT_MAX_BYTES = 6 * 1024 * 1024;
+
 export const api = {
   variants: async () => (await call("GET", "/v1/variants")).body.variants,
   lobby: async (variant) => (await call("GET", `/v1/lobby${variant ? `?variant=${variant}` : ""}`)).body,

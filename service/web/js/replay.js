@@ -2,7 +2,7 @@
 // /state?at=N) or an exported NDJSON file (verified and replayed by POST /v1/audits), stepped
 // through event by event, and verified: the hash chain and the seed commitments here in the
 // browser, the rules and the scores by the server's verifier.
-import {api} from "./api.js";
+import {AUDIT_MAX_BYTES, ApiError, api} from "./api.js";
 import {h, notice, replace} from "./dom.js";
 import {renderTable} from "./table.js";
 import {checkChain, checkCommitments, parseRaw, readNdjson} from "./verify.js";
@@ -36,10 +36,14 @@ export function openReplay(root, matchId) {
   }
 
   async function fromFile(chosen) {
+    if (chosen.size > AUDIT_MAX_BYTES) {
+      notice(message, tooLarge(chosen.size), "error");
+      return;
+    }
     try {
       const text = await chosen.text();
       const records = readNdjson(text);
-      const audit = await api.audit(text);
+      const audit = await api.audit(text).catch((error) => { throw refused(error); });
       show(stage, {
         title: `File ${chosen.name}`,
         records,
@@ -54,6 +58,23 @@ export function openReplay(root, matchId) {
   }
 
   if (matchId) fromMatch();
+}
+
+const MIB = 1024 * 1024;
+
+function tooLarge(size) {
+  return `This log is ${(size / MIB).toFixed(1)} MiB: the server audits logs of at most ` +
+    `${AUDIT_MAX_BYTES / MIB} MiB. Verify it offline with \`rummy verify FILE\`, which has no limit.`;
+}
+
+// The audit's refusal in words. The server's message names the line that is wrong (400,
+// 422), or the limit a log passed and the way round it (413).
+function refused(error) {
+  if (!(error instanceof ApiError)) return new Error(`The upload failed: ${error.message}`);
+  if ([400, 422].includes(error.status)) {
+    return new Error(`This file is not a log the server can verify: ${error.message}`);
+  }
+  return new Error(`The server refused the log: ${error.message}`);
 }
 
 async function serverVerification(matchId) {
