@@ -30,11 +30,10 @@ import fakeredis  # noqa: E402
 import redis  # noqa: E402
 
 from domain.audit import verify  # noqa: E402
+from domain.match import Match  # noqa: E402
 from domain.variants import VARIANTS  # noqa: E402
-from service.adapters.store import GENESIS_HASH  # noqa: E402
 from service.api.app import create_app  # noqa: E402
 from service.config import Settings  # noqa: E402
-from service.usecases.repository import Loaded  # noqa: E402
 from tests.conftest import rq_left_as_found  # noqa: E402
 
 ADMIN = "bench-admin"
@@ -82,7 +81,7 @@ def measure(client_redis: redis.Redis, prefix: str, name: str, events: int,
     variant = VARIANTS[name]
     stored = repository.stored(match_id)
     records = [event.to_dict() for event in stored]
-    empty = Loaded(variant, variant.initial_state(), 0, GENESIS_HASH)
+    empty = Match.new(variant)
     fold_s = timed(lambda: repository.fold(empty, stored), repeat)
     rebuild_s = timed(lambda: repository.fold(empty, repository.stored(match_id)), repeat)
     verify_s = timed(lambda: verify(records, VARIANTS), max(1, repeat // 5))

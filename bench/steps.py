@@ -27,7 +27,6 @@ import redis
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from domain.steps import pending_step  # noqa: E402
 from service.bootstrap import bootstrap  # noqa: E402
 from service.config import Settings  # noqa: E402
 from tests.service.test_matches_api import DECK  # noqa: E402
@@ -52,8 +51,7 @@ def knocked_matches(wiring, hands: int) -> list[str]:
 
 
 def waiting(wiring, ids: list[str]) -> list[str]:
-    return [m for m in ids
-            if pending_step((loaded := wiring.repository.get(m)).variant, loaded.state)]
+    return [m for m in ids if wiring.repository.get(m).step_owed is not None]
 
 
 def main() -> None:

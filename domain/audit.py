@@ -37,10 +37,9 @@ from typing import Any
 
 from domain import controls
 from domain.chain import GENESIS_HASH, event_hash
-from domain.clocks import Clock, decide_timeout, track
+from domain.clocks import decide_timeout
 from domain.errors import OptionError, RuleError
 from domain.events import (
-    CLOCK_SET,
     HAND_DEALT,
     MATCH_CREATED,
     MATCH_SEED_REVEALED,
@@ -51,6 +50,7 @@ from domain.events import (
     names,
 )
 from domain.fairness import UNFOLDED_EVENTS, Deal, commitment, hand_seed, shuffled_deck
+from domain.match import Match, Recorded
 from domain.shuffle import choose
 from domain.steps import SystemStep, decide_step
 from domain.upcasting import upcast
@@ -178,7 +178,7 @@ class _Replayer:
     def __init__(self, variant: Variant, records: Sequence[Record], report: Report) -> None:
         self.variant, self.records, self.report = variant, records, report
         self.checks = report.checks
-        self.state: Any = variant.initial_state()
+        self.match = Match.new(variant)
         self.options: Any = None
         self.deal_seeds: dict[int, str | None] = {}
         self.revealed: dict[int, str] = {}
@@ -186,7 +186,6 @@ class _Replayer:
         self.seed_commitment: str | None = None
         self.players = 0
         self.first_dealer: int | None = None
-        self.clock: Clock | None = None
 
     def run(self) -> None:
         for command_id, group in groupby(self.records, key=lambda r: r.get("command_id")):
@@ -201,7 +200,7 @@ class _Replayer:
                 self.checks["rules"].fail(records[0]["version"],
                                           f"cannot replay: {type(exc).__name__}: {exc}")
                 break
-        self.report.final_phase = getattr(self.state, "phase", None)
+        self.report.final_phase = getattr(self.match.state, "phase", None)
         self._check_match_seed()
 
     def _stop(self, version: int, why: str) -> None:
@@ -217,12 +216,9 @@ class _Replayer:
                 self._check_deal(record["version"], record["schema"], event)
         expected, check = self._expected(command_id, records, events)
         self._compare(command_id, records, events, expected, check)
-        for record, event in zip(records, events, strict=True):
-            if event.type not in UNFOLDED_EVENTS:
-                self.state = self.variant.evolve(self.state, event)
-            if self.clock is not None or event.type == CLOCK_SET.name:
-                self.clock = track(self.clock, event, float(record["ts"]), record["version"],
-                                   self.state.turn, len(self.state.players))
+        self.match = self.match.apply([
+            Recorded(event, record["version"], float(record["ts"]), record.get("hash", ""))
+            for record, event in zip(records, events, strict=True)])
 
     def _expected(self, command_id: str, records: list[Record],
                   events: list[Event]) -> tuple[list[Event], str]:
@@ -280,7 +276,7 @@ class _Replayer:
         sent = first.get("command")
         if isinstance(sent, Mapping):
             command = self.variant.command(int(sent["seat"]), sent["action"])
-            return self.variant.decide(self.state, command)
+            return self.variant.decide(self.match.state, command)
         return self._inferred_action(int(command_id[4:].split(":")[0]), played)
 
     def _control(self, first: Record, by: str, events: list[Event]) -> list[Event]:
@@ -289,18 +285,19 @@ class _Replayer:
         control = controls.command_of(sent if isinstance(sent, Mapping) else {})
         if control.by != by:
             raise RuleError("invalid_command", f"a {by} command recorded as by {control.by}")
-        return controls.ending_events(self.variant, self.state, control, RecordedSecrets(events))
+        return controls.ending_events(self.variant, self.match.state, control,
+                                      RecordedSecrets(events))
 
     def _clocked(self, command_id: str, first: Record, events: list[Event]) -> list[Event]:
         """A timeout: only once the seat's deadline had passed (``domain.clocks``, from
         the log's timestamps); then what ``decide_timeout`` makes of it, under the command
         and command id it gives."""
         sent = first.get("command")
-        clock = self.clock
+        clock = self.match.clock
         if not isinstance(sent, Mapping) or clock is None or clock.seat != sent.get("seat"):
             raise RuleError("invalid_command", "a clock command for a seat whose turn "
                                                "is not timed")
-        decision = decide_timeout(self.variant, self.state, clock, first["version"] - 1,
+        decision = decide_timeout(self.variant, self.match.state, clock, first["version"] - 1,
                                   RecordedSecrets(events), float(first["ts"]))
         if decision is None:
             self.checks["rules"].fail(first["version"], f"the clock acted for seat "
@@ -326,16 +323,16 @@ class _Replayer:
                "against the actions legal at that point"
         if note not in self.checks["rules"].skipped:
             self.checks["rules"].skipped.append(note)
-        for action in self.variant.legal_actions(self.state, seat):
-            events = self.variant.decide(self.state, self.variant.command(seat, action))
+        for action in self.variant.legal_actions(self.match.state, seat):
+            events = self.variant.decide(self.match.state, self.variant.command(seat, action))
             if _same(played, events) is None:
                 return events
         return []
 
     def _job(self, job: str, events: list[Event]) -> list[Event]:
         """A system step (``domain.steps``), from the reveals and the deal it recorded."""
-        step = SystemStep(job, self.state.hand_number)
-        return decide_step(self.variant, self.state, step, RecordedSecrets(events))
+        step = SystemStep(job, self.match.state.hand_number)
+        return decide_step(self.variant, self.match.state, step, RecordedSecrets(events))
 
     # --- fairness ----------------------------------------------------------------------
 

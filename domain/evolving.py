@@ -8,11 +8,15 @@ times faster than ``dataclasses.replace``; the states have no derived fields).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from domain.errors import RuleError
 from domain.events import Event
+from domain.fairness import UNFOLDED_EVENTS
+
+if TYPE_CHECKING:
+    from domain.variant import Variant
 
 S = TypeVar("S")
 Handler = Callable[[S, Mapping[str, Any]], S]
@@ -47,3 +51,23 @@ def decider(deciders: Mapping[type, Callable[[S, Any], list[Event]]],
         return decide_one(state, command)
 
     return decide
+
+
+def folded(event: Event) -> bool:
+    """Whether a family's ``evolve`` sees ``event``: the fairness trail and the clock's
+    settings (``UNFOLDED_EVENTS``) never reach it."""
+    return event.type not in UNFOLDED_EVENTS
+
+
+def fold(variant: Variant, state: Any, events: Sequence[Event]) -> Any:
+    """``state`` after ``events``, each that is ``folded`` through the family's ``evolve``:
+    the one fold of events, stored or not (``domain.match.Match.apply`` for stored ones)."""
+    for event in events:
+        if folded(event):
+            state = variant.evolve(state, event)
+    return state
+
+
+def replay(variant: Variant, events: Sequence[Event]) -> Any:
+    """The state a match's events lead to from its start."""
+    return fold(variant, variant.initial_state(), events)

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from domain.errors import RuleError
 from domain.events import Event
-from domain.fairness import UNFOLDED_EVENTS, Deal
+from domain.evolving import fold
+from domain.fairness import Deal
 
 if TYPE_CHECKING:
     from domain.variant import Variant
@@ -32,14 +33,15 @@ if TYPE_CHECKING:
 SCORING = "scoring"
 BONUSES = "bonuses"
 DEAL = "deal"
-"""Step names as the log's command ids spell them (``job:scoring:<v>``, ``job:bonuses:<v>``);
-``deal`` names the job a ``dealing`` match waits for, always done inside ``scoring``."""
+"""Step names as the log's command ids spell them (``job:scoring:<v>``, ``job:bonuses:<v>``:
+the ids keep the word "job" they were first stored with); ``deal`` names the step a
+``dealing`` match waits for, always taken inside ``scoring``."""
 
 SCORING_PHASE = "scoring"
 DEALING_PHASE = "dealing"
 COMPLETING_PHASE = "completing"
-JOB_OF_PHASE = {SCORING_PHASE: SCORING, DEALING_PHASE: DEAL, COMPLETING_PHASE: BONUSES}
-"""The job each between-hands phase waits for, the same in every family."""
+STEP_OF_PHASE = {SCORING_PHASE: SCORING, DEALING_PHASE: DEAL, COMPLETING_PHASE: BONUSES}
+"""The step each between-hands phase waits for, the same in every family."""
 
 
 @dataclass(frozen=True)
@@ -81,32 +83,32 @@ class StepSecrets(Protocol):
     def deal(self, variant: Variant, options: Any, hand_number: int) -> Deal: ...
 
 
-def awaiting_job(state: Any) -> str | None:
-    """Which job the match waits for: ``scoring``, ``deal``, ``bonuses`` or None (a seat's
+def awaiting_step(state: Any) -> str | None:
+    """Which step the match waits for: ``scoring``, ``deal``, ``bonuses`` or None (a seat's
     turn, or the match is over). Views show it as ``awaiting``."""
-    return JOB_OF_PHASE.get(state.phase)
+    return STEP_OF_PHASE.get(state.phase)
 
 
 def pending_step(variant: Variant, state: Any) -> SystemStep | None:
     """None when the match waits for a seat (or is over). Every family shares the phases,
     so ``family`` decides nothing yet; it is asked for so a family could differ."""
-    job = awaiting_job(state)
-    if job not in (SCORING, BONUSES):
+    step = awaiting_step(state)
+    if step not in (SCORING, BONUSES):
         return None
-    return SystemStep(job, state.hand_number)
+    return SystemStep(step, state.hand_number)
 
 
-def job_command(job: str, deal: Deal | None = None) -> object:
-    """The system command of ``job`` (``Variant.job_command``); ``deal`` needs the Deal."""
-    if job == SCORING:
+def step_command(step: str, deal: Deal | None = None) -> object:
+    """The system command of ``step``; ``deal`` needs the next hand's Deal."""
+    if step == SCORING:
         return ScoreHand()
-    if job == DEAL:
+    if step == DEAL:
         if deal is None:
-            raise ValueError("the deal job needs the next hand's Deal")
+            raise ValueError("the deal step needs the next hand's Deal")
         return DealHand(deal)
-    if job == BONUSES:
+    if step == BONUSES:
         return CompleteMatch()
-    raise ValueError(job)
+    raise ValueError(step)
 
 
 def decide_step(variant: Variant, state: Any, step: SystemStep,
@@ -119,20 +121,13 @@ def decide_step(variant: Variant, state: Any, step: SystemStep,
     if step.name == SCORING:
         events = variant.decide(state, ScoreHand())
         return [*events, secrets.hand_revealed(step.hand_number),
-                *_next_deal(variant, _fold(variant, state, events), secrets)]
+                *_next_deal(variant, fold(variant, state, events), secrets)]
     return [secrets.match_revealed(), *variant.decide(state, CompleteMatch())]
 
 
 def _next_deal(variant: Variant, scored: Any, secrets: StepSecrets) -> list[Event]:
     """The next hand's deal when the score leaves the match waiting for one."""
-    if awaiting_job(scored) != DEAL:
+    if awaiting_step(scored) != DEAL:
         return []
     deal = secrets.deal(variant, scored.options, scored.hand_number + 1)
     return variant.decide(scored, DealHand(deal))
-
-
-def _fold(variant: Variant, state: Any, events: list[Event]) -> Any:
-    for event in events:
-        if event.type not in UNFOLDED_EVENTS:
-            state = variant.evolve(state, event)
-    return state

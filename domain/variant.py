@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from domain.events import Event
-from domain.fairness import UNFOLDED_EVENTS, Deal, MatchSecrets, shuffled_deck
+from domain.fairness import Deal, MatchSecrets, shuffled_deck
 from domain.options import OptionSpec
-from domain.steps import awaiting_job, job_command
 from domain.viewer import Viewer
 
 
@@ -55,15 +54,6 @@ class Variant:
                 "min_players": self.min_players, "max_players": self.max_players,
                 "options": [spec.to_dict() for spec in self.option_specs]}
 
-    def awaiting_job(self, state: Any) -> str | None:
-        """``domain.steps.awaiting_job``: the same between-hands phases in every family."""
-        return awaiting_job(state)
-
-    def job_command(self, job: str, state: Any, deal: Deal | None) -> object:
-        """The command a background job issues (``domain.steps``, shared by every family);
-        the ``deal`` job gets the next hand's Deal."""
-        return job_command(job, deal)
-
     def new_deal(self, options: Any, seed: bytes, fixed: dict[str, Any] | None = None) -> Deal:
         """A hand's Deal: the match deck shuffled from the hand's seed (domain.fairness)."""
         return Deal(shuffled_deck(self.deck(options), seed), seed, fixed=dict(fixed or {}))
@@ -71,11 +61,3 @@ class Variant:
     def deal_for(self, options: Any, secrets: MatchSecrets, hand_number: int,
                  fixed: dict[str, Any] | None = None) -> Deal:
         return self.new_deal(options, secrets.hand_seed(hand_number), fixed)
-
-    def replay(self, events: Sequence[Event]) -> Any:
-        """State after ``events``: the fold of ``evolve``."""
-        state = self.initial_state()
-        for event in events:
-            if event.type not in UNFOLDED_EVENTS:
-                state = self.evolve(state, event)
-        return state

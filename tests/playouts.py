@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from domain.events import Event
+from domain.evolving import replay
 from domain.fairness import MatchSecrets
 from domain.gin import GIN
 from domain.gin.rules import solver_for
@@ -27,7 +28,7 @@ def new_match(rng: random.Random, players: int = 2, variant: Variant = GIN,
     secrets = MatchSecrets(seed)
     events = variant.start_match([f"P{s}" for s in range(players)], parsed, dealer,
                                 variant.deal_for(parsed, secrets, 1))
-    return variant.replay(events), events, secrets
+    return replay(variant, events), events, secrets
 
 
 def pick(rng: random.Random, actions: list[dict[str, Any]]) -> dict[str, Any]:

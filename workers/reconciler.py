@@ -24,7 +24,6 @@ from collections.abc import Callable, Sequence
 
 import redis
 
-from domain.steps import pending_step
 from service.adapters.work import CLOCKS, STEPS, WorkIndex
 from service.usecases.clocks import Clocks
 from service.usecases.errors import NotFound
@@ -87,7 +86,7 @@ class Reconciler:
 
     def _step(self, match_id: str, lease: float) -> None:
         match, _ = run_due_steps(self.runner, match_id)
-        if pending_step(match.variant, match.state) is None:
+        if match.step_owed is None:
             self.index.release(STEPS, match_id, lease)
 
     def _clock(self, match_id: str, lease: float) -> None:

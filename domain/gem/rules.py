@@ -165,7 +165,7 @@ def _big_gin(state: GemState, command: DeclareBigGin) -> list[Event]:
 
 
 
-# --- job commands ----------------------------------------------------------------------
+# --- system steps ----------------------------------------------------------------------
 
 
 def _score_hand(state: GemState, command: ScoreHand) -> list[Event]:

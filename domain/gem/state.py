@@ -30,9 +30,9 @@ from domain.knocking import HAND_KNOCKED, UPCARD_PASSED
 UPCARD = "upcard"          # two players: the first upcard is being offered
 DRAW = "draw"              # the seat on turn draws
 DISCARD = "discard"        # the seat on turn discards, knocks or declares big gin
-SCORING = "scoring"        # the hand has ended; the scoring job has not yet recorded it
+SCORING = "scoring"        # the hand has ended; the scoring step has not yet recorded it
 DEALING = "dealing"        # scored; the next deal is due
-COMPLETING = "completing"  # the match has a winner; the end-of-match job has not yet run
+COMPLETING = "completing"  # the match has a winner; the bonuses step has not yet run
 COMPLETE = "complete"
 
 HAND_SIZE = 11

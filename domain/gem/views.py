@@ -22,7 +22,7 @@ from domain.events import Event
 from domain.gem.gems import gems_of, shows_all_gems
 from domain.gem.rules import legal_actions, solver_for
 from domain.gem.state import COMPLETE, DEALING, DISCARD, GemState
-from domain.steps import awaiting_job
+from domain.steps import awaiting_step
 from domain.viewer import Viewer
 
 
@@ -36,7 +36,7 @@ def view(state: GemState, viewer: Viewer) -> dict[str, Any]:
         "variant": "gem",
         "options": state.options.to_dict(),
         "phase": state.phase,
-        "awaiting": awaiting_job(state),
+        "awaiting": awaiting_step(state),
         "dealer": state.dealer,
         "turn": state.turn,
         "hand_number": state.hand_number,

@@ -181,7 +181,7 @@ def _big_gin(state: GinState, command: DeclareBigGin) -> list[Event]:
 
 
 
-# --- job commands ----------------------------------------------------------------------
+# --- system steps ----------------------------------------------------------------------
 
 
 def _score_hand(state: GinState, command: ScoreHand) -> list[Event]:

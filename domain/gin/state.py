@@ -29,9 +29,9 @@ from domain.knocking import HAND_KNOCKED, UPCARD_PASSED
 UPCARD = "upcard"          # the first upcard is being offered
 DRAW = "draw"              # the seat on turn draws
 DISCARD = "discard"        # the seat on turn discards, knocks or declares big gin
-SCORING = "scoring"        # the hand has ended; the scoring job has not yet recorded it
+SCORING = "scoring"        # the hand has ended; the scoring step has not yet recorded it
 DEALING = "dealing"        # scored; the next deal is due (appended with the score)
-COMPLETING = "completing"  # the target is reached; the bonuses job has not yet run
+COMPLETING = "completing"  # the target is reached; the bonuses step has not yet run
 COMPLETE = "complete"
 
 
@@ -59,7 +59,7 @@ class GinState:
     turns: int = 0                       # discards made in this hand (the turn cap counts them)
     knock_limit: int = 10
     multiplier: int = 1                  # Oklahoma spade upcard doubles the hand's scores
-    ending: Mapping[str, Any] | None = None    # how the hand ended, awaiting the scoring job
+    ending: Mapping[str, Any] | None = None    # how the hand ended, awaiting the scoring step
     commitment: str | None = None        # SHA-256 of this hand's seed (None in schema-1 logs)
     scores: tuple[int, ...] = ()
     hands_won: tuple[int, ...] = ()

@@ -14,7 +14,7 @@ from domain.controls import ended_of
 from domain.events import Event
 from domain.gin.rules import legal_actions, solver_for
 from domain.gin.state import COMPLETE, DEALING, DISCARD, GinState
-from domain.steps import awaiting_job
+from domain.steps import awaiting_step
 from domain.viewer import Viewer
 
 
@@ -24,7 +24,7 @@ def view(state: GinState, viewer: Viewer) -> dict[str, Any]:
         "variant": "gin",
         "options": state.options.to_dict(),
         "phase": state.phase,
-        "awaiting": awaiting_job(state),
+        "awaiting": awaiting_step(state),
         "dealer": state.dealer,
         "turn": state.turn,
         "hand_number": state.hand_number,

@@ -31,9 +31,9 @@ from domain.rummy.options import RummyOptions
 # Phases (RULES.md 3.3, 3.6)
 DRAW = "draw"              # the seat on turn draws
 PLAY = "play"              # drawn: lay down, lay off, exchange jokers, then discard
-SCORING = "scoring"        # the round has ended; the scoring job has not yet recorded it
+SCORING = "scoring"        # the round has ended; the scoring step has not yet recorded it
 DEALING = "dealing"        # scored; the next deal is due (appended with the score)
-COMPLETING = "completing"  # the game is over; the bonuses job has not yet recorded it
+COMPLETING = "completing"  # the game is over; the bonuses step has not yet recorded it
 COMPLETE = "complete"
 
 HAND_SIZE = 13

@@ -18,7 +18,7 @@ from domain.rummy.events import STOCK_REBUILT
 from domain.rummy.rules import may_open_now
 from domain.rummy.state import COMPLETE, DEALING, PLAY, RummyState
 from domain.rummy.table import best_opening, meld_value, minus_points
-from domain.steps import awaiting_job
+from domain.steps import awaiting_step
 from domain.table_melds import hand_melds
 from domain.viewer import Viewer
 
@@ -29,7 +29,7 @@ def view(state: RummyState, viewer: Viewer) -> dict[str, Any]:
         "variant": state.variant,
         "options": state.options.to_dict(),
         "phase": state.phase,
-        "awaiting": awaiting_job(state),
+        "awaiting": awaiting_step(state),
         "dealer": state.dealer,
         "turn": state.turn,
         "hand_number": state.hand_number,

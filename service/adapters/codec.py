@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from domain.events import Event
+from domain.match import Recorded
 from domain.upcasting import upcast
 from service.adapters.store import NewEvent, StoredEvent
 
@@ -12,6 +13,11 @@ from service.adapters.store import NewEvent, StoredEvent
 def to_domain(stored: StoredEvent) -> Event:
     """The stored event as the domain knows it today (old schemas upcast on read)."""
     return upcast(Event(stored.type, stored.data, stored.schema))
+
+
+def to_recorded(stored: Sequence[StoredEvent]) -> list[Recorded]:
+    """Stored events as ``Match.apply`` folds them."""
+    return [Recorded(to_domain(event), event.version, event.ts, event.hash) for event in stored]
 
 
 def to_store(events: Sequence[Event]) -> list[NewEvent]:

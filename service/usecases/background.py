@@ -17,15 +17,13 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from domain.events import CLOCK_SET
-from domain.steps import pending_step
+from domain.match import Ahead, DeadlineDue, Match, StepDue
 from service.adapters.clock_runner import ClockRunner
 from service.adapters.deliveries import DeliveryRunner
 from service.adapters.jobs import JobQueue
 from service.adapters.webhooks import DeliveryRef
 from service.adapters.work import CLOCKS, STEPS, WorkIndex
 from service.usecases.commands import RunStep
-from service.usecases.repository import Decided, Loaded
 
 MARK_AHEAD_S = 1.0
 """A step's mark before its append falls due this late: by then the append has made it due
@@ -35,20 +33,13 @@ CLOCK_LEASE_S = 5.0
 
 
 class Work(Protocol):
-    def expect(self, match_id: str, decided: Decided) -> None: ...
+    def expect(self, match_id: str, ahead: Ahead) -> None: ...
 
-    def after(self, match_id: str, match: Loaded) -> None: ...
+    def after(self, match_id: str, match: Match) -> None: ...
 
     def verify(self, match_id: str, verification_id: str) -> None: ...
 
     def deliver(self, refs: Sequence[DeliveryRef]) -> None: ...
-
-
-def _timed_turn_follows(decided: Decided) -> bool:
-    """Whether a clocked turn runs after the decided events (its deadline must be kept)."""
-    clocked = decided.before.clock is not None or any(e.type == CLOCK_SET.name
-                                                      for e in decided.events)
-    return clocked and decided.state.turn is not None
 
 
 class QueuedWork:
@@ -60,19 +51,19 @@ class QueuedWork:
         self.work = work
         self._clock = clock
 
-    def expect(self, match_id: str, decided: Decided) -> None:
-        if pending_step(decided.before.variant, decided.state) is not None:
+    def expect(self, match_id: str, ahead: Ahead) -> None:
+        if ahead.owes_step:
             self.work.mark(STEPS, match_id, self._clock() + MARK_AHEAD_S)
-        if _timed_turn_follows(decided):
+        if ahead.owes_deadline:
             self.work.mark(CLOCKS, match_id, self._clock() + CLOCK_LEASE_S)
 
-    def after(self, match_id: str, match: Loaded) -> None:
-        if pending_step(match.variant, match.state) is not None:
-            self.work.mark(STEPS, match_id, self._clock())
-            self.work.wake()
-        deadline = match.clock.deadline if match.clock else None
-        if deadline is not None:
-            self.work.reschedule(CLOCKS, match_id, deadline)
+    def after(self, match_id: str, match: Match) -> None:
+        for owed in match.owed():
+            if isinstance(owed, StepDue):
+                self.work.mark(STEPS, match_id, self._clock())
+                self.work.wake()
+            elif isinstance(owed, DeadlineDue):
+                self.work.reschedule(CLOCKS, match_id, owed.deadline)
 
     def verify(self, match_id: str, verification_id: str) -> None:
         self.jobs.enqueue_replay(match_id, verification_id)
@@ -98,16 +89,15 @@ class InProcessWork:
         self.steps: StepRunner | None = None
         self.verifier: Callable[[str, str], object] | None = None
 
-    def expect(self, match_id: str, decided: Decided) -> None:
+    def expect(self, match_id: str, ahead: Ahead) -> None:
         """Nothing to note: the step runs before the append's caller gets its answer."""
 
-    def after(self, match_id: str, match: Loaded) -> None:
-        if pending_step(match.variant, match.state) is not None and self.steps is not None:
-            self.steps.run(match_id, RunStep())
-            return
-        clock = match.clock
-        if clock is not None and clock.deadline is not None:
-            self.clocks.schedule(match_id, clock.started_version, clock.deadline)
+    def after(self, match_id: str, match: Match) -> None:
+        for owed in match.owed():
+            if isinstance(owed, StepDue) and self.steps is not None:
+                self.steps.run(match_id, RunStep())
+            elif isinstance(owed, DeadlineDue):
+                self.clocks.schedule(match_id, owed.turn_version, owed.deadline)
 
     def verify(self, match_id: str, verification_id: str) -> None:
         if self.verifier is not None:

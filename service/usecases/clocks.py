@@ -11,10 +11,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from domain.match import Match
 from service.adapters.store import StoredEvent
 from service.usecases.commands import TimeOut
 from service.usecases.errors import NotFound
-from service.usecases.repository import Loaded
 from service.usecases.runner import CommandRunner
 
 AUTO_MOVES = 4
@@ -25,7 +25,7 @@ class Clocks:
     """Time-outs through the command runner; ``reschedule`` times a turn again (the
     background work's ``after``) when a check came before its deadline."""
 
-    def __init__(self, runner: CommandRunner, reschedule: Callable[[str, Loaded], None],
+    def __init__(self, runner: CommandRunner, reschedule: Callable[[str, Match], None],
                  clock: Callable[[], float] = time.time) -> None:
         self.runner = runner
         self._reschedule = reschedule
@@ -63,7 +63,5 @@ class Clocks:
 
     def deadline(self, match_id: str) -> tuple[int, float] | None:
         """(turn's started version, deadline) of the running turn; None when none runs."""
-        clock = self.runner.repository.get(match_id).clock
-        if clock is None or clock.deadline is None:
-            return None
-        return clock.started_version, clock.deadline
+        owed = self.runner.repository.get(match_id).deadline_owed
+        return None if owed is None else (owed.turn_version, owed.deadline)

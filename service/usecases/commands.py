@@ -14,8 +14,8 @@ from domain.clocks import decide_timeout
 from domain.controls import Control, ending_events, stored_command
 from domain.events import Event
 from domain.fairness import MatchSecrets
-from domain.steps import decide_step, pending_step
-from service.usecases.repository import Loaded
+from domain.match import Match
+from domain.steps import decide_step
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class Command(Protocol):
     def retry_on_conflict(self) -> bool:
         """Decide again on a newer version when another writer got there first."""
 
-    def decide(self, match: Loaded, secrets: MatchSecrets) -> Decision | None: ...
+    def decide(self, match: Match, secrets: MatchSecrets) -> Decision | None: ...
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class SeatAction:
     command_id: str
     retry_on_conflict: bool = True
 
-    def decide(self, match: Loaded, secrets: MatchSecrets) -> Decision:
+    def decide(self, match: Match, secrets: MatchSecrets) -> Decision:
         variant = match.variant
         events = variant.decide(match.state, variant.command(self.seat, self.action))
         return Decision(events, self.command_id, {"seat": self.seat, "action": dict(self.action)})
@@ -58,8 +58,8 @@ class RunStep:
 
     retry_on_conflict: bool = True
 
-    def decide(self, match: Loaded, secrets: MatchSecrets) -> Decision | None:
-        step = pending_step(match.variant, match.state)
+    def decide(self, match: Match, secrets: MatchSecrets) -> Decision | None:
+        step = match.step_owed
         if step is None:
             return None
         events = decide_step(match.variant, match.state, step, secrets)
@@ -75,7 +75,7 @@ class EndMatch:
     command_id: str
     retry_on_conflict: bool = True
 
-    def decide(self, match: Loaded, secrets: MatchSecrets) -> Decision:
+    def decide(self, match: Match, secrets: MatchSecrets) -> Decision:
         events = ending_events(match.variant, match.state, self.control, secrets)
         return Decision(events, self.command_id, stored_command(self.control))
 
@@ -89,7 +89,7 @@ class TimeOut:
     now: float
     retry_on_conflict: bool = True
 
-    def decide(self, match: Loaded, secrets: MatchSecrets) -> Decision | None:
+    def decide(self, match: Match, secrets: MatchSecrets) -> Decision | None:
         clock = match.clock
         if clock is None or clock.started_version != self.turn_version:
             return None

@@ -20,10 +20,11 @@ from typing import Any
 from domain.cards import CardError, parse_cards
 from domain.chain import canonical_json
 from domain.clocks import ClockSettings
-from domain.controls import FINAL_PHASES, TERMINAL_EVENTS, AbortMatch, ForfeitSeat
+from domain.controls import TERMINAL_EVENTS, AbortMatch, ForfeitSeat
 from domain.errors import OptionError, RuleError
-from domain.events import CLOCK_SET, HAND_DEALT, SEED_REVEALED, Event
+from domain.events import HAND_DEALT, SEED_REVEALED, Event
 from domain.fairness import Deal, MatchSecrets
+from domain.match import Match
 from domain.shuffle import choose
 from domain.variant import Variant
 from domain.variants import VARIANTS
@@ -33,7 +34,6 @@ from service.adapters.catalog import MatchIndex, MatchInfo, meta_fields
 from service.adapters.codec import to_domain, to_store
 from service.adapters.lobby import LobbyStore
 from service.adapters.store import (
-    GENESIS_HASH,
     StoredEvent,
     VerificationReports,
 )
@@ -43,7 +43,6 @@ from service.usecases.background import Work
 from service.usecases.commands import EndMatch, SeatAction
 from service.usecases.errors import NotFound, invalid, not_allowed, storable
 from service.usecases.live import Ended, LiveStreams, SeatHolder
-from service.usecases.repository import Loaded
 from service.usecases.runner import CommandRunner, Idempotency, command_id
 from service.usecases.seats import LOBBY_TTL_S, MatchNotStarted, Seats, has_open_seats
 from service.usecases.tickets import StreamTickets
@@ -237,16 +236,15 @@ class MatchService:
 
     def created(self, match_id: str, meta: Mapping[str, str],
                 events: Iterable[Event | StoredEvent]) -> MatchInfo:
-        """What follows a match's first write: its token index, its listings, and its
-        clock when it has one."""
+        """What follows a match's first write: its token index, its listings, and what it
+        owes from the start (its first turn's clock), as after any append."""
         self.access.register(match_id, {value: int(key.removeprefix("token:"))
                                         for key, value in meta.items()
                                         if key.startswith("token:") and value},
                              meta.get("creator") or None)
         info = MatchInfo.from_meta(match_id, meta)
         self.index.add(info)
-        if any(event.type == CLOCK_SET.name for event in events):
-            self.work.after(match_id, self.load(match_id))
+        self.work.after(match_id, self.load(match_id))
         return info
 
     def info(self, match_id: str) -> MatchInfo | None:
@@ -256,7 +254,7 @@ class MatchService:
 
     # --- reading -----------------------------------------------------------------------
 
-    def load(self, match_id: str) -> Loaded:
+    def load(self, match_id: str) -> Match:
         """The match folded to its newest version (``NotFound`` when unknown,
         ``MatchNotStarted`` while it waits for players)."""
         try:
@@ -267,7 +265,7 @@ class MatchService:
                 raise MatchNotStarted(waiting) from None
             raise
 
-    def load_at(self, match_id: str, version: int) -> Loaded:
+    def load_at(self, match_id: str, version: int) -> Match:
         """The match as it stood at ``version``."""
         return self.repository.at(match_id, version)
 
@@ -300,7 +298,7 @@ class MatchService:
             seat["presence"] = presence
         return out
 
-    def _render(self, match_id: str, loaded: Loaded, viewer: Viewer) -> dict[str, Any]:
+    def _render(self, match_id: str, loaded: Match, viewer: Viewer) -> dict[str, Any]:
         out = loaded.variant.view(loaded.state, viewer)
         out.update(id=match_id, version=loaded.version)
         if loaded.clock is not None:
@@ -337,8 +335,7 @@ class MatchService:
             raise NotFound("version_not_found",
                            f"the match has {loaded.version} events, not {at}")
         stored = self.repository.stored(match_id)
-        empty = Loaded(loaded.variant, loaded.variant.initial_state(), 0, GENESIS_HASH)
-        past = self.repository.fold(empty, stored[:at])
+        past = self.repository.fold(Match.new(loaded.variant), stored[:at])
         return self._render(match_id, past, HandIndex(stored).viewer_of(at, viewer))
 
     @staticmethod
@@ -370,7 +367,7 @@ class MatchService:
     def is_over(self, match_id: str) -> bool:
         """Whether the match has ended for good (finished, forfeited or aborted)."""
         try:
-            return self.load(match_id).state.phase in FINAL_PHASES
+            return self.load(match_id).is_over
         except MatchNotStarted:
             return False
 
@@ -381,7 +378,7 @@ class MatchService:
             loaded = self.load(match_id)
         except MatchNotStarted:
             return False
-        return loaded.state.phase in FINAL_PHASES and after >= loaded.version
+        return loaded.is_over and after >= loaded.version
 
     def follow_as(self, match_id: str, viewer: Viewer, after: int, keepalive_ms: int,
                   credential: str | None = None) -> Iterator[dict[str, Any] | None] | None:
@@ -398,7 +395,7 @@ class MatchService:
         except MatchNotStarted as waiting:
             return self._follow(match_id, VARIANTS[waiting.lobby.variant], viewer, after,
                                 keepalive_ms, holder)
-        if loaded.state.phase in FINAL_PHASES and after >= loaded.version:
+        if loaded.is_over and after >= loaded.version:
             return None
         return self._follow(match_id, loaded.variant, viewer, after, keepalive_ms, holder)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from domain.steps import pending_step
+from domain.match import DeadlineDue, StepDue
 from service.adapters.work import CLOCKS, STEPS
 
 if TYPE_CHECKING:
@@ -27,11 +27,11 @@ def index_everything(wiring: Wiring) -> dict[str, int]:
         offset += len(ids)
         for match_id in ids:
             counts["matches"] += 1
-            match = wiring.repository.get(match_id)
-            if pending_step(match.variant, match.state) is not None:
-                wiring.index.mark(STEPS, match_id, time.time())
-                counts[STEPS] += 1
-            if match.clock is not None and match.clock.deadline is not None:
-                wiring.index.mark(CLOCKS, match_id, match.clock.deadline)
-                counts[CLOCKS] += 1
+            for owed in wiring.repository.get(match_id).owed():
+                if isinstance(owed, StepDue):
+                    wiring.index.mark(STEPS, match_id, time.time())
+                    counts[STEPS] += 1
+                elif isinstance(owed, DeadlineDue):
+                    wiring.index.mark(CLOCKS, match_id, owed.deadline)
+                    counts[CLOCKS] += 1
     return counts

@@ -16,46 +16,20 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from domain.clocks import Clock, track
-from domain.events import CLOCK_SET, Event
-from domain.fairness import UNFOLDED_EVENTS, MatchSecrets
-from domain.variant import Variant
+from domain.events import Event
+from domain.evolving import folded
+from domain.fairness import MatchSecrets
+from domain.match import Ahead, Match
 from domain.variants import VARIANTS
-from service.adapters.codec import to_domain
-from service.adapters.store import GENESIS_HASH, RedisEventStore, StoredEvent
+from service.adapters.codec import to_recorded
+from service.adapters.store import RedisEventStore, StoredEvent
 from service.usecases.errors import NotFound, storable
 
 CACHE_SIZE = 512
 GONE_KEPT = 4096
 """Deleted match ids remembered so that requests in flight at their deletion cannot cache
 them again; a request lasts far less than it takes to delete this many matches."""
-
-
-@dataclass(frozen=True)
-class Loaded:
-    """A match folded up to ``version``: its state, its clock and the head of its chain."""
-
-    variant: Variant
-    state: Any
-    version: int
-    last_hash: str
-    clock: Clock | None = None
-
-
-@dataclass(frozen=True)
-class Decided:
-    """Events decided against ``before``, folded ahead of their append.
-
-    ``state`` is the state they lead to; ``turns`` the seat to act after each of them,
-    which the clock needs once the store has given the events their times.
-    """
-
-    before: Loaded
-    events: list[Event]
-    state: Any
-    turns: tuple[int | None, ...]
 
 
 @dataclass
@@ -77,14 +51,14 @@ class Repository:
     def __init__(self, store: RedisEventStore, cache_size: int = CACHE_SIZE) -> None:
         self.store = store
         self.stats = ReadStats()
-        self._cache: OrderedDict[str, Loaded] = OrderedDict()
+        self._cache: OrderedDict[str, Match] = OrderedDict()
         self._meta: dict[str, dict[str, str]] = {}
         self._secrets: dict[str, MatchSecrets] = {}
         self._cache_size = cache_size
         self._gone: OrderedDict[str, None] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, match_id: str) -> Loaded:
+    def get(self, match_id: str) -> Match:
         """The match at its newest version; ``NotFound`` when there is none."""
         if not storable(match_id):
             raise not_found(match_id)
@@ -97,7 +71,7 @@ class Repository:
         self._remember(match_id, loaded)
         return loaded
 
-    def at(self, match_id: str, version: int) -> Loaded:
+    def at(self, match_id: str, version: int) -> Match:
         """The match as it stood right after event ``version`` (folded from the start)."""
         empty = self._empty(match_id)
         return self.fold(empty, self._read(match_id, after=0, until=version))
@@ -157,41 +131,20 @@ class Repository:
 
     # --- folding -----------------------------------------------------------------------
 
-    def fold(self, loaded: Loaded, stored: Sequence[StoredEvent]) -> Loaded:
-        """``loaded`` after the stored events that follow it."""
-        if not stored:
-            return loaded
-        variant, state, clock = loaded.variant, loaded.state, loaded.clock
-        for event in stored:
-            domain_event = to_domain(event)
-            if event.type not in UNFOLDED_EVENTS:
-                state = variant.evolve(state, domain_event)
-                self.stats.evolves += 1
-            if clock is not None or event.type == CLOCK_SET.name:
-                clock = track(clock, domain_event, event.ts, event.version, state.turn,
-                              len(state.players))
-        return Loaded(variant, state, stored[-1].version, stored[-1].hash, clock)
+    def fold(self, match: Match, stored: Sequence[StoredEvent]) -> Match:
+        """``match`` after the stored events that follow it (``Match.apply``)."""
+        records = to_recorded(stored)
+        self.stats.evolves += sum(folded(record.event) for record in records)
+        return match.apply(records)
 
-    def decided(self, before: Loaded, events: list[Event]) -> Decided:
+    def decided(self, before: Match, events: list[Event]) -> Ahead:
         """Fold freshly decided events once, ahead of their append."""
-        state, turns = before.state, []
-        for event in events:
-            if event.type not in UNFOLDED_EVENTS:
-                state = before.variant.evolve(state, event)
-                self.stats.evolves += 1
-            turns.append(state.turn)
-        return Decided(before, events, state, tuple(turns))
+        self.stats.evolves += sum(folded(event) for event in events)
+        return before.ahead(events)
 
-    def saved(self, match_id: str, decided: Decided,
-              stored: Sequence[StoredEvent]) -> Loaded:
-        """The match after ``decided`` was appended as ``stored``: no re-read, no re-fold."""
-        before = decided.before
-        clock = before.clock
-        for event, turn in zip(stored, decided.turns, strict=True):
-            if clock is not None or event.type == CLOCK_SET.name:
-                clock = track(clock, to_domain(event), event.ts, event.version, turn,
-                              len(decided.state.players))
-        after = Loaded(before.variant, decided.state, stored[-1].version, stored[-1].hash, clock)
+    def saved(self, match_id: str, ahead: Ahead, stored: Sequence[StoredEvent]) -> Match:
+        """The match after ``ahead`` was appended as ``stored``: no re-read, no re-fold."""
+        after = ahead.before.stored(ahead, to_recorded(stored))
         self._remember(match_id, after)
         return after
 
@@ -203,14 +156,13 @@ class Repository:
         self.stats.events += len(events)
         return events
 
-    def _empty(self, match_id: str) -> Loaded:
+    def _empty(self, match_id: str) -> Match:
         meta = self.meta(match_id)
         if meta is None:
             raise not_found(match_id)
-        variant = VARIANTS[meta["variant"]]
-        return Loaded(variant, variant.initial_state(), 0, GENESIS_HASH)
+        return Match.new(VARIANTS[meta["variant"]])
 
-    def _remember(self, match_id: str, loaded: Loaded) -> None:
+    def _remember(self, match_id: str, loaded: Match) -> None:
         with self._lock:
             if match_id in self._gone:
                 return

@@ -22,13 +22,20 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from domain.errors import RuleError
+from domain.match import Ahead, Match
 from service.adapters.codec import to_store
-from service.adapters.store import Recorded, RedisEventStore, StoredEvent, VersionConflict
+from service.adapters.store import (
+    Recorded,
+    RedisEventStore,
+    StoredEvent,
+    UnknownMatch,
+    VersionConflict,
+)
 from service.usecases import errors
 from service.usecases.commands import Command
 from service.usecases.errors import AppError, Conflict, Rejected
 from service.usecases.lifecycle import Notifier
-from service.usecases.repository import Decided, Loaded, Repository
+from service.usecases.repository import Repository, not_found
 
 ATTEMPTS = 5
 CLAIM_TTL_MS = 4_000
@@ -45,7 +52,7 @@ class Outcome:
     """What a run did: the match after it (as found when nothing was appended), the events
     appended, and for a retried idempotency key the version its first request reached."""
 
-    match: Loaded
+    match: Match
     appended: tuple[StoredEvent, ...] = ()
     replayed: int | None = None
 
@@ -61,12 +68,13 @@ class Idempotency:
 class FollowUp(Protocol):
     """The work an append leaves to do, scheduled by the runner."""
 
-    def expect(self, match_id: str, decided: Decided) -> None:
-        """Before the append: note what the match is about to await, so a process that
+    def expect(self, match_id: str, ahead: Ahead) -> None:
+        """Before the append: note what the match is about to owe, so a process that
         dies right after the append still leaves the match findable."""
 
-    def after(self, match_id: str, match: Loaded) -> None:
-        """After the append: start the step the match awaits, time its running turn."""
+    def after(self, match_id: str, match: Match) -> None:
+        """After the append (or the creation): see to what the match owes now
+        (``Match.owed``): start the step it awaits, time its running turn."""
 
 
 REFUSALS: dict[str, Callable[..., Exception]] = {
@@ -111,7 +119,7 @@ class CommandRunner:
             try:
                 result = self.store.append(
                     match_id, match.version, to_store(decision.events),
-                    command_id=decision.command_id, prev_hash=match.last_hash,
+                    command_id=decision.command_id, prev_hash=match.head_hash,
                     command=decision.command,
                     idempotency_key=idempotency.key if idempotency else None,
                     fingerprint=idempotency.fingerprint if idempotency else "")
@@ -119,6 +127,8 @@ class CommandRunner:
                 if expected_version is not None or not command.retry_on_conflict:
                     raise Conflict("version_conflict", str(exc)) from exc
                 continue
+            except UnknownMatch as exc:  # deleted meanwhile (embedded retention)
+                raise not_found(match_id) from exc
             if result.replayed:
                 return Outcome(match, replayed=result.version)
             after = self.repository.saved(match_id, decided, result.events)

@@ -7,21 +7,20 @@ nothing.
 
 from __future__ import annotations
 
-from domain.steps import pending_step
+from domain.match import Match
 from service.usecases.commands import RunStep
-from service.usecases.repository import Loaded
 from service.usecases.runner import CommandRunner
 
 MAX_STEPS = 4
 """More than a match can await in a row; a bound, should a bug make a step repeat."""
 
 
-def run_due_steps(runner: CommandRunner, match_id: str) -> tuple[Loaded, int]:
+def run_due_steps(runner: CommandRunner, match_id: str) -> tuple[Match, int]:
     """Run every step the match awaits; (the match after them, events appended)."""
     appended = 0
     for _ in range(MAX_STEPS):
         outcome = runner.run(match_id, RunStep())
         appended += len(outcome.appended)
-        if pending_step(outcome.match.variant, outcome.match.state) is None:
+        if outcome.match.step_owed is None:
             break
     return outcome.match, appended

@@ -25,14 +25,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from domain.controls import FINAL_PHASES
 from service.adapters.catalog import MatchInfo
 from service.adapters.organisers import ADMIN
 from service.usecases.errors import AppError, Invalid, NotFound, not_allowed
 from service.usecases.matches import MatchService, NewMatch
 
 STATUSES = ("live", "complete", "aborted")
-TERMINAL_PHASES = {"complete": "complete", "aborted": "aborted"}
-"""A match's status from its phase: these phases are final, every other one is live."""
+"""A match's status: its phase once it is over (``FINAL_PHASES``), else live."""
 SCAN_LIMIT = 1000
 """Matches one listing request looks at; a page can be short, so follow next_cursor."""
 COMPLETION_FIELDS = ("winner", "winners", "final_scores", "bonuses")
@@ -42,7 +42,7 @@ CSV_COLUMNS = ("match_id", "match_external_id", "variant", "tags", "batch",
 
 
 def status_of(phase: str) -> str:
-    return TERMINAL_PHASES.get(phase, "live")
+    return phase if phase in FINAL_PHASES else "live"
 
 
 CURSOR = r"^[0-9]{1,16}-[0-9a-f]{32}$"

@@ -21,13 +21,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.audit import verify
-from domain.clocks import Clock, track
-from domain.events import CLOCK_SET
-from domain.fairness import UNFOLDED_EVENTS
+from domain.match import Match
 from domain.variant import Variant
 from domain.variants import VARIANTS
 from domain.viewer import Viewer
-from service.adapters.codec import to_domain
+from service.adapters.codec import to_recorded
 from service.adapters.store import StoredEvent
 from service.usecases.errors import Rejected
 from service.usecases.log_upload import MAX_LOG_BYTES, read_records
@@ -126,19 +124,13 @@ class _Tables:
     table after each event, in full for hands the log reveals."""
 
     def __init__(self, variant: Variant, stored: list[StoredEvent]) -> None:
-        self.variant, self.hands = variant, HandIndex(stored)
-        self.state: Any = variant.initial_state()
-        self.clock: Clock | None = None
+        self.hands = HandIndex(stored)
+        self.match = Match.new(variant)
 
     def after(self, event: StoredEvent) -> str:
-        domain_event = to_domain(event)
-        if event.type not in UNFOLDED_EVENTS:
-            self.state = self.variant.evolve(self.state, domain_event)
-        if self.clock is not None or domain_event.type == CLOCK_SET.name:
-            self.clock = track(self.clock, domain_event, event.ts, event.version,
-                               self.state.turn, len(self.state.players))
+        self.match = self.match.apply(to_recorded([event]))
         viewer = self.hands.viewer_of(event.version, Viewer.public())
-        return _json(_table(self.variant, self.state, self.clock, event.version, viewer))
+        return _json(_table(self.match, viewer))
 
 
 def _json(value: Any) -> str:
@@ -146,10 +138,9 @@ def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-def _table(variant: Variant, state: Any, clock: Clock | None, version: int,
-           viewer: Viewer) -> dict[str, Any]:
-    view = variant.view(state, viewer)
-    view["version"] = version
-    if clock is not None:
-        view["clock"] = clock.to_view()
+def _table(match: Match, viewer: Viewer) -> dict[str, Any]:
+    view = match.variant.view(match.state, viewer)
+    view["version"] = match.version
+    if match.clock is not None:
+        view["clock"] = match.clock.to_view()
     return view

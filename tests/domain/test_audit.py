@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from domain.audit import parse_ndjson, verify
 from domain.chain import event_hash
 from domain.events import Event
+from domain.evolving import replay
 from domain.upcasting import upcast
 from domain.variants import VARIANTS
 from service.cli import main as rummy
@@ -46,7 +47,7 @@ class TestGoldenLogs:
     def test_an_old_format_log_replays_to_its_recorded_end(self, path):
         records = load(path)
         variant = VARIANTS[records[0]["data"]["variant"]]
-        state = variant.replay([upcast(Event(r["type"], r["data"], r["schema"]))
+        state = replay(variant, [upcast(Event(r["type"], r["data"], r["schema"]))
                                for r in records])
         completed = records[-1]["data"]
         assert state.phase == "complete" and list(state.completion["final_scores"]) == \

@@ -8,6 +8,8 @@ from domain import controls
 from domain.clocks import Clock, ClockSettings, auto_action
 from domain.errors import OptionError, RuleError
 from domain.events import MATCH_CREATED, RULES_EDITION
+from domain.evolving import replay
+from domain.steps import awaiting_step
 from domain.variants import VARIANTS
 from domain.viewer import Viewer
 
@@ -27,10 +29,10 @@ def test_every_variant_folds_the_controls(name: str) -> None:
     created = MATCH_CREATED.event(variant=name, players=["A", "B"],
                                   options=variant.parse_options({}, 2).to_dict(),
                                   first_dealer=0, rules_edition=RULES_EDITION)
-    state = variant.replay([created])
+    state = replay(variant, [created])
     [forfeit] = controls.decide(state, controls.ForfeitSeat(1, "gone"), variant.low_scores_win)
     ended = variant.evolve(state, forfeit)
-    assert ended.phase == "complete" and variant.awaiting_job(ended) is None
+    assert ended.phase == "complete" and awaiting_step(ended) is None
     assert variant.view(ended, Viewer.for_seat(0))["ended"]["seat"] == 1
     assert variant.view(ended, Viewer.for_seat(0))["winner"] == 0
     [abort] = controls.decide(state, controls.AbortMatch("void"), False)

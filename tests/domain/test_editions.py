@@ -14,6 +14,7 @@ import pytest
 
 from domain.audit import parse_ndjson, verify
 from domain.events import MATCH_CREATED, RULES_EDITION, Event
+from domain.evolving import replay
 from domain.gin import GIN
 from domain.upcasting import upcast
 from domain.variants import VARIANTS
@@ -23,7 +24,7 @@ EDITION_1 = Path(__file__).parent.parent / "fixtures" / "edition1"
 
 def replayed(name: str):
     records = parse_ndjson((EDITION_1 / name).read_text().splitlines())
-    return records, GIN.replay([upcast(Event(r["type"], r["data"], r["schema"]))
+    return records, replay(GIN, [upcast(Event(r["type"], r["data"], r["schema"]))
                                 for r in records])
 
 

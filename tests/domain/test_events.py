@@ -23,7 +23,7 @@ from domain import controls
 from domain.clocks import Clock, ClockSettings, decide_timeout
 from domain.event_registry import GROUPS, REGISTRY, _registry, markdown
 from domain.events import Event, EventType
-from domain.evolving import replace
+from domain.evolving import replace, replay
 from domain.fairness import UNFOLDED_EVENTS, MatchSecrets
 from domain.steps import decide_step, pending_step
 from domain.variant import Variant
@@ -61,7 +61,7 @@ def match_events(variant: Variant, options: dict[str, Any], players: int,
     opening = variant.start_match([f"P{s}" for s in range(players)], parsed,
                                  rng.randrange(players), variant.deal_for(parsed, secrets, 1))
     clock = ClockSettings.parse({"turn_seconds": 30, "on_timeout": "auto_play"})
-    state = variant.replay(opening)
+    state = replay(variant, opening)
     yield from [*opening, secrets.committed(), clock.event()]
     while state.phase not in controls.FINAL_PHASES:
         events = _next_events(variant, state, secrets, rng)

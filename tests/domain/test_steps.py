@@ -15,7 +15,7 @@ from domain.chain import canonical_json
 from domain.clocks import Clock, ClockSettings, decide_timeout
 from domain.errors import RuleError
 from domain.events import SEED_REVEALED, Event
-from domain.evolving import replace
+from domain.evolving import replace, replay
 from domain.fairness import (
     UNFOLDED_EVENTS,
     MatchSecrets,
@@ -36,6 +36,7 @@ from domain.steps import (
     ScoreHand,
     StepSecrets,
     SystemStep,
+    awaiting_step,
     decide_step,
     pending_step,
 )
@@ -55,7 +56,8 @@ def dealt(variant: Variant, players: int = 2, **options: Any) -> Any:
     """A match of ``family`` just dealt from ``SECRETS``, dealer 0."""
     parsed = variant.parse_options({"first_dealer": 0, **options}, players)
     names = [f"P{seat}" for seat in range(players)]
-    return variant.replay(variant.start_match(names, parsed, 0, SECRETS.deal(variant, parsed, 1)))
+    opening = variant.start_match(names, parsed, 0, SECRETS.deal(variant, parsed, 1))
+    return replay(variant, opening)
 
 
 def knocked(knocker: str = KNOCKER, draw: str = "AH", discard: str = "5S",
@@ -94,16 +96,16 @@ class TestPendingStep:
     def test_an_ended_hand_waits_for_scoring(self, variant, phases, seat_phases):
         state = replace(dealt(variant), phase=phases.SCORING)
         assert pending_step(variant, state) == SystemStep(SCORING, 1)
-        assert variant.awaiting_job(state) == "scoring"
+        assert awaiting_step(state) == "scoring"
 
     def test_a_match_at_its_end_waits_for_its_bonuses(self, variant, phases, seat_phases):
         state = replace(dealt(variant), phase=phases.COMPLETING, hand_number=4)
         assert pending_step(variant, state) == SystemStep(BONUSES, 4)
-        assert variant.awaiting_job(state) == "bonuses"
+        assert awaiting_step(state) == "bonuses"
 
     def test_a_due_deal_is_part_of_scoring_not_a_step(self, variant, phases, seat_phases):
         state = replace(dealt(variant), phase=phases.DEALING)
-        assert pending_step(variant, state) is None and variant.awaiting_job(state) == "deal"
+        assert pending_step(variant, state) is None and awaiting_step(state) == "deal"
 
     @pytest.mark.parametrize("final", [controls.COMPLETE, controls.ABORTED])
     def test_an_ended_match_waits_for_nothing(self, variant, phases, seat_phases, final):

@@ -285,6 +285,18 @@ class TestTimeouts:
         assert view["winner"] == 0
         verified(client, match["id"])
 
+    def test_a_match_dealt_by_its_last_claim_times_its_first_turn(self, client):
+        """Creation ends on the runner's follow-up path (``Match.owed``): a match that
+        waited for its players has its first turn timed as soon as the last claim deals."""
+        body = {"variant": "gin", "players": [{"name": "Ann"}, {"open": True}],
+                "options": {"first_dealer": 0}, "clock": {"turn_seconds": 0.3}}
+        match = client.post("/v1/matches", json=body).json
+        url = f"/v1/matches/{match['id']}"
+        claimed = client.post(f"{url}/seats/1/claim", json={"name": "Bob"})
+        assert claimed.status_code == 201, claimed.json
+        view = wait_for(lambda: (v := client.get(url).json)["phase"] == "complete" and v)
+        assert view["ended"]["initiator"] == "clock" and view["ended"]["seat"] == 1
+
     def test_the_runner_auto_plays_for_a_stalled_seat(self, app, client):
         match = new_match(client, clock={"turn_seconds": 0.2, "on_timeout": "auto_play"})
         url = f"/v1/matches/{match['id']}"

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from domain.audit import verify
 from domain.cards import standard_deck
 from domain.events import Event
+from domain.evolving import replay
 from domain.gin import GIN
 from domain.gin.options import SPECS
 from domain.variants import VARIANTS
@@ -443,7 +444,7 @@ def assert_replays(client: Any, match: dict[str, Any]) -> None:
                                        e["command_id"], e["ts"], e["prev_hash"], e["command"])
         prev = e["hash"]
     assert verify(events, VARIANTS).ok
-    state = GIN.replay([Event(e["type"], e["data"], e["schema"]) for e in events])
+    state = replay(GIN, [Event(e["type"], e["data"], e["schema"]) for e in events])
     replayed = {**GIN.view(state, Viewer.full()), "id": match["id"], "version": full["version"]}
     # the service adds the match's fixed metadata (tags, external ids) to every view
     full = {k: v for k, v in full.items() if k not in ("external_id", "tags")}

@@ -12,6 +12,7 @@ from domain.fairness import Deal, hand_seed
 from domain.gem import GEM
 from domain.gem.options import GemOptions
 from domain.gem.state import GemState
+from domain.steps import awaiting_step, step_command
 from tests.builders import prepared_deck
 
 SEED = b"\x07" * 32
@@ -58,7 +59,7 @@ def job(state: GemState, name: str, seed: bytes = SEED) -> tuple[GemState, list[
     """Run a background job's command (``deal`` shuffles the next hand from ``seed``)."""
     deal = GEM.new_deal(state.options, hand_seed(seed, state.hand_number + 1)) \
         if name == "deal" else None
-    return act(state, GEM.job_command(name, state, deal))
+    return act(state, step_command(name, deal))
 
 
 # --- random playouts ---------------------------------------------------------------------
@@ -90,7 +91,7 @@ def steps(rng: random.Random, state: GemState, seed: bytes,
     """Yield (state, events) after every command until the match completes."""
     produced = 0
     while state.phase != "complete" and produced < max_events:
-        name = GEM.awaiting_job(state)
+        name = awaiting_step(state)
         if name is not None:
             state, events = job(state, name, seed)
         else:

@@ -11,6 +11,7 @@ import pytest
 
 from domain.cards import standard_deck
 from domain.errors import RuleError
+from domain.evolving import replay
 from domain.gin import GIN
 from domain.viewer import Viewer
 from tests.playouts import new_match, play_match, steps
@@ -66,7 +67,7 @@ def test_whole_matches_end_with_bonuses_and_replay_to_the_same_state(settings):
     final, log = play_match(rng, settings["players"], target=40, **options)
     assert final.phase == "complete"
     assert log[-1].type == "MatchCompleted"
-    assert GIN.replay(log) == final
+    assert replay(GIN, log) == final
     totals = [sum(h["points"][s] for h in final.results) for s in range(final.seats)]
     assert list(final.scores) == totals
 

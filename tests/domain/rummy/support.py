@@ -16,9 +16,11 @@ import pytest
 from domain.cards import build_deck
 from domain.errors import RuleError
 from domain.events import Event
+from domain.evolving import replay
 from domain.fairness import Deal, hand_seed
 from domain.rummy import RUMMY
 from domain.rummy.state import RummyState
+from domain.steps import awaiting_step, step_command
 from domain.variant import Variant
 
 SHOE = build_deck(2, 6)
@@ -96,9 +98,9 @@ def job(state: RummyState, name: str, variant: Variant = RUMMY,
     deal = None
     if name == "deal":
         deal = variant.new_deal(state.options, hand_seed(match_seed, state.hand_number + 1))
-    events = variant.decide(state, variant.job_command(name, state, deal))
+    events = variant.decide(state, step_command(name, deal))
     after = play(state, events, variant)
-    if variant.awaiting_job(after) == "deal":
+    if awaiting_step(after) == "deal":
         events += job(after, "deal", variant, match_seed)
     return events
 
@@ -113,7 +115,7 @@ def new_game(rng: random.Random, players: int, variant: Variant = RUMMY,
     dealer = rng.randrange(players)
     deal = variant.new_deal(parsed, hand_seed(match_seed, 1))
     events = variant.start_match([f"P{s}" for s in range(players)], parsed, dealer, deal)
-    return variant.replay(events), events, match_seed
+    return replay(variant, events), events, match_seed
 
 
 def pick(rng: random.Random, actions: list[dict[str, Any]]) -> dict[str, Any]:
@@ -129,7 +131,7 @@ def steps(rng: random.Random, state: RummyState, match_seed: bytes, variant: Var
     """Yield (state, events) after every command until the game completes."""
     produced = 0
     while state.phase != "complete" and produced < max_events:
-        pending = variant.awaiting_job(state)
+        pending = awaiting_step(state)
         if pending is not None:
             events = job(state, pending, variant, match_seed)
         else:

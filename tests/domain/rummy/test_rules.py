@@ -12,6 +12,7 @@ from domain.rummy import RAMI, RUMMY
 from domain.rummy.scoring import final_result, score_round
 from domain.rummy.state import COMPLETE, COMPLETING, DRAW, PLAY, TableMeld
 from domain.rummy.views import redact_event
+from domain.steps import awaiting_step
 from domain.table_melds import declared
 from domain.viewer import Viewer
 from tests.domain.rummy.support import SEED, given, job, play, refused, send
@@ -233,7 +234,7 @@ class TestRoundEnd:
                                            {"cards": ["2D", "3D", "4D"]}))
         state, events = send(state, 1, discard("TH"))
         assert events[-1].data == {"result": "out", "reason": "out", "winner": 1, "rummy": True}
-        assert RUMMY.awaiting_job(state) == "scoring"
+        assert awaiting_step(state) == "scoring"
         events = job(state, "scoring")
         scored = events[0].data
         assert scored["points"] == [206, 0] and scored["seats"][0]["minus_points"] == 103
@@ -271,7 +272,7 @@ class TestRoundEnd:
                                            {"cards": ["2D", "3D", "4D"]}))
         state, _ = send(state, 1, discard("TH"))
         state = play(state, job(state, "scoring"))
-        assert state.phase == COMPLETING and RUMMY.awaiting_job(state) == "bonuses"
+        assert state.phase == COMPLETING and awaiting_step(state) == "bonuses"
         state = play(state, job(state, "bonuses"))
         assert state.phase == COMPLETE
         assert state.completion == {"winner": 1, "winners": [1], "final_scores": [206, 0],
