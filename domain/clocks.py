@@ -32,7 +32,6 @@ from domain.cards import JOKER, rank_of
 from domain.errors import OptionError, RuleError
 from domain.events import CLOCK_SET, Event
 from domain.steps import StepSecrets
-from domain.viewer import Viewer
 
 if TYPE_CHECKING:
     from domain.variant import Variant
@@ -223,7 +222,7 @@ def _auto_move(variant: Variant, state: Any,
                seat: int) -> tuple[dict[str, Any], list[Event]] | None:
     """``auto_action`` and its events; None when no safe move exists or it causes nothing,
     so the seat forfeits instead."""
-    best = (variant.view(state, Viewer.for_seat(seat)).get("best_discard") or {}).get("cards")
+    best = (variant.best_discard(state, seat) or {}).get("cards")
     action = auto_action(variant.legal_actions(state, seat), best)
     if action is None:
         return None

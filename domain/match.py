@@ -115,7 +115,7 @@ class Match:
     """One match as of ``version``: the fold of its first ``version`` stored events."""
 
     variant: Variant
-    state: Any
+    state: FamilyState
     version: int = 0
     head_hash: str = GENESIS_HASH
     clock: Clock | None = None

@@ -46,6 +46,9 @@ class Variant:
     legal_actions: Callable[[Any, int], list[dict[str, Any]]]
     view: Callable[[Any, Viewer], dict[str, Any]]
     redact_event: Callable[[Event, Viewer], dict[str, Any]]
+    best_discard: Callable[[Any, int], dict[str, Any] | None] = lambda state, seat: None
+    """Advice to a seat about to discard: ``{"deadwood", "cards"}`` (gin, gem), or None
+    (rummy, rami, and whenever it is not that seat's discard)."""
     low_scores_win: bool = False
     """Rummy/rami: scores are minus points, the lowest wins (forfeit rankings use it)."""
 

@@ -56,4 +56,5 @@ GEM = GemFamily(
     legal_actions=rules.legal_actions,
     view=views.view,
     redact_event=views.redact_event,
+    best_discard=views.best_discard,
 )

@@ -47,4 +47,5 @@ GIN = Variant(
     legal_actions=rules.legal_actions,
     view=views.view,
     redact_event=views.redact_event,
+    best_discard=views.best_discard,
 )

@@ -67,11 +67,21 @@ def seat_section(state: GinState, seat: int) -> dict[str, Any]:
         "unmatched": list(best.unmatched),
         "legal_actions": legal_actions(state, seat),
     }
-    if state.turn == seat and state.phase == DISCARD:
-        best_discard = knocking.best_legal_discard(solver, hand, out["legal_actions"])
-        if best_discard is not None:
-            out["best_discard"] = best_discard
+    advised = best_discard(state, seat, out["legal_actions"])
+    if advised is not None:
+        out["best_discard"] = advised
     return out
+
+
+def best_discard(state: GinState, seat: int,
+                 legal: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
+    """The advice for ``seat`` about to discard: the least deadwood a legal discard leaves
+    and the cards that reach it (``knocking.best_legal_discard``); None when it is not
+    that seat's discard. The clock's automatic move follows it too (``domain.clocks``)."""
+    if state.turn != seat or state.phase != DISCARD:
+        return None
+    actions = legal_actions(state, seat) if legal is None else legal
+    return knocking.best_legal_discard(solver_for(state.options), state.hands[seat], actions)
 
 
 def redact_event(event: Event, viewer: Viewer) -> dict[str, Any]:

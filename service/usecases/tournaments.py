@@ -123,14 +123,14 @@ class Tournaments:
         """A match as listings show it: metadata, players, status, and the result if over."""
         loaded = self.matches.load(info.id)
         state, version = loaded.state, loaded.version
-        names = info.names or tuple(getattr(state, "players", ()))
+        names = info.names or state.players
         item: dict[str, Any] = {
             "id": info.id, "variant": info.variant, "status": status_of(state.phase),
             "phase": state.phase, "version": version, "created_at": info.created_at,
             **info.fields(),
             "players": [{"seat": seat, "name": name, "external_id": info.player_id(seat)}
                         for seat, name in enumerate(names)]}
-        completion = getattr(state, "completion", None) or {}
+        completion = state.completion or {}
         item.update({key: completion[key] for key in COMPLETION_FIELDS if key in completion})
         return item
 
