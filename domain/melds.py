@@ -19,10 +19,11 @@ length, because a run like 5-JK-7-JK-9 cannot split.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import combinations, product
+from typing import Any
 
 from domain.cards import JOKER, card_at, parse_cards, pip_value, sort_cards
 
@@ -106,6 +107,12 @@ class Meld:
         if self.tag is not None:
             out["tag"] = self.tag
         return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Meld:
+        """A meld as ``to_dict`` wrote it (a knock's shown melds, read back to score)."""
+        return cls(data["kind"], tuple(data["cards"]), tuple(data["represents"]),
+                   data.get("tag"))
 
 
 @dataclass(frozen=True)

@@ -5,31 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.errors import RuleError
 from domain.gem import dealing, gems, rules, views
 from domain.gem.options import SPECS, GemOptions
 from domain.gem.state import evolve, initial_state
+from domain.knocking import parse_command
 from domain.variant import Variant
 
 
 def command(seat: int, action: Mapping[str, Any]) -> object:
-    """A seat's action object (already shape-checked by the API) as a command."""
-    kind = action.get("type")
-    if kind == "pass":
-        return rules.PassUpcard(seat)
-    if kind == "draw":
-        depth = action.get("depth")
-        return rules.Draw(seat, action.get("source", "stock"), 1 if depth is None else depth)
-    if kind == "discard":
-        return rules.Discard(seat, action["card"])
-    if kind == "knock":
-        melds = action.get("melds")
-        return rules.Knock(seat, action["discard"],
-                           tuple(tuple(m) for m in melds) if melds is not None else None)
-    if kind == "big_gin":
-        return rules.DeclareBigGin(seat)
-    raise RuleError("invalid_action", f"gem has no action {kind!r}")
-
+    """A seat's action object (already shape-checked by the API) as a command; a draw may
+    go deep into the three-player spread discard pile."""
+    return parse_command("gem", seat, action, deep_draws=True)
 
 
 class GemFamily(Variant):

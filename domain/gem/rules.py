@@ -1,34 +1,25 @@
-"""Gem Rummy ``decide``: commands in, events out, or a ``RuleError`` (RULES.md 2.2-2.6).
+"""Gem Rummy ``decide``: commands in, events out, or a ``RuleError`` (docs/rules.md 2.2-2.6).
 
-Played like two-player gin, so gin's seat commands are reused as they are; a draw has a
-``depth`` for the three-player spread discard pile. ``legal_actions`` lists exactly what
+Played like two-player gin: what the two share is ``domain.knocking``. Here are gem's own
+rules: its draw (with a ``depth`` for the three-player spread discard pile), the discards
+a deep draw allows, its solver, deck and deal. ``legal_actions`` lists exactly what
 ``decide`` accepts from a seat, as ready-to-send action objects, in a stable order.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from domain import knocking
 from domain.cards import pip_value, sort_cards, without
 from domain.errors import RuleError
-from domain.events import CARD_DRAWN, HAND_SCORED, MATCH_COMPLETED, Event
-from domain.evolving import decider
+from domain.events import CARD_DRAWN, Event
 from domain.gem import scoring
 from domain.gem.dealing import check_deck, deal_event, match_deck, start_match
 from domain.gem.gems import designated_diamond
 from domain.gem.solver import gem_solver
-from domain.gem.state import (
-    COMPLETING,
-    DEALING,
-    DISCARD,
-    DRAW,
-    SCORING,
-    UPCARD,
-    GemState,
-)
-from domain.gin.rules import DeclareBigGin, Discard, Knock, PassUpcard
+from domain.gem.state import DISCARD, DRAW, UPCARD, GemState
+from domain.knocking import DeclareBigGin, Discard, Draw, Knock, PassUpcard
 from domain.melds import MeldSolver
 from domain.steps import CompleteMatch, DealHand, ScoreHand
 
@@ -36,26 +27,12 @@ __all__ = ["CompleteMatch", "DeclareBigGin", "Discard", "Draw", "DealHand", "Kno
            "PassUpcard", "ScoreHand", "decide", "legal_actions", "match_deck", "start_match"]
 
 
-@dataclass(frozen=True)
-class Draw:
-    """Draw from the stock, or take the discard pile down to the ``depth``-th card from
-    the top (1: the top card; deeper with three players only, RULES.md 2.6)."""
-
-    seat: int
-    source: str  # "stock" | "discard"
-    depth: int = 1
-
-
 def solver_for(state: GemState) -> MeldSolver:
     """The solver of this hand: its designated diamond makes Queen's Diamonds."""
     return gem_solver(state.diamond or designated_diamond((1, 1)))
 
 
-# --- seat commands ---------------------------------------------------------------------
-
-
-
-
+# --- gem's own turn rules ---------------------------------------------------------------
 
 
 def _draw(state: GemState, command: Draw) -> list[Event]:
@@ -136,71 +113,18 @@ def _check_discard(state: GemState, seat: int, card: str) -> tuple[str, ...]:
     return rest
 
 
-
-
-
-
-
-
-
-
-
-def _pass_upcard(state: GemState, command: PassUpcard) -> list[Event]:
-    return knocking.pass_upcard(state, command.seat)
-
-
-def _discard(state: GemState, command: Discard) -> list[Event]:
-    _check_discard(state, command.seat, command.card)
-    return knocking.discard(state, command.seat, command.card)
-
-
-def _knock(state: GemState, command: Knock) -> list[Event]:
-    rest = _check_discard(state, command.seat, command.discard)
-    return knocking.knock(state, command.seat, command.discard, rest, command.melds,
-                          solver_for(state))
-
-
-def _big_gin(state: GemState, command: DeclareBigGin) -> list[Event]:
-    return knocking.big_gin(state, command.seat, solver_for(state))
-
-
-
-# --- system steps ----------------------------------------------------------------------
-
-
-def _score_hand(state: GemState, command: ScoreHand) -> list[Event]:
-    if state.phase != SCORING:
-        raise RuleError("nothing_to_score", "no ended hand is waiting to be scored")
-    return [HAND_SCORED.event(scoring.score_hand(state, solver_for(state)))]
-
-
-def _deal_hand(state: GemState, command: DealHand) -> list[Event]:
-    if state.phase != DEALING:
-        raise RuleError("nothing_to_deal", "no hand is due to be dealt")
-    check_deck(command.deal.deck)
-    dealer = state.results[-1]["next_dealer"] if state.results else state.dealer
-    return [deal_event(state.hand_number + 1, dealer, state.seats, command.deal)]
-
-
-def _complete_match(state: GemState, command: CompleteMatch) -> list[Event]:
-    if state.phase != COMPLETING:
-        raise RuleError("match_not_finished", "the match has no winner yet")
-    return [MATCH_COMPLETED.event(scoring.match_result(state))]
-
-
-_DECIDERS: dict[type, Any] = {
-    PassUpcard: _pass_upcard,
-    Draw: _draw,
-    Discard: _discard,
-    Knock: _knock,
-    DeclareBigGin: _big_gin,
-    ScoreHand: _score_hand,
-    DealHand: _deal_hand,
-    CompleteMatch: _complete_match,
-}
-
-
-decide = decider(_DECIDERS, "gem")
+RULES = knocking.KnockingRules(
+    game="gem",
+    solver=solver_for,
+    draw=_draw,
+    check_discard=_check_discard,
+    score_hand=scoring.score_hand,
+    check_deck=lambda state, deck: check_deck(deck),
+    deal_event=deal_event,
+    match_result=scoring.match_result,
+    not_at_end="the match has no winner yet",
+)
+decide = RULES.decide()
 
 
 # --- legal actions ---------------------------------------------------------------------

@@ -13,7 +13,6 @@ from domain.cards import sort_cards
 from domain.gem.gems import shows_all_gems
 from domain.gem.options import GemOptions
 from domain.gem.state import GemState, match_winner
-from domain.gin.scoring import meld_from_dict
 from domain.layoffs import best_layoffs, lay_off_in_turns
 from domain.melds import Meld, MeldSolver
 
@@ -109,7 +108,7 @@ def score_hand(state: GemState, solver: MeldSolver) -> dict[str, Any]:
     if ending.get("result") == "draw":
         return _drawn(state, solver)
     knocker, kind, k = ending["seat"], ending["kind"], ending["deadwood"]
-    table = [meld_from_dict(m) for m in ending["melds"]]
+    table = [Meld.from_dict(m) for m in ending["melds"]]
     records = _others_after_layoffs(state, knocker, kind, table, solver)
     records[knocker] = {"seat": knocker, "hand": list(sort_cards(state.hands[knocker])),
                         "deadwood": k, "melds": ending["melds"], "layoffs": [],

@@ -10,30 +10,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from domain import controls
-from domain.cards import deal, without
-from domain.events import (
-    CARD_DISCARDED,
-    CARD_DRAWN,
-    HAND_DEALT,
-    HAND_ENDED,
-    HAND_SCORED,
-    MATCH_COMPLETED,
-    MATCH_CREATED,
-)
+from domain.cards import deal
+from domain.events import CARD_DRAWN, HAND_DEALT, HAND_SCORED, MATCH_CREATED
 from domain.evolving import evolver, replace
 from domain.gem.gems import designated_diamond, knock_limit
 from domain.gem.options import GemOptions
-from domain.knocking import HAND_KNOCKED, UPCARD_PASSED
+from domain.knocking import COMPLETE, COMPLETING, DEALING, DISCARD, DRAW, SCORING, UPCARD
+from domain.knocking.evolving import replace_hand, shared_handlers
 
-# Phases, named as in gin so clients read both alike (RULES.md 1.3-1.6, 2.2-2.6)
-UPCARD = "upcard"          # two players: the first upcard is being offered
-DRAW = "draw"              # the seat on turn draws
-DISCARD = "discard"        # the seat on turn discards, knocks or declares big gin
-SCORING = "scoring"        # the hand has ended; the scoring step has not yet recorded it
-DEALING = "dealing"        # scored; the next deal is due
-COMPLETING = "completing"  # the match has a winner; the bonuses step has not yet run
-COMPLETE = "complete"
+__all__ = ["COMPLETE", "COMPLETING", "DEALING", "DISCARD", "DRAW", "HAND_SIZE", "SCORING",
+           "UPCARD", "GemState", "evolve", "initial_state", "match_winner"]
 
 HAND_SIZE = 11
 """RULES.md 2.2: eleven cards each, with two or three players."""
@@ -83,8 +69,6 @@ class GemState:
         return (seat + 1) % self.seats
 
 
-
-
 def match_winner(scores: Sequence[int], last_points: Sequence[int], target: int) -> int | None:
     """RULES.md 2.5: who has won the match, or None while it goes on.
 
@@ -99,12 +83,6 @@ def match_winner(scores: Sequence[int], last_points: Sequence[int], target: int)
     best = max(last_points[s] for s in leaders)
     leaders = [s for s in leaders if last_points[s] == best]
     return leaders[0] if len(leaders) == 1 else None
-
-
-def _replace_hand(state: GemState, seat: int, hand: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-    hands = list(state.hands)
-    hands[seat] = hand
-    return tuple(hands)
 
 
 def _match_created(state: GemState, data: Mapping[str, Any]) -> GemState:
@@ -129,51 +107,20 @@ def _hand_dealt(state: GemState, data: Mapping[str, Any]) -> GemState:
     )
 
 
-def _upcard_passed(state: GemState, data: Mapping[str, Any]) -> GemState:
-    offer = state.upcard_offer[1:]
-    if offer:
-        return replace(state, upcard_offer=offer, turn=offer[0])
-    first = state.next_seat(state.dealer)
-    return replace(state, upcard_offer=(), phase=DRAW, turn=first, stock_only=True)
-
-
 def _card_drawn(state: GemState, data: Mapping[str, Any]) -> GemState:
     seat = data["seat"]
     if data["source"] == "stock":
         hand = state.hands[seat] + (data["card"],)
-        return replace(state, hands=_replace_hand(state, seat, hand), stock=state.stock[1:],
+        return replace(state, hands=replace_hand(state, seat, hand), stock=state.stock[1:],
                        phase=DISCARD, turn=seat, taken_discard=None, must_meld=None,
                        stock_only=False, upcard_offer=())
     depth = data.get("depth", 1)
     taken = state.discard_pile[-depth:]
     deep = depth > 1 and state.options.deep_draw_must_meld
-    return replace(state, hands=_replace_hand(state, seat, state.hands[seat] + taken),
+    return replace(state, hands=replace_hand(state, seat, state.hands[seat] + taken),
                    discard_pile=state.discard_pile[:-depth], phase=DISCARD, turn=seat,
                    taken_discard=data["card"], must_meld=data["card"] if deep else None,
                    stock_only=False, upcard_offer=())
-
-
-def _card_discarded(state: GemState, data: Mapping[str, Any]) -> GemState:
-    seat, card = data["seat"], data["card"]
-    return replace(state, hands=_replace_hand(state, seat, without(state.hands[seat], card)),
-                   discard_pile=state.discard_pile + (card,), phase=DRAW,
-                   turn=state.next_seat(seat), taken_discard=None, must_meld=None,
-                   turns=state.turns + 1)
-
-
-def _hand_knocked(state: GemState, data: Mapping[str, Any]) -> GemState:
-    seat, card = data["seat"], data.get("discard")
-    ended = replace(state, phase=SCORING, turn=None, ending=dict(data), taken_discard=None,
-                    must_meld=None)
-    if card is None:
-        return ended
-    return replace(ended, hands=_replace_hand(state, seat, without(state.hands[seat], card)),
-                   discard_pile=state.discard_pile + (card,))
-
-
-def _hand_ended(state: GemState, data: Mapping[str, Any]) -> GemState:
-    return replace(state, phase=SCORING, turn=None, ending=dict(data), taken_discard=None,
-                   must_meld=None)
 
 
 def _hand_scored(state: GemState, data: Mapping[str, Any]) -> GemState:
@@ -186,21 +133,14 @@ def _hand_scored(state: GemState, data: Mapping[str, Any]) -> GemState:
                    phase=COMPLETING if over else DEALING, turn=None)
 
 
-def _match_completed(state: GemState, data: Mapping[str, Any]) -> GemState:
-    return replace(state, phase=COMPLETE, turn=None, completion=dict(data))
-
-
 _HANDLERS: dict[str, Callable[[GemState, Mapping[str, Any]], GemState]] = {
     MATCH_CREATED.name: _match_created,
     HAND_DEALT.name: _hand_dealt,
-    UPCARD_PASSED.name: _upcard_passed,
     CARD_DRAWN.name: _card_drawn,
-    CARD_DISCARDED.name: _card_discarded,
-    HAND_KNOCKED.name: _hand_knocked,
-    HAND_ENDED.name: _hand_ended,
     HAND_SCORED.name: _hand_scored,
-    MATCH_COMPLETED.name: _match_completed,
-    **controls.HANDLERS,  # SeatForfeited, MatchAborted: any family alike
+    # the rest as gin folds them (forfeits and aborts too); a deep card's must_meld
+    # ends with the turn (docs/rules.md 2.6)
+    **shared_handlers({"must_meld": None}),
 }
 
 

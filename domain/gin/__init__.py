@@ -5,30 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.errors import RuleError
 from domain.gin import rules, views
 from domain.gin.options import SPECS, GinOptions
 from domain.gin.state import evolve, initial_state
+from domain.knocking import parse_command
 from domain.variant import Variant
 
 
 def command(seat: int, action: Mapping[str, Any]) -> object:
     """A seat's action object (already shape-checked by the API) as a command."""
-    kind = action.get("type")
-    if kind == "pass":
-        return rules.PassUpcard(seat)
-    if kind == "draw":
-        return rules.Draw(seat, action.get("source", "stock"))
-    if kind == "discard":
-        return rules.Discard(seat, action["card"])
-    if kind == "knock":
-        melds = action.get("melds")
-        return rules.Knock(seat, action["discard"],
-                           tuple(tuple(m) for m in melds) if melds is not None else None)
-    if kind == "big_gin":
-        return rules.DeclareBigGin(seat)
-    raise RuleError("invalid_action", f"gin has no action {kind!r}")
-
+    return parse_command("gin", seat, action)
 
 
 GIN = Variant(

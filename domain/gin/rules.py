@@ -1,73 +1,30 @@
-"""Gin Rummy ``decide``: commands in, events out, or a ``RuleError`` (RULES.md 1.3-1.5).
+"""Gin Rummy ``decide``: commands in, events out, or a ``RuleError`` (docs/rules.md 1.3-1.5).
 
-``legal_actions`` lists exactly what ``decide`` accepts from a seat, as ready-to-send
-action objects, in a stable order.
+What gin and gem share is ``domain.knocking``; here are gin's own rules: its draw, the
+discard it blocks, its deck and deal. ``legal_actions`` lists exactly what ``decide``
+accepts from a seat, as ready-to-send action objects, in a stable order.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from domain import knocking
 from domain.cards import build_deck, sort_cards, without
 from domain.errors import RuleError
-from domain.events import (
-    CARD_DRAWN,
-    HAND_DEALT,
-    HAND_SCORED,
-    MATCH_COMPLETED,
-    MATCH_CREATED,
-    RULES_EDITION,
-    Event,
-)
-from domain.evolving import decider
+from domain.events import CARD_DRAWN, HAND_DEALT, MATCH_CREATED, RULES_EDITION, Event
 from domain.fairness import Deal
 from domain.gin import scoring
 from domain.gin.options import GinOptions
-from domain.gin.state import (
-    COMPLETING,
-    DEALING,
-    DISCARD,
-    DRAW,
-    SCORING,
-    UPCARD,
-    GinState,
-    hand_size,
-)
+from domain.gin.state import DISCARD, DRAW, UPCARD, GinState, hand_size
+from domain.knocking import DeclareBigGin, Discard, Draw, Knock, PassUpcard
 from domain.melds import MeldSolver, gin_solver
 from domain.steps import CompleteMatch, DealHand, ScoreHand
 
-
-@dataclass(frozen=True)
-class PassUpcard:
-    seat: int
-
-
-@dataclass(frozen=True)
-class Draw:
-    seat: int
-    source: str  # "stock" | "discard"
-
-
-@dataclass(frozen=True)
-class Discard:
-    seat: int
-    card: str
-
-
-@dataclass(frozen=True)
-class Knock:
-    seat: int
-    discard: str
-    melds: tuple[tuple[str, ...], ...] | None = None
-
-
-@dataclass(frozen=True)
-class DeclareBigGin:
-    seat: int
+__all__ = ["CompleteMatch", "DeclareBigGin", "Discard", "Draw", "DealHand", "Knock",
+           "PassUpcard", "ScoreHand", "decide", "legal_actions", "match_deck", "start_match"]
 
 
 def solver_for(options: GinOptions) -> MeldSolver:
@@ -106,11 +63,7 @@ def check_deck(options: GinOptions, deck: Sequence[str]) -> None:
                         f"({options.decks} pack(s), {options.jokers} joker(s)), each once per pack")
 
 
-# --- seat commands ---------------------------------------------------------------------
-
-
-
-
+# --- gin's own turn rules ---------------------------------------------------------------
 
 
 def _draw(state: GinState, command: Draw) -> list[Event]:
@@ -152,71 +105,18 @@ def _check_discard(state: GinState, seat: int, card: str) -> tuple[str, ...]:
     return without(hand, card)
 
 
-
-
-
-
-
-
-
-
-
-def _pass_upcard(state: GinState, command: PassUpcard) -> list[Event]:
-    return knocking.pass_upcard(state, command.seat)
-
-
-def _discard(state: GinState, command: Discard) -> list[Event]:
-    _check_discard(state, command.seat, command.card)
-    return knocking.discard(state, command.seat, command.card)
-
-
-def _knock(state: GinState, command: Knock) -> list[Event]:
-    rest = _check_discard(state, command.seat, command.discard)
-    return knocking.knock(state, command.seat, command.discard, rest, command.melds,
-                          solver_for(state.options))
-
-
-def _big_gin(state: GinState, command: DeclareBigGin) -> list[Event]:
-    return knocking.big_gin(state, command.seat, solver_for(state.options))
-
-
-
-# --- system steps ----------------------------------------------------------------------
-
-
-def _score_hand(state: GinState, command: ScoreHand) -> list[Event]:
-    if state.phase != SCORING:
-        raise RuleError("nothing_to_score", "no ended hand is waiting to be scored")
-    return [HAND_SCORED.event(scoring.score_hand(state, solver_for(state.options)))]
-
-
-def _deal_hand(state: GinState, command: DealHand) -> list[Event]:
-    if state.phase != DEALING:
-        raise RuleError("nothing_to_deal", "no hand is due to be dealt")
-    check_deck(state.options, command.deal.deck)
-    dealer = state.results[-1]["next_dealer"] if state.results else state.dealer
-    return [deal_event(state.hand_number + 1, dealer, state.seats, command.deal)]
-
-
-def _complete_match(state: GinState, command: CompleteMatch) -> list[Event]:
-    if state.phase != COMPLETING:
-        raise RuleError("match_not_finished", "the match has not reached its target")
-    return [MATCH_COMPLETED.event(scoring.match_bonuses(state))]
-
-
-_DECIDERS: dict[type, Any] = {
-    PassUpcard: _pass_upcard,
-    Draw: _draw,
-    Discard: _discard,
-    Knock: _knock,
-    DeclareBigGin: _big_gin,
-    ScoreHand: _score_hand,
-    DealHand: _deal_hand,
-    CompleteMatch: _complete_match,
-}
-
-
-decide = decider(_DECIDERS, "gin")
+RULES = knocking.KnockingRules(
+    game="gin",
+    solver=lambda state: solver_for(state.options),
+    draw=_draw,
+    check_discard=_check_discard,
+    score_hand=scoring.score_hand,
+    check_deck=lambda state, deck: check_deck(state.options, deck),
+    deal_event=deal_event,
+    match_result=scoring.match_bonuses,
+    not_at_end="the match has not reached its target",
+)
+decide = RULES.decide()
 
 
 # --- legal actions ---------------------------------------------------------------------

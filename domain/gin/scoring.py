@@ -16,10 +16,6 @@ from domain.layoffs import best_layoffs, extensions
 from domain.melds import Meld, MeldSolver
 
 
-def meld_from_dict(data: dict[str, Any]) -> Meld:
-    return Meld(data["kind"], tuple(data["cards"]), tuple(data["represents"]), data.get("tag"))
-
-
 def settle(kind: str, knocker_deadwood: int, defender_deadwood: int,
            options: GinOptions) -> tuple[str, bool | None, int]:
     """One knocker-defender pairing: (result, knocker won?, points) per RULES.md 1.6.
@@ -126,7 +122,7 @@ def score_hand(state: GinState, solver: MeldSolver) -> dict[str, Any]:
     if ending.get("result") == "draw":
         return _drawn(state, solver)
     knocker, kind, k = ending["seat"], ending["kind"], ending["deadwood"]
-    table = [meld_from_dict(m) for m in ending["melds"]]
+    table = [Meld.from_dict(m) for m in ending["melds"]]
     knocker_record = {"seat": knocker, "hand": list(sort_cards(state.hands[knocker])),
                       "deadwood": k, "melds": ending["melds"], "layoffs": [],
                       "unmatched": ending["unmatched"], "discard": ending.get("discard")}

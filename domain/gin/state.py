@@ -10,29 +10,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from domain import controls
-from domain.cards import deal, pip_value, rank_of, suit_of, without
-from domain.events import (
-    CARD_DISCARDED,
-    CARD_DRAWN,
-    HAND_DEALT,
-    HAND_ENDED,
-    HAND_SCORED,
-    MATCH_COMPLETED,
-    MATCH_CREATED,
-)
+from domain.cards import deal, pip_value, rank_of, suit_of
+from domain.events import CARD_DRAWN, HAND_DEALT, HAND_SCORED, MATCH_CREATED
 from domain.evolving import evolver, replace
 from domain.gin.options import GinOptions
-from domain.knocking import HAND_KNOCKED, UPCARD_PASSED
+from domain.knocking import COMPLETE, COMPLETING, DEALING, DISCARD, DRAW, SCORING, UPCARD
+from domain.knocking.evolving import replace_hand, shared_handlers
 
-# Phases (RULES.md 1.3-1.6, 1.10)
-UPCARD = "upcard"          # the first upcard is being offered
-DRAW = "draw"              # the seat on turn draws
-DISCARD = "discard"        # the seat on turn discards, knocks or declares big gin
-SCORING = "scoring"        # the hand has ended; the scoring step has not yet recorded it
-DEALING = "dealing"        # scored; the next deal is due (appended with the score)
-COMPLETING = "completing"  # the target is reached; the bonuses step has not yet run
-COMPLETE = "complete"
+__all__ = ["COMPLETE", "COMPLETING", "DEALING", "DISCARD", "DRAW", "SCORING", "UPCARD",
+           "GinState", "evolve", "hand_size", "initial_state"]
 
 
 def hand_size(players: int) -> int:
@@ -75,8 +61,6 @@ class GinState:
         return (seat + 1) % self.seats
 
 
-
-
 def _hand_limits(options: GinOptions, upcard: str | None) -> tuple[int, int]:
     """The hand's knock limit and score multiplier (Oklahoma, RULES.md 1.9)."""
     if not options.oklahoma or upcard is None or upcard == "JK":
@@ -87,14 +71,6 @@ def _hand_limits(options: GinOptions, upcard: str | None) -> tuple[int, int]:
         limit = pip_value(upcard)
     spades = options.oklahoma_spades_double and suit_of(upcard) == 3
     return limit, 2 if spades else 1
-
-
-def _replace_hand(state: GinState, seat: int, hand: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-    hands = list(state.hands)
-    hands[seat] = hand
-    return tuple(hands)
-
-
 
 
 def _match_created(state: GinState, data: Mapping[str, Any]) -> GinState:
@@ -124,50 +100,16 @@ def _hand_dealt(state: GinState, data: Mapping[str, Any]) -> GinState:
     )
 
 
-def _upcard_passed(state: GinState, data: Mapping[str, Any]) -> GinState:
-    offer = state.upcard_offer[1:]
-    if offer:
-        return replace(state, upcard_offer=offer, turn=offer[0])
-    first = state.next_seat(state.dealer)
-    return replace(state, upcard_offer=(), phase=DRAW, turn=first, stock_only=True)
-
-
 def _card_drawn(state: GinState, data: Mapping[str, Any]) -> GinState:
     seat, card = data["seat"], data["card"]
     hand = state.hands[seat] + (card,)
     if data["source"] == "stock":
-        return replace(state, hands=_replace_hand(state, seat, hand), stock=state.stock[1:],
+        return replace(state, hands=replace_hand(state, seat, hand), stock=state.stock[1:],
                        phase=DISCARD, turn=seat, taken_discard=None, stock_only=False,
                        upcard_offer=())
-    return replace(state, hands=_replace_hand(state, seat, hand),
+    return replace(state, hands=replace_hand(state, seat, hand),
                    discard_pile=state.discard_pile[:-1], phase=DISCARD, turn=seat,
                    taken_discard=card, stock_only=False, upcard_offer=())
-
-
-def _card_discarded(state: GinState, data: Mapping[str, Any]) -> GinState:
-    seat, card = data["seat"], data["card"]
-    return replace(
-        state,
-        hands=_replace_hand(state, seat, without(state.hands[seat], card)),
-        discard_pile=state.discard_pile + (card,),
-        phase=DRAW, turn=state.next_seat(seat), taken_discard=None, turns=state.turns + 1,
-    )
-
-
-def _hand_knocked(state: GinState, data: Mapping[str, Any]) -> GinState:
-    seat, card = data["seat"], data.get("discard")
-    if card is None:
-        return replace(state, phase=SCORING, turn=None, ending=dict(data), taken_discard=None)
-    return replace(
-        state,
-        hands=_replace_hand(state, seat, without(state.hands[seat], card)),
-        discard_pile=state.discard_pile + (card,),
-        phase=SCORING, turn=None, ending=dict(data), taken_discard=None,
-    )
-
-
-def _hand_ended(state: GinState, data: Mapping[str, Any]) -> GinState:
-    return replace(state, phase=SCORING, turn=None, ending=dict(data), taken_discard=None)
 
 
 def _hand_scored(state: GinState, data: Mapping[str, Any]) -> GinState:
@@ -182,21 +124,12 @@ def _hand_scored(state: GinState, data: Mapping[str, Any]) -> GinState:
     )
 
 
-def _match_completed(state: GinState, data: Mapping[str, Any]) -> GinState:
-    return replace(state, phase=COMPLETE, turn=None, completion=dict(data))
-
-
 _HANDLERS: dict[str, Callable[[GinState, Mapping[str, Any]], GinState]] = {
     MATCH_CREATED.name: _match_created,
     HAND_DEALT.name: _hand_dealt,
-    UPCARD_PASSED.name: _upcard_passed,
     CARD_DRAWN.name: _card_drawn,
-    CARD_DISCARDED.name: _card_discarded,
-    HAND_KNOCKED.name: _hand_knocked,
-    HAND_ENDED.name: _hand_ended,
     HAND_SCORED.name: _hand_scored,
-    MATCH_COMPLETED.name: _match_completed,
-    **controls.HANDLERS,  # SeatForfeited, MatchAborted: any family alike
+    **shared_handlers(),  # the rest as gem folds them, forfeits and aborts too
 }
 
 

@@ -1,5 +1,6 @@
 """The turn rules gin and gem share: whose turn, passing the upcard, the discard that may
-end the hand, knocking, big gin, and which melds the knocker shows (RULES.md 1.3-1.5, 2.4).
+end the hand, knocking, big gin, and which melds the knocker shows (docs/rules.md 1.3-1.5,
+2.4).
 
 Each family passes its own state (anything with the fields of ``KnockTable``) and its own
 meld solver; the family keeps what differs (how a card is drawn, which discard is blocked).
@@ -10,49 +11,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from domain.cards import without
 from domain.errors import RuleError
-from domain.events import (
-    CARD_DISCARDED,
-    HAND_ENDED,
-    Event,
-    EventType,
-    Field,
-    card,
-    cards,
-    integer,
-    melds,
-    nullable,
-    seat,
-    string,
-)
+from domain.events import CARD_DISCARDED, HAND_ENDED, Event
+from domain.knocking.events import HAND_KNOCKED, UPCARD_PASSED
 from domain.layoffs import best_layoffs
 from domain.melds import Arrangement, MeldSolver
 
-UPCARD, DISCARD = "upcard", "discard"
-
-UPCARD_PASSED = EventType(
-    "UpcardPassed", schema=1, appended_by="gin and gem, on a seat's pass",
-    description="A seat offered the first upcard passes it; when every seat offered it has "
-                "passed, the first draw is from the stock.",
-    fields=(Field("seat", "the seat that passes", schema=seat()),))
-
-HAND_KNOCKED = EventType(
-    "HandKnocked", schema=1, appended_by="gin and gem, on a seat's knock or big gin",
-    description="A seat ends the hand: it knocks, goes gin, or declares big gin, and "
-                "shows its melds.",
-    fields=(
-        Field("seat", "the seat that knocks", schema=seat()),
-        Field("discard", "the card it discards; null for big gin, which keeps every card",
-              schema=nullable(card())),
-        Field("kind", "knock, gin or big_gin", schema=string("knock", "gin", "big_gin")),
-        Field("deadwood", "the knocker's deadwood after the discard", schema=integer(0)),
-        Field("melds", "the melds it shows", schema=melds()),
-        Field("unmatched", "its cards in no meld", schema=cards()),
-    ))
-
-EVENT_TYPES = (UPCARD_PASSED, HAND_KNOCKED)
-"""The events only gin and gem append: the knocking families' own."""
+# Phases of gin and gem, named alike so that clients read both the same way
+# (docs/rules.md 1.3-1.6, 1.10, 2.2-2.6)
+UPCARD = "upcard"          # the first upcard is being offered (two-player gem, all gin)
+DRAW = "draw"              # the seat on turn draws
+DISCARD = "discard"        # the seat on turn discards, knocks or declares big gin
+SCORING = "scoring"        # the hand has ended; the scoring step has not yet recorded it
+DEALING = "dealing"        # scored; the next deal is due (appended with the score)
+COMPLETING = "completing"  # the match has reached its end; the bonuses step has not yet run
+COMPLETE = "complete"
 
 
 class KnockTable(Protocol):
@@ -123,26 +96,6 @@ def big_gin(state: KnockTable, seat: int, solver: MeldSolver) -> list[Event]:
         seat=seat, discard=None, kind="big_gin", deadwood=0,
         melds=[meld.to_dict() for meld in shown.melds], unmatched=[],
     )]
-
-
-def best_legal_discard(solver: MeldSolver, hand: Sequence[str],
-                       actions: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    """The least deadwood a legal discard leaves, and every legal discard that reaches it.
-
-    Only the discards ``actions`` allow count: the card just taken from the pile (RULES.md
-    1.4) or one that would strand gem's deep card (2.6) is never advised. The solver's own
-    best is used when one of its cards is legal, else every legal discard is tried.
-    """
-    legal = {action["card"] for action in actions if action["type"] == "discard"}
-    if not legal:
-        return None
-    deadwood, cards = solver.best_discard(hand)
-    allowed = [card for card in cards if card in legal]
-    if not allowed:
-        left = {card: solver.deadwood(without(tuple(hand), card)) for card in legal}
-        deadwood = min(left.values())
-        allowed = [card for card in dict.fromkeys(hand) if left.get(card) == deadwood]
-    return {"deadwood": deadwood, "cards": list(dict.fromkeys(allowed))}
 
 
 def shown_arrangement(state: KnockTable, seat: int, rest: tuple[str, ...], deadwood: int,
