@@ -18,19 +18,24 @@ import redis
 
 from service.adapters.clock_runner import ClockRunner
 from service.adapters.deliveries import DeliveryRunner
+from service.adapters.feed import FeedStore
 from service.adapters.jobs import JobQueue
+from service.adapters.organisers import OrganiserKeys
 from service.adapters.retention import FinishedMatches
 from service.adapters.store import RedisEventStore
+from service.adapters.webhooks import Webhooks
 from service.adapters.work import WorkIndex
 from service.config import Settings
 from service.usecases.audit import run_verification
 from service.usecases.background import InProcessWork, QueuedWork, Work
 from service.usecases.clocks import Clocks
-from service.usecases.lifecycle import Notifier
+from service.usecases.lifecycle import OrganiserNotices
+from service.usecases.live import LiveStreams
 from service.usecases.matches import MatchService
 from service.usecases.repository import Repository
 from service.usecases.retention import Retention
 from service.usecases.runner import CommandRunner
+from service.usecases.subscribers import Subscriber, Subscribers
 
 log = logging.getLogger("rummy")
 
@@ -126,15 +131,23 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
         work = InProcessWork(clock_timer, deliveries)
     else:
         work = QueuedWork(JobQueue(client, settings.key_prefix), index)
-    notifier = Notifier(store, repository.meta, work.deliver)
-    runner = CommandRunner(repository, notifier, work)
+    live = LiveStreams(store)
+    feed = FeedStore(client, settings.key_prefix)
+    subscribers: list[Subscriber] = [
+        OrganiserNotices(feed, Webhooks(client, settings.key_prefix),
+                         OrganiserKeys(client, settings.key_prefix), repository.meta,
+                         work.deliver),
+        live.acted,
+    ]
+    if settings.embedded:
+        subscribers.append(retention(settings, client, repository))
+    runner = CommandRunner(repository, Subscribers(subscribers), work)
     clocks = Clocks(runner, reschedule=work.after)
     if isinstance(work, InProcessWork):
         work.steps = runner
         work.verifier = lambda match_id, verification_id: run_verification(
             repository, match_id, verification_id)
-    matches = MatchService(runner, work, settings.admin_token, settings.lobby_ttl_s)
-    if settings.embedded:
-        notifier.finished = retention(settings, client, repository).finished
+    matches = MatchService(runner, work, settings.admin_token, live, feed,
+                           settings.lobby_ttl_s)
     return Wiring(settings, client, store, repository, runner, clocks, matches, work, index,
                   in_process)

@@ -76,6 +76,14 @@ class OrganiserKeys:
             pipe.execute()
         return self._decode(json.dumps(record))
 
+    def is_live(self, owner: str) -> bool:
+        """Whether ``owner`` (the admin, or an organiser id) may still receive webhooks: a
+        revoked organiser may not."""
+        if owner == ADMIN:
+            return True
+        organiser = self.get(owner)
+        return organiser is not None and organiser.revoked_at is None
+
     def lookup(self, key: str) -> str | None:
         """The id of the live organiser whose key this is, else None."""
         return self.lookup_hash(token_hash(key))

@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import redis
@@ -34,6 +33,18 @@ from service.adapters import store_scripts as scripts
 from service.adapters.presence import KEY_TTL_MS as LIVE_KEY_TTL_MS
 from service.adapters.presence import LIVE_MAXLEN
 from service.adapters.store_scripts import CONFLICT, EXISTS, KEY_REUSED, OK, REPLAYED, UNKNOWN
+from service.ports import (
+    AppendResult,
+    IdempotencyKeyReused,
+    IdempotencyRecord,
+    MatchExists,
+    NewEvent,
+    SeatClaim,
+    StoredEvent,
+    StoreError,
+    UnknownMatch,
+    VersionConflict,
+)
 
 # Meta fields owned by the store; callers may neither set nor see them through meta().
 _VERSION_FIELD = "_version"
@@ -48,101 +59,6 @@ _CLAIM = "claim:"
 # longer than the socket timeout hangs and then fails. wait() blocks in slices below both.
 _MAX_BLOCK_SLICE_MS = 1000
 
-
-
-class StoreError(Exception):
-    """Base class of every error the event store raises on purpose."""
-
-
-class UnknownMatch(StoreError):
-    """No match with this id exists."""
-
-
-class MatchExists(StoreError):
-    """create() was called for a match id that is already taken."""
-
-
-class VersionConflict(StoreError):
-    """The stream moved past the version the caller decided on (HTTP 409: re-read, retry)."""
-
-    def __init__(self, expected: int, actual: int) -> None:
-        super().__init__(f"expected version {expected}, stream is at {actual}")
-        self.expected = expected
-        self.actual = actual
-
-
-class IdempotencyKeyReused(StoreError):
-    """The idempotency key was already used by a different request for this match."""
-
-
-@dataclass(frozen=True)
-class NewEvent:
-    """An event the caller wants appended; the store adds version, time and hashes."""
-
-    type: str
-    data: Mapping[str, Any]
-    schema: int = 1
-
-
-@dataclass(frozen=True)
-class StoredEvent:
-    """An event as stored: a fact, with its place in the match and in the hash chain."""
-
-    version: int
-    type: str
-    schema: int
-    data: dict[str, Any]
-    command_id: str | None
-    ts: float
-    prev_hash: str
-    hash: str
-    command: dict[str, Any] | None = None
-    """The seat's action as sent, on the first event it caused (None for jobs)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready form, e.g. for exports and SSE payloads."""
-        return {
-            "command": self.command,
-            "version": self.version,
-            "type": self.type,
-            "schema": self.schema,
-            "data": dict(self.data),
-            "command_id": self.command_id,
-            "ts": self.ts,
-            "prev_hash": self.prev_hash,
-            "hash": self.hash,
-        }
-
-
-@dataclass(frozen=True)
-class Recorded:
-    """The first outcome of an idempotency key: the version its events reached, or the
-    refusal it got (``{"kind", "code", "message", "errors"}``)."""
-
-    fingerprint: str
-    version: int | None = None
-    refusal: dict[str, Any] | None = None
-
-
-@dataclass(frozen=True)
-class SeatClaim:
-    """What ``claim_seat`` did: ``status`` is one of store_scripts' ``NO_LOBBY``,
-    ``NOT_OPEN``, ``TAKEN``, ``NEED_START``, ``CLAIMED`` (``open_seats`` left) or
-    ``STARTED`` (the match now exists at ``version``)."""
-
-    status: int
-    open_seats: int | None = None
-    version: int = 0
-    events: tuple[StoredEvent, ...] = ()
-
-
-@dataclass(frozen=True)
-class AppendResult:
-    """Outcome of create/append; a replayed idempotency key reports the first version."""
-
-    version: int
-    events: tuple[StoredEvent, ...]
-    replayed: bool = False
 
 
 def _text(value: Any) -> str:
@@ -472,16 +388,16 @@ class RedisEventStore:
         ids = self._client.zrevrange(self._index_key(), start, start + limit - 1)
         return [_text(match_id) for match_id in ids]
 
-    def idempotency_outcome(self, match_id: str, key: str) -> Recorded | None:
+    def idempotency_outcome(self, match_id: str, key: str) -> IdempotencyRecord | None:
         """What the first request with this key ended in: events appended, or a refusal."""
         appended, refused = self._client.hmget(self._key(match_id, "idem"), key,
                                                _REFUSED + key)
         if appended is not None:
             version, _, fingerprint = _text(appended).partition("|")
-            return Recorded(fingerprint, version=int(version))
+            return IdempotencyRecord(fingerprint, version=int(version))
         if refused is not None:
             fingerprint, _, body = _text(refused).partition("|")
-            return Recorded(fingerprint, refusal=json.loads(body))
+            return IdempotencyRecord(fingerprint, refusal=json.loads(body))
         return None
 
     def record_refusal(self, match_id: str, key: str, fingerprint: str,

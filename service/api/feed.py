@@ -70,9 +70,8 @@ class Feed(MethodView):
         owner = (matches.tickets.organiser_of(query["ticket"]) if query.get("ticket")
                  else calling_organiser())
         after = _position(query)
-        store = matches.store
         keepalive = current_app.config["SETTINGS"].sse_keepalive_ms
-        items = follow_feed(matches.live.hub, store.client, store.prefix, owner, after,
+        items = follow_feed(matches.live.hub, matches.feed, owner, after,
                             query.get("tag", []), query.get("kind", []), keepalive)
         return sse_response(_sse(items))
 

@@ -35,6 +35,7 @@ from domain.viewer import Viewer
 from service.adapters.fanout import StreamHub
 from service.adapters.presence import TTL_MS, Presence, presence_message, revoked_token
 from service.adapters.store import RedisEventStore, StoredEvent, block_slice_ms, decode_entry
+from service.usecases.subscribers import Appended
 
 log = logging.getLogger("rummy.live")
 
@@ -226,13 +227,19 @@ class LiveStreams:
         for start in range(0, len(held), _REFRESH_CHUNK):
             self.presence.refresh(dict(held[start:start + _REFRESH_CHUNK]))
 
-    def acted(self, match_id: str, seat: int, ts: float) -> None:
-        """Note a seat's successful action (presence's ``last_action_at``); never fails the
-        action, which has happened already."""
+    def acted(self, appended: Appended) -> None:
+        """The subscriber that notes a seat's own action (presence's ``last_action_at``,
+        the time of the first event it appended); the clock's automatic moves are not the
+        seat's. Never fails the action, which has happened already."""
+        command = appended.command or {}
+        seat = command.get("seat")
+        if not isinstance(seat, int) or "action" not in command or command.get("auto"):
+            return
         try:
-            self.presence.acted(match_id, seat, ts)
+            self.presence.acted(appended.match_id, seat, appended.events[0].ts)
         except redis.RedisError:
-            log.warning("last action of seat %s on match %s not recorded", seat, match_id)
+            log.warning("last action of seat %s on match %s not recorded", seat,
+                        appended.match_id)
 
     def seats(self, match_id: str, count: int) -> list[dict[str, Any]]:
         return self.presence.of(match_id, count)

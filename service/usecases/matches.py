@@ -42,6 +42,7 @@ from service.usecases.access import Access
 from service.usecases.background import Work
 from service.usecases.commands import EndMatch, SeatAction
 from service.usecases.errors import NotFound, invalid, not_allowed, storable
+from service.usecases.lifecycle import Feed
 from service.usecases.live import Ended, LiveStreams, SeatHolder
 from service.usecases.runner import CommandRunner, Idempotency, command_id
 from service.usecases.seats import LOBBY_TTL_S, MatchNotStarted, Seats, has_open_seats
@@ -114,7 +115,7 @@ class MatchService:
     """Use cases of the match API, independent of HTTP."""
 
     def __init__(self, runner: CommandRunner, work: Work, admin_token: str | None,
-                 lobby_ttl_s: int = LOBBY_TTL_S) -> None:
+                 live: LiveStreams, feed: Feed, lobby_ttl_s: int = LOBBY_TTL_S) -> None:
         self.runner = runner
         self.repository = runner.repository
         self.store = runner.store
@@ -127,7 +128,8 @@ class MatchService:
         self.tickets = StreamTickets(TicketStore(self.store.client, self.store.prefix),
                                      self.access, self.is_over)
         self.seats = Seats(self, lobby_ttl_s)
-        self.live = LiveStreams(self.store)
+        self.live = live
+        self.feed = feed
 
     # --- creation ----------------------------------------------------------------------
 
@@ -219,7 +221,7 @@ class MatchService:
         meta.update({f"token:{seat}": token_hash(t) for seat, t in enumerate(tokens)})
         result = self.store.create(match_id, to_store(new.events),
                                    meta, command_id=f"create:{match_id}")
-        info = self.created(match_id, meta, new.events)
+        info = self.created(match_id, meta, result.events)
         return {"id": match_id, "version": result.version, "status": "started",
                 **info.fields(), "creator_token": creator,
                 "seats": [{"seat": seat, "name": name, "external_id": info.player_id(seat),
@@ -235,16 +237,17 @@ class MatchService:
                 **(extra_meta or {})}
 
     def created(self, match_id: str, meta: Mapping[str, str],
-                events: Iterable[Event | StoredEvent]) -> MatchInfo:
-        """What follows a match's first write: its token index, its listings, and what it
-        owes from the start (its first turn's clock), as after any append."""
+                events: tuple[StoredEvent, ...]) -> MatchInfo:
+        """What follows a match's first write: its token index and its listings, then the
+        runner's own path after a write (subscribers, and the follow-up that sees to what
+        the match owes from the start, such as its first turn's clock)."""
         self.access.register(match_id, {value: int(key.removeprefix("token:"))
                                         for key, value in meta.items()
                                         if key.startswith("token:") and value},
                              meta.get("creator") or None)
         info = MatchInfo.from_meta(match_id, meta)
         self.index.add(info)
-        self.work.after(match_id, self.load(match_id))
+        self.runner.created(match_id, events)
         return info
 
     def info(self, match_id: str) -> MatchInfo | None:
@@ -439,8 +442,6 @@ class MatchService:
         except NotFound:
             self.load(match_id)
             raise
-        if outcome.appended:
-            self.live.acted(match_id, seat, outcome.appended[0].ts)
         return self._render(match_id, outcome.match, Viewer.for_seat(seat))
 
     # --- auditing ----------------------------------------------------------------------

@@ -1,11 +1,12 @@
 """Embedded mode's bound on memory: finished matches beyond ``RUMMY_EMBEDDED_KEEP_FINISHED``
 are deleted, oldest finish first (the keys: service/adapters/retention.py).
 
-The lifecycle notifier calls ``Retention.finished`` after a match's terminal event is
-stored; the bootstrap wires it in embedded mode only. Each deleted match is also dropped
-from the in-process caches (repository, access), so the next request for it is a clean
-404 ``match_not_found``. Live matches are never deleted: a game in progress is never cut
-off, so there is no cap on matches as a whole (creation is rate-limited instead).
+``Retention`` is a subscriber (``service.usecases.subscribers``): it hears of a match's
+terminal event once it is stored; the bootstrap subscribes it in embedded mode only. Each
+deleted match is also dropped from the in-process caches (repository, access), so the
+next request for it is a clean 404 ``match_not_found``. Live matches are never deleted: a
+game in progress is never cut off, so there is no cap on matches as a whole (creation is
+rate-limited instead).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 
+from domain.controls import TERMINAL_EVENTS
 from service.adapters.retention import FinishedMatches
+from service.usecases.subscribers import Appended
 
 log = logging.getLogger("rummy.retention")
 
@@ -29,6 +32,11 @@ class Retention:
         self.matches = matches
         self._forget = list(forget)
         self._lock = threading.Lock()
+
+    def __call__(self, appended: Appended) -> None:
+        for event in appended.events:
+            if event.type in TERMINAL_EVENTS:
+                self.finished(appended.match_id, event.ts)
 
     def finished(self, match_id: str, finished_at: float) -> None:
         """A match has ended: record it, and delete the finished ones beyond the cap.

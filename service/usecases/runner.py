@@ -3,9 +3,11 @@
 Every write to a match goes through ``CommandRunner.run``, whoever sends the command: a
 seat, a system step, an organiser, a clock. A lost race (another writer appended first) is
 decided again on the newer version when the command allows it, else it is a ``Conflict``.
-After a successful append the organisers are notified and the follow-up is scheduled (the
-system step the match now awaits, the running turn's clock) through the ``FollowUp`` the
-bootstrap wired: RQ jobs and the work index in real mode, in-process in embedded mode.
+After a successful append (and after a match's creation, ``created``) the subscribers hear
+of it (``service.usecases.subscribers``: feed and webhooks, retention, presence) and the
+follow-up sees to what the match owes now (``Match.owed``: the system step it awaits, the
+running turn's clock) through the ``FollowUp`` the bootstrap wired: the work index and
+workers in real mode, in-process in embedded mode.
 
 Retries of one idempotency key get the first request's answer: the first request claims
 the key while it is in flight; a retry that arrives meanwhile waits (bounded) for its
@@ -24,18 +26,13 @@ from typing import Any, Protocol
 from domain.errors import RuleError
 from domain.match import Ahead, Match
 from service.adapters.codec import to_store
-from service.adapters.store import (
-    Recorded,
-    RedisEventStore,
-    StoredEvent,
-    UnknownMatch,
-    VersionConflict,
-)
+from service.adapters.store import RedisEventStore
+from service.ports import IdempotencyRecord, StoredEvent, UnknownMatch, VersionConflict
 from service.usecases import errors
 from service.usecases.commands import Command
 from service.usecases.errors import AppError, Conflict, Rejected
-from service.usecases.lifecycle import Notifier
 from service.usecases.repository import Repository, not_found
+from service.usecases.subscribers import Appended, Subscribers
 
 ATTEMPTS = 5
 CLAIM_TTL_MS = 4_000
@@ -88,11 +85,11 @@ REFUSALS: dict[str, Callable[..., Exception]] = {
 class CommandRunner:
     """Runs commands against matches; one instance per process, thread-safe."""
 
-    def __init__(self, repository: Repository, notifier: Notifier, follow_up: FollowUp,
+    def __init__(self, repository: Repository, subscribers: Subscribers, follow_up: FollowUp,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.repository = repository
         self.store: RedisEventStore = repository.store
-        self.notifier = notifier
+        self.subscribers = subscribers
         self.follow_up = follow_up
         self._sleep = sleep
 
@@ -132,10 +129,21 @@ class CommandRunner:
             if result.replayed:
                 return Outcome(match, replayed=result.version)
             after = self.repository.saved(match_id, decided, result.events)
-            self.notifier.notify(match_id, result.events, after.state.scores)
-            self.follow_up.after(match_id, after)
+            self._written(Appended(match_id, result.events, after, decision.command))
             return Outcome(after, result.events)
         raise Conflict("version_conflict", "the match kept changing; re-read and retry")
+
+    def created(self, match_id: str, events: tuple[StoredEvent, ...]) -> Match:
+        """A match's first write (its creation, or the claim that fills its last open seat)
+        ends as every append does: the subscribers hear of it, then the follow-up sees to
+        what the match owes from the start."""
+        match = self.repository.get(match_id)
+        self._written(Appended(match_id, events, match))
+        return match
+
+    def _written(self, appended: Appended) -> None:
+        self.subscribers.publish(appended)
+        self.follow_up.after(appended.match_id, appended.match)
 
     # --- idempotency -------------------------------------------------------------------
 
@@ -179,7 +187,7 @@ class CommandRunner:
                                       refusal_of(exc))
             raise
 
-    def _answer_again(self, match_id: str, recorded: Recorded,
+    def _answer_again(self, match_id: str, recorded: IdempotencyRecord,
                       idempotency: Idempotency) -> Outcome:
         if recorded.fingerprint != idempotency.fingerprint:
             raise Rejected("idempotency_key_reused",

@@ -195,18 +195,18 @@ def test_presence_expires_unless_refreshed(redis_client, key_prefix):
 
 
 def test_the_organiser_feed_rides_the_same_hub(wiring):
-    from service.usecases.lifecycle import feed_key, follow_feed
+    from service.usecases.lifecycle import follow_feed
 
-    store, hub = wiring.store, wiring.matches.live.hub
-    feed = follow_feed(hub, store.client, store.prefix, "admin", "0-0", [], [], 100)
+    hub, feeds = wiring.matches.live.hub, wiring.matches.feed
+    feed = follow_feed(hub, feeds, "admin", "0-0", [], [], 100)
     assert next(feed) is None  # caught up (nothing yet), now on the hub
-    assert hub.watched() >= {feed_key(store.prefix, "admin")}
+    assert hub.watched() >= {feeds.key("admin")}
     match = new_match(wiring)
     wiring.matches.abort(match["id"], ADMIN, {"reason": "test"})
     item = next(item for item in feed if item is not None)
     assert item[1]["kind"] == "match_aborted" and item[1]["match_id"] == match["id"]
     feed.close()
-    assert feed_key(store.prefix, "admin") not in hub.watched()
+    assert feeds.key("admin") not in hub.watched()
 
 
 def test_a_stream_that_fails_to_open_holds_no_presence(redis_client, key_prefix, monkeypatch):
@@ -251,14 +251,13 @@ def test_every_writer_of_a_followed_key_announces_it_on_the_keys_channel(wiring)
     """The hub reads a key only when its channel says so: a writer that forgot to announce
     would leave every stream of that key silent. The writers: the first events (a claim
     that fills the last open seat), a seat's action, presence, the organiser feed."""
-    from service.usecases.lifecycle import feed_key
-
     store, matches = wiring.store, wiring.matches
+    feed_key = matches.feed.key("admin")
     waiting = matches.create({"variant": "gin", "players": [{"name": "Ann"}, {"open": True}],
                               "options": {"first_dealer": 0}, "deck": DECK}, ADMIN)
     match_id = waiting["id"]
     events_key, live_key = store.events_key(match_id), matches.live.presence.live_key(match_id)
-    heard = Announcements(store.client, events_key, live_key, feed_key(store.prefix, "admin"))
+    heard = Announcements(store.client, events_key, live_key, feed_key)
     try:
         bob = matches.seats.claim(match_id, 1, {"name": "Bob"})["token"]
         assert heard.take() == [events_key]
@@ -268,7 +267,7 @@ def test_every_writer_of_a_followed_key_announces_it_on_the_keys_channel(wiring)
         next(stream)
         assert heard.take()[-1] == live_key  # seat 1 came online
         matches.abort(match_id, ADMIN, {"reason": "test"})
-        assert set(heard.take()[3:]) == {events_key, feed_key(store.prefix, "admin")}
+        assert set(heard.take()[3:]) == {events_key, feed_key}
         stream.close()
     finally:
         heard.close()

@@ -417,11 +417,11 @@ class TestDeliveries:
         def broken(*args: Any) -> None:
             raise RuntimeError("feed down")
 
-        monkeypatch.setattr("service.usecases.lifecycle._publish", broken)
+        monkeypatch.setattr("service.adapters.feed.FeedStore.publish", broken)
         match = new_match(client)
         assert knock(client, match).status_code == 200
         assert client.get(f"/v1/matches/{match['id']}").json["hand_number"] == 2
-        assert "lifecycle notification" in caplog.text
+        assert "OrganiserNotices after a write to match" in caplog.text
 
 
 def read_feed(client: FlaskClient, url: str, auth: dict[str, str] = ADMIN_AUTH,
