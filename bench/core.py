@@ -51,13 +51,13 @@ def ready_to_knock(in_process: bool) -> tuple[Any, str, str]:
                        in_process=in_process)
     body = {"variant": "gin", "players": [{"name": "A"}, {"name": "B"}],
             "options": {"first_dealer": 0}, "deck": DECK}
-    created = wiring.matches.create(body, ADMIN)
+    created = wiring.creation.create(body, ADMIN)
     match_id = created["id"]
     seat1 = created["seats"][1]["token"]
     seat0 = created["seats"][0]["token"]
-    wiring.matches.act(match_id, seat1, {"type": "pass"})
-    wiring.matches.act(match_id, seat0, {"type": "pass"})
-    wiring.matches.act(match_id, seat1, {"type": "draw", "source": "stock"})
+    wiring.play.act(match_id, seat1, {"type": "pass"})
+    wiring.play.act(match_id, seat0, {"type": "pass"})
+    wiring.play.act(match_id, seat1, {"type": "draw", "source": "stock"})
     return wiring, match_id, seat1
 
 
@@ -72,10 +72,10 @@ def measured(wiring: Any, run: Any) -> dict[str, int]:
 def main() -> None:
     wiring, match_id, seat1 = ready_to_knock(in_process=False)
     knock = {"type": "knock", "discard": "5S"}
-    action = measured(wiring, lambda: wiring.matches.act(match_id, seat1, knock))
+    action = measured(wiring, lambda: wiring.play.act(match_id, seat1, knock))
     hand_end = measured(wiring, lambda: wiring.runner.run(match_id, RunStep()))
     wiring, match_id, seat1 = ready_to_knock(in_process=True)
-    embedded = measured(wiring, lambda: wiring.matches.act(match_id, seat1, knock))
+    embedded = measured(wiring, lambda: wiring.play.act(match_id, seat1, knock))
     print(json.dumps({"action": action,
                       "hand_end": hand_end, "knock_embedded_with_step": embedded}, indent=2))
 

@@ -77,7 +77,7 @@ def measure(client_redis: redis.Redis, prefix: str, name: str, events: int,
     settings = Settings(redis_url="redis://bench", admin_token=ADMIN, key_prefix=prefix)
     app = create_app(settings, client=client_redis, jobs_inline=True)
     match_id = play(app.test_client(), name, events, random.Random(name))
-    repository = app.extensions["rummy_wiring"].repository
+    repository = app.extensions["rummy"].repository
     variant = VARIANTS[name]
     stored = repository.stored(match_id)
     records = [event.to_dict() for event in stored]

@@ -41,9 +41,9 @@ def run(matches: int, keep: int, every: int) -> dict[str, Any]:
     tracemalloc.start()
     base = tracemalloc.get_traced_memory()[0]
     for number in range(1, matches + 1):
-        created = wiring.matches.create({"variant": "gin", "tags": ["bench"],
+        created = wiring.creation.create({"variant": "gin", "tags": ["bench"],
                                          "players": [{"name": "A"}, {"name": "B"}]}, ADMIN)
-        wiring.matches.abort(created["id"], ADMIN, {"reason": "bench"})
+        wiring.play.abort(created["id"], ADMIN, {"reason": "bench"})
         if number % every == 0:
             gc.collect()
             samples.append({"finished": number, "keys": client.dbsize(),

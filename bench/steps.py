@@ -39,13 +39,13 @@ def knocked_matches(wiring, hands: int) -> list[str]:
             "options": {"first_dealer": 0}, "deck": DECK}
     ids = []
     for _ in range(hands):
-        created = wiring.matches.create(body, ADMIN)
+        created = wiring.creation.create(body, ADMIN)
         seat1 = created["seats"][1]["token"]
         seat0 = created["seats"][0]["token"]
         for seat, action in ((seat1, {"type": "pass"}), (seat0, {"type": "pass"}),
                              (seat1, {"type": "draw", "source": "stock"}),
                              (seat1, {"type": "knock", "discard": "5S"})):
-            wiring.matches.act(created["id"], seat, action)
+            wiring.play.act(created["id"], seat, action)
         ids.append(created["id"])
     return ids
 

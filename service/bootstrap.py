@@ -11,31 +11,50 @@ own ``Wiring``.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import fakeredis
 import redis
 
+from service.adapters import addresses
+from service.adapters.auth import TokenIndex
+from service.adapters.batches import BatchStore
+from service.adapters.catalog import MatchIndex
 from service.adapters.clock_runner import ClockRunner
 from service.adapters.deliveries import DeliveryRunner
+from service.adapters.fanout import StreamHub
 from service.adapters.feed import FeedStore
 from service.adapters.jobs import JobQueue
+from service.adapters.lobby import LobbyStore
 from service.adapters.organisers import OrganiserKeys
+from service.adapters.presence import Presence
 from service.adapters.retention import FinishedMatches
-from service.adapters.store import RedisEventStore
+from service.adapters.store import RedisEventStore, VerificationReports, block_slice_ms
+from service.adapters.tickets import TicketStore
 from service.adapters.webhooks import Webhooks
 from service.adapters.work import WorkIndex
 from service.config import Settings
-from service.usecases.audit import run_verification
+from service.usecases.access import Access
+from service.usecases.audit import Audits, run_verification
 from service.usecases.background import InProcessWork, QueuedWork, Work
 from service.usecases.clocks import Clocks
+from service.usecases.creation import MatchCreation
 from service.usecases.lifecycle import OrganiserNotices
 from service.usecases.live import LiveStreams
-from service.usecases.matches import MatchService
+from service.usecases.organisers import OrganiserAdmin
+from service.usecases.play import Play
+from service.usecases.queries import MatchQueries
 from service.usecases.repository import Repository
 from service.usecases.retention import Retention
 from service.usecases.runner import CommandRunner
+from service.usecases.seats import Seats
+from service.usecases.streams import MatchStreams
 from service.usecases.subscribers import Subscriber, Subscribers
+from service.usecases.tickets import StreamTickets
+from service.usecases.tournaments import Tournaments
+from service.usecases.webhooks import WebhookRegistration
 
 log = logging.getLogger("rummy")
 
@@ -49,7 +68,8 @@ REDIS_POOL_WAIT_S = 5.0
 
 @dataclass
 class Wiring:
-    """Everything one process needs, built once."""
+    """Everything one process needs, built once: the adapters the workers and tools use,
+    and the use cases the API calls."""
 
     settings: Settings
     client: redis.Redis
@@ -57,18 +77,29 @@ class Wiring:
     repository: Repository
     runner: CommandRunner
     clocks: Clocks
-    matches: MatchService
     work: Work
     index: WorkIndex
     in_process: bool
+    catalog: MatchIndex
+    access: Access
+    creation: MatchCreation
+    queries: MatchQueries
+    play: Play
+    streams: MatchStreams
+    tickets: StreamTickets
+    seats: Seats
+    audits: Audits
+    tournaments: Tournaments
+    webhooks: WebhookRegistration
+    organisers: OrganiserAdmin
+    closers: list[Callable[[], object]] = field(default_factory=list)
 
     def close(self) -> None:
-        """Stop the live stream hub and the in-process threads (embedded mode): clock
-        timer and deliveries."""
-        self.matches.live.close()
-        if isinstance(self.work, InProcessWork):
-            self.work.clocks.stop()
-            self.work.deliveries.close()
+        """Stop what runs in the background of this process: the live stream hub, and in
+        embedded mode the clock timer and the webhook deliveries. Registered for the
+        process's end (gunicorn's worker exit, the worker's shutdown)."""
+        for close in self.closers:
+            close()
 
 
 def connect(settings: Settings) -> redis.Redis:
@@ -106,48 +137,67 @@ def require_redis_7(client: redis.Redis) -> None:
                            "(sharded pub/sub for live streams)")
 
 
-def retention(settings: Settings, client: redis.Redis, repository: Repository) -> Retention:
-    """Embedded mode's bound on memory: the newest ``keep_finished`` finished matches stay,
-    older ones are deleted and dropped from the caches. Real mode keeps every match."""
-    finished = FinishedMatches(client, settings.key_prefix, settings.keep_finished)
-    return Retention(finished, [repository.forget])
-
-
 def bootstrap(settings: Settings | None = None, client: redis.Redis | None = None,
               in_process: bool | None = None) -> Wiring:
-    """Wire one process. ``in_process`` defaults to the embedded mode's (steps, clocks and
-    webhooks in this process); False queues them for workers."""
+    """Wire one process: every adapter and every use case, each built once and given to
+    the others by constructor. ``in_process`` defaults to the embedded mode's (steps,
+    clocks and webhooks in this process); False queues them for workers."""
     settings = settings or Settings.from_env()
     client = client or connect(settings)
     in_process = settings.embedded if in_process is None else in_process
-    store = RedisEventStore(client, settings.key_prefix)
+    prefix = settings.key_prefix
+    store = RedisEventStore(client, prefix)
     repository = Repository(store)
-    index = WorkIndex(client, settings.key_prefix)
+    index = WorkIndex(client, prefix)
+    tokens = TokenIndex(client, prefix)
+    organiser_keys = OrganiserKeys(client, prefix)
+    catalog = MatchIndex(client, prefix)
+    lobby = LobbyStore(client, prefix)
+    reports = VerificationReports(store)
+    feed = FeedStore(client, prefix)
+    webhooks = Webhooks(client, prefix)
     work: Work
+    timer = ClockRunner()
     if in_process:
-        clock_timer = ClockRunner(lambda match_id, turn: clocks.on_deadline(match_id, turn))
-        deliveries = DeliveryRunner(client, settings.key_prefix,
-                                    private=settings.private_webhooks)
-        work = InProcessWork(clock_timer, deliveries)
+        work = InProcessWork(timer,
+                             DeliveryRunner(client, prefix, private=settings.private_webhooks),
+                             lambda match_id, verification_id: run_verification(
+                                 repository, reports, match_id, verification_id))
     else:
-        work = QueuedWork(JobQueue(client, settings.key_prefix), index)
-    live = LiveStreams(store)
-    feed = FeedStore(client, settings.key_prefix)
+        work = QueuedWork(JobQueue(client, prefix), index)
+    live = LiveStreams(store, Presence(client, store.key),
+                       StreamHub(client, f"{prefix}:hub:{uuid.uuid4().hex}",
+                                 idle_ms=block_slice_ms(client)))
     subscribers: list[Subscriber] = [
-        OrganiserNotices(feed, Webhooks(client, settings.key_prefix),
-                         OrganiserKeys(client, settings.key_prefix), repository.meta,
-                         work.deliver),
+        OrganiserNotices(feed, webhooks, organiser_keys, repository.meta, work.deliver),
         live.acted,
     ]
     if settings.embedded:
-        subscribers.append(retention(settings, client, repository))
-    runner = CommandRunner(repository, Subscribers(subscribers), work)
+        finished = FinishedMatches(client, prefix, settings.keep_finished, catalog, tokens,
+                                   index)
+        subscribers.append(Retention(finished, [repository.forget]))
+    runner = CommandRunner(repository, Subscribers(subscribers), work, steps_inline=in_process)
     clocks = Clocks(runner, reschedule=work.after)
+    timer.start(clocks.on_deadline)
+    access = Access(store, settings.admin_token, repository.meta, lobby.get, tokens,
+                    organiser_keys)
+    creation = MatchCreation(runner, store, lobby, access, catalog, settings.lobby_ttl_s)
+    queries = MatchQueries(repository, lobby, access, live)
+    wiring = Wiring(
+        settings, client, store, repository, runner, clocks, work, index, in_process,
+        catalog=catalog, access=access, creation=creation, queries=queries,
+        play=Play(runner, access, queries),
+        streams=MatchStreams(queries, live, feed),
+        tickets=StreamTickets(TicketStore(client, prefix), access, queries.is_over),
+        seats=Seats(creation, store, lobby, access, repository.meta, settings.lobby_ttl_s),
+        audits=Audits(queries, reports, work.verify),
+        tournaments=Tournaments(creation, queries, access, catalog, BatchStore(client, prefix)),
+        webhooks=WebhookRegistration(webhooks, access, settings.private_webhooks,
+                                     addresses.refused_at_registration),
+        organisers=OrganiserAdmin(organiser_keys, access),
+    )
+    wiring.closers.append(live.close)
     if isinstance(work, InProcessWork):
-        work.steps = runner
-        work.verifier = lambda match_id, verification_id: run_verification(
-            repository, match_id, verification_id)
-    matches = MatchService(runner, work, settings.admin_token, live, feed,
-                           settings.lobby_ttl_s)
-    return Wiring(settings, client, store, repository, runner, clocks, matches, work, index,
-                  in_process)
+        wiring.closers += [work.clocks.stop, work.deliveries.close]
+    return wiring
+

@@ -67,8 +67,8 @@ def _wiring() -> Any:
     return bootstrap(settings, in_process=False)
 
 
-def _service() -> Any:
-    return _wiring().matches
+def _queries() -> Any:
+    return _wiring().queries
 
 
 @main.command("export")
@@ -81,7 +81,7 @@ def export_command(match_id: str, output: TextIO) -> None:
     from service.usecases.errors import AppError
 
     try:
-        records = _service().log_for(match_id, Viewer.full())
+        records = _queries().log_for(match_id, Viewer.full())
     except AppError as exc:
         raise click.ClickException(exc.message) from exc
     for record in records:
@@ -100,7 +100,7 @@ def replay_command(match_id: str, at: int, seat: int | None) -> None:
 
     try:
         viewer = Viewer.full() if seat is None else Viewer.for_seat(seat)
-        view = _service().state_for(match_id, viewer, at)
+        view = _queries().state_for(match_id, viewer, at)
     except AppError as exc:
         raise click.ClickException(exc.message) from exc
     click.echo(json.dumps(view, indent=2, sort_keys=True))

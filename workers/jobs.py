@@ -8,14 +8,13 @@ jobs any more (``workers.reconciler`` runs them from the work index); ``run_scor
 
 from __future__ import annotations
 
-from service.usecases.audit import run_verification
 from service.usecases.system_steps import run_due_steps
 from workers.context import wiring_for
 
 
 def run_replay(match_id: str, verification_id: str, prefix: str = "rummy") -> bool:
     """Rebuild the match from its whole log, verify it (``domain.audit``), file the report."""
-    return run_verification(wiring_for(prefix).repository, match_id, verification_id)
+    return wiring_for(prefix).audits.run(match_id, verification_id)
 
 
 def run_scoring(match_id: str, prefix: str = "rummy", inline: bool = False) -> int:

@@ -2,8 +2,10 @@
 
 Real mode indexes each running turn's deadline (``service.adapters.work``) and the
 workers' reconciler checks it when due. Embedded mode has no worker, so the bootstrap
-builds one of these: one daemon thread, started on the first schedule, sleeping until the
-earliest deadline. It never keeps a process alive, and ``stop`` ends it. A check that
+builds one of these and, once every part is built, ``start``s it with the check to fire
+(the clocks' use case, which needs the command runner, which needs this timer's
+follow-up): one daemon thread, started on the first schedule after that, sleeping until
+the earliest deadline. It never keeps a process alive, and ``stop`` ends it. A check that
 fails is logged and dropped: the match's next move times its turn again.
 """
 
@@ -25,8 +27,8 @@ Fire = Callable[[str, int], None]
 class ClockRunner:
     """A heap of (deadline, match, turn) worked by one background thread."""
 
-    def __init__(self, fire: Fire, clock: Callable[[], float] = time.time) -> None:
-        self._fire = fire
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self._fire: Fire | None = None
         self._clock = clock
         self._due: list[tuple[float, int, str, int]] = []
         self._keys: set[tuple[str, int]] = set()
@@ -44,11 +46,21 @@ class ClockRunner:
                 return
             self._keys.add(key)
             heapq.heappush(self._due, (at, next(self._seq), match_id, turn_version))
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._work, name="rummy-clocks",
-                                                daemon=True)
-                self._thread.start()
+            self._start_thread()
             self._cond.notify_all()
+
+    def start(self, fire: Fire) -> None:
+        """Fire ``fire`` at each deadline from now on (what was scheduled before waits)."""
+        with self._cond:
+            self._fire = fire
+            self._start_thread()
+
+    def _start_thread(self) -> None:
+        """Called under the lock: the worker thread, once started and with work."""
+        if self._thread is None and self._fire is not None and self._due:
+            self._thread = threading.Thread(target=self._work, name="rummy-clocks",
+                                            daemon=True)
+            self._thread.start()
 
     def pending(self) -> int:
         with self._cond:
@@ -64,6 +76,7 @@ class ClockRunner:
                 self._keys.discard(item)
                 self._running += 1
             try:
+                assert self._fire is not None  # the thread starts only once it is set
                 self._fire(match_id, turn_version)
             except Exception:  # a check that fails must not stop every other match's clock
                 log.exception("clock check of match %s failed", match_id)

@@ -44,16 +44,17 @@ def _text(value: Any) -> str:
 class FinishedMatches:
     """The finished-match record of embedded mode, and the deletion of the oldest ones."""
 
-    def __init__(self, client: redis.Redis, prefix: str, keep: int) -> None:
+    def __init__(self, client: redis.Redis, prefix: str, keep: int, index: MatchIndex,
+                 tokens: TokenIndex, work: WorkIndex) -> None:
         if keep < 1:
             raise ValueError(f"keep must be at least 1, got {keep}")
         self._client = client
         self._prefix = prefix
         self.keep = keep
         self.key = f"{prefix}:retention:finished"
-        self._index = MatchIndex(client, prefix)
-        self._tokens = TokenIndex(client, prefix)
-        self._work = WorkIndex(client, prefix)
+        self._index = index
+        self._tokens = tokens
+        self._work = work
 
     def record(self, match_id: str, finished_at: float) -> list[str]:
         """Note a finished match; delete the finished ones beyond ``keep``. Returns the

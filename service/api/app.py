@@ -64,8 +64,7 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
     wiring = bootstrap(settings, client, in_process=jobs_inline)
     app = Flask("rummy")
     app.config.update(API_SPEC, SETTINGS=wiring.settings, MAX_CONTENT_LENGTH=256 * 1024)
-    app.extensions["rummy"] = wiring.matches
-    app.extensions["rummy_wiring"] = wiring
+    app.extensions["rummy"] = wiring
     allow_browsers(app, wiring.settings.cors_origins)
     api = RummyApi(app)
     null_only_for_none(api.spec)

@@ -7,7 +7,7 @@ from typing import Any
 from flask import Response, stream_with_context
 from flask.views import MethodView
 
-from service.api.base import ANYONE, ApiBlueprint, bearer_token, service
+from service.api.base import ANYONE, ApiBlueprint, bearer_token, use_cases
 from service.api.schemas import MatchViewSchema, StateQuerySchema, VerificationSchema
 
 blp = ApiBlueprint("audit", __name__, url_prefix="/v1/matches",
@@ -28,7 +28,7 @@ class State(MethodView):
         organiser); once a hand's seed has been revealed, its states are shown in full to
         everyone. A version past the log's end is a 404 ``version_not_found``.
         """
-        return service().state_at(match_id, bearer_token(), query["at"])
+        return use_cases().queries.state_at(match_id, bearer_token(), query["at"])
 
 
 @blp.route("/<match_id>/export")
@@ -40,7 +40,7 @@ class Export(MethodView):
     @blp.errors(401, 404)
     def get(self, match_id: str) -> Any:
         """The whole log for archiving, redacted for the caller like /events."""
-        lines = service().export(match_id, bearer_token())
+        lines = use_cases().queries.export(match_id, bearer_token())
         return Response(stream_with_context(lines), mimetype="application/x-ndjson",
                         headers={"Content-Disposition":
                                  f'attachment; filename="{match_id}.ndjson"'})
@@ -58,7 +58,7 @@ class Verifications(MethodView):
         every seat's events against the rules, and every score against a fresh
         recomputation. Poll the returned resource (``Location``) until ``finished``.
         """
-        created = service().request_verification(match_id, bearer_token())
+        created = use_cases().audits.request_verification(match_id, bearer_token())
         location = f"/v1/matches/{match_id}/verifications/{created['id']}"
         return created, 202, {"Location": location}
 
@@ -70,4 +70,4 @@ class Verification(MethodView):
     @blp.errors(401, 404)
     def get(self, match_id: str, verification_id: str) -> Any:
         """A verification: its status and, once finished, the report."""
-        return service().verification(match_id, verification_id, bearer_token())
+        return use_cases().audits.verification(match_id, verification_id, bearer_token())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
@@ -16,7 +16,9 @@ from werkzeug.exceptions import HTTPException
 from service.api.inputs import INVALID_TEXT, text_refusals_only
 from service.api.schemas import ErrorSchema
 from service.usecases.errors import Unauthenticated
-from service.usecases.matches import MatchService
+
+if TYPE_CHECKING:
+    from service.bootstrap import Wiring
 
 HTTP_CODES = {400: "invalid_request", 401: "unauthorized", 403: "forbidden",
               404: "not_found", 405: "method_not_allowed", 409: "version_conflict",
@@ -87,9 +89,10 @@ ANYONE: list[dict[str, list[str]]] = [{}, {"bearerAuth": []}]
 """OpenAPI security of a view that answers without a token too."""
 
 
-def service() -> MatchService:
-    """The app's match service (the one object every view calls)."""
-    return cast(MatchService, current_app.extensions["rummy"])
+def use_cases() -> Wiring:
+    """The app's use cases, as the bootstrap built them (each view calls the ones it
+    needs: ``use_cases().queries``, ``.play``, ``.creation``...)."""
+    return cast("Wiring", current_app.extensions["rummy"])
 
 
 def sse_response(body: Iterator[bytes]) -> Response:
@@ -119,7 +122,7 @@ def _token_first() -> None:
                                   "(Authorization: Bearer <token>)")
         return
     match_id = (request.view_args or {}).get("match_id")
-    if not token or not service().access.names_anybody(token, match_id):
+    if not token or not use_cases().access.names_anybody(token, match_id):
         raise Unauthenticated("invalid_token", "the bearer token is not one this server "
                               "issued (or it was rotated, or its key revoked)")
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from flask.views import MethodView
 
-from service.api.base import BEARER, ApiBlueprint, bearer_token, service
+from service.api.base import BEARER, ApiBlueprint, bearer_token, use_cases
 from service.api.control_schemas import AbortSchema, ForfeitSchema
 from service.api.schemas import MatchViewSchema
 
@@ -32,7 +32,7 @@ class Forfeit(MethodView):
         ``unknown_seat``; a match already over a 422 ``match_over``; another organiser's
         match a 404; a seat token a 403.
         """
-        return service().forfeit(match_id, bearer_token(), body)
+        return use_cases().play.forfeit(match_id, bearer_token(), body)
 
 
 @blp.route("/<match_id>/abort")
@@ -47,4 +47,4 @@ class Abort(MethodView):
         Appends ``MatchAborted`` after the seed reveals; returns the full view. A match
         already over is a 422 ``match_over``.
         """
-        return service().abort(match_id, bearer_token(), body)
+        return use_cases().play.abort(match_id, bearer_token(), body)

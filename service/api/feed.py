@@ -9,12 +9,12 @@ from typing import Any
 from flask import current_app, request
 from flask.views import MethodView
 
-from service.api.base import BEARER, ApiBlueprint, service, sse_response
+from service.api.base import BEARER, ApiBlueprint, sse_response, use_cases
 from service.api.schemas import ErrorSchema, TicketSchema
 from service.api.webhook_schemas import FeedQuerySchema
 from service.api.webhooks import calling_organiser
 from service.usecases.errors import Invalid
-from service.usecases.lifecycle import follow_feed, parse_entry_id
+from service.usecases.lifecycle import parse_entry_id
 
 blp = ApiBlueprint("feed", __name__, url_prefix="/v1/feed",
                    description="Lifecycle events of the caller's matches, live")
@@ -66,13 +66,13 @@ class Feed(MethodView):
         receive it. Filter with ``?tag=`` (repeatable; every one must match) and ``?kind=``
         (repeatable). The feed keeps about the last 5000 messages per organiser.
         """
-        matches = service()
-        owner = (matches.tickets.organiser_of(query["ticket"]) if query.get("ticket")
+        cases = use_cases()
+        owner = (cases.tickets.organiser_of(query["ticket"]) if query.get("ticket")
                  else calling_organiser())
         after = _position(query)
         keepalive = current_app.config["SETTINGS"].sse_keepalive_ms
-        items = follow_feed(matches.live.hub, matches.feed, owner, after,
-                            query.get("tag", []), query.get("kind", []), keepalive)
+        items = cases.streams.follow_feed(owner, after, query.get("tag", []),
+                                          query.get("kind", []), keepalive)
         return sse_response(_sse(items))
 
 
@@ -86,4 +86,4 @@ class FeedTickets(MethodView):
     def post(self) -> Any:
         """A ticket for ``GET /v1/feed?ticket=...`` (browsers): the caller's feed, once,
         within 60 seconds."""
-        return service().tickets.for_feed(calling_organiser())
+        return use_cases().tickets.for_feed(calling_organiser())

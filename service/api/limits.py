@@ -31,7 +31,7 @@ from flask_limiter.util import get_remote_address
 from limits import parse
 from werkzeug.exceptions import TooManyRequests
 
-from service.api.base import bearer_token, service
+from service.api.base import bearer_token, use_cases
 from service.config import Settings
 
 log = logging.getLogger("rummy.limits")
@@ -53,7 +53,7 @@ def organiser_or_admin() -> bool:
     token (a seat's, a creator's) is counted like no token, and a made-up one never gets
     this far (401 ``invalid_token``, ``service.api.base``)."""
     token = bearer_token()
-    return bool(token) and service().access.organiser(token) is not None
+    return bool(token) and use_cases().access.organiser(token) is not None
 
 
 def credentials_sent() -> bool:

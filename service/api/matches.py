@@ -11,7 +11,7 @@ from flask import Response, current_app, request
 from flask.views import MethodView
 
 from service.api.action_schemas import ActionSchema
-from service.api.base import ANYONE, BEARER, ApiBlueprint, bearer_token, service, sse_response
+from service.api.base import ANYONE, BEARER, ApiBlueprint, bearer_token, sse_response, use_cases
 from service.api.schemas import (
     MAX_VERSION,
     ActionHeadersSchema,
@@ -25,7 +25,6 @@ from service.api.schemas import (
 )
 from service.api.tournament_schemas import MatchListQuerySchema, MatchListSchema
 from service.usecases.errors import Invalid
-from service.usecases.tournaments import Tournaments
 
 blp = ApiBlueprint("matches", __name__, url_prefix="/v1/matches",
                    description="Create matches, play them move by move, follow them live")
@@ -47,7 +46,7 @@ class Matches(MethodView):
         Returns each seat's bearer token once. ``seed`` and ``deck`` need the organiser
         (admin) token.
         """
-        return service().create(body, bearer_token())
+        return use_cases().creation.create(body, bearer_token())
 
     @blp.arguments(MatchListQuerySchema, location="query")
     @blp.response(200, MatchListSchema)
@@ -61,7 +60,7 @@ class Matches(MethodView):
         it is null (a page may be short when filters skip many matches). Seat tokens and
         anonymous callers get 403/401 ``organiser_only``.
         """
-        return Tournaments(service()).find(bearer_token(), query["tag"], query.get("status"),
+        return use_cases().tournaments.find(bearer_token(), query["tag"], query.get("status"),
                                            query.get("external_id"), query["limit"],
                                            query.get("cursor"))
 
@@ -73,7 +72,7 @@ class Match(MethodView):
     @blp.errors(401, 404)
     def get(self, match_id: str) -> Any:
         """The match: public without a token, a seat's view with its token, full for the admin."""
-        return service().view(match_id, bearer_token())
+        return use_cases().queries.view(match_id, bearer_token())
 
 
 def _version_header(header: str, text: str, what: str) -> int:
@@ -135,7 +134,7 @@ class Actions(MethodView):
         ``request_in_flight``). The same key with another action is a 422
         ``idempotency_key_reused``.
         """
-        return service().act(match_id, bearer_token(), action, _if_match(headers),
+        return use_cases().play.act(match_id, bearer_token(), action, _if_match(headers),
                              headers.get("idempotency_key"))
 
 
@@ -147,7 +146,7 @@ class Events(MethodView):
     @blp.errors(400, 401, 404)
     def get(self, query: dict[str, Any], match_id: str) -> Any:
         """The event log, redacted for the caller like the views (full with the admin token)."""
-        return {"events": service().events(match_id, bearer_token(), query["after"])}
+        return {"events": use_cases().queries.events(match_id, bearer_token(), query["after"])}
 
 
 _ENCODED: OrderedDict[int, tuple[dict[str, Any], bytes]] = OrderedDict()
@@ -197,7 +196,7 @@ class StreamTickets(MethodView):
         reconnect, ask for a new ticket and resume with ``after`` (the last event id
         received). The public needs no ticket.
         """
-        return service().tickets.for_match(match_id, bearer_token())
+        return use_cases().tickets.for_match(match_id, bearer_token())
 
 
 @blp.route("/<match_id>/stream")
@@ -241,14 +240,14 @@ class Stream(MethodView):
         if last:
             after = _version_header("Last-Event-ID", last, "an event version")
         keepalive = current_app.config["SETTINGS"].sse_keepalive_ms
-        matches = service()
+        cases = use_cases()
         if query.get("ticket"):
-            if matches.is_over_for(match_id, after):
+            if cases.queries.is_over_for(match_id, after):
                 return Response(status=204)
-            viewer, credential = matches.tickets.viewer_of(match_id, query["ticket"])
-            items = matches.follow_as(match_id, viewer, after, keepalive, credential)
+            viewer, credential = cases.tickets.viewer_of(match_id, query["ticket"])
+            items = cases.streams.follow_as(match_id, viewer, after, keepalive, credential)
         else:
-            items = matches.follow(match_id, bearer_token(), after, keepalive)
+            items = cases.streams.follow(match_id, bearer_token(), after, keepalive)
         if items is None:
             return Response(status=204)
         return sse_response(_sse(items))

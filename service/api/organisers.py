@@ -6,24 +6,17 @@ from typing import Any
 
 from flask.views import MethodView
 
-from service.api.base import BEARER, ApiBlueprint, bearer_token, service
+from service.api.base import BEARER, ApiBlueprint, bearer_token, use_cases
 from service.api.schemas import (
     OrganiserCreatedSchema,
     OrganiserCreateSchema,
     OrganiserListSchema,
     OrganiserSchema,
 )
-from service.usecases.errors import NotFound, not_allowed
 
 blp = ApiBlueprint("organisers", __name__, url_prefix="/v1/organisers",
                    description="Organiser API keys (admin token only)")
 
-
-
-def _require_admin() -> None:
-    if not service().is_admin(bearer_token()):
-        auth = bearer_token()
-        raise not_allowed(auth is not None, "admin_only", "this needs the admin token")
 
 
 @blp.route("")
@@ -34,17 +27,14 @@ class Organisers(MethodView):
     @blp.errors(400, 401, 403)
     def post(self, body: dict[str, Any]) -> Any:
         """Create an organiser and its API key (returned once; only its hash is kept)."""
-        _require_admin()
-        organiser, key = service().organisers.create(body["name"])
-        return {**organiser.to_dict(), "key": key}
+        return use_cases().organisers.create(bearer_token(), body["name"])
 
     @blp.response(200, OrganiserListSchema)
     @blp.doc(security=BEARER)
     @blp.errors(401, 403)
     def get(self) -> Any:
         """Every organiser, revoked ones included (never their keys)."""
-        _require_admin()
-        return {"organisers": [o.to_dict() for o in service().organisers.all()]}
+        return {"organisers": use_cases().organisers.listed(bearer_token())}
 
 
 @blp.route("/<organiser_id>")
@@ -54,8 +44,4 @@ class Organiser(MethodView):
     @blp.errors(401, 403, 404)
     def delete(self, organiser_id: str) -> Any:
         """Revoke the organiser's key at once; its matches keep playing."""
-        _require_admin()
-        organiser = service().organisers.revoke(organiser_id)
-        if organiser is None:
-            raise NotFound("organiser_not_found", f"no organiser {organiser_id!r}")
-        return organiser.to_dict()
+        return use_cases().organisers.revoke(bearer_token(), organiser_id)

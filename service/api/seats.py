@@ -6,7 +6,7 @@ from typing import Any
 
 from flask.views import MethodView
 
-from service.api.base import ANYONE, BEARER, ApiBlueprint, bearer_token, service
+from service.api.base import ANYONE, BEARER, ApiBlueprint, bearer_token, use_cases
 from service.api.schemas import (
     ClaimedSeatSchema,
     ClaimSchema,
@@ -32,7 +32,7 @@ class Lobby(MethodView):
         A waiting match leaves the lobby when its last seat is taken, or when nobody has
         claimed a seat for a day (it then no longer exists).
         """
-        return service().seats.listing(query.get("variant"), query["limit"],
+        return use_cases().seats.listing(query.get("variant"), query["limit"],
                                        query.get("cursor"))
 
 
@@ -52,7 +52,7 @@ class Claim(MethodView):
         ``waiting`` and actions answer 409 ``match_not_started``. Seat views, ``/events``
         and ``/stream`` already work with the token while the match waits.
         """
-        return service().seats.claim(match_id, seat, body)
+        return use_cases().seats.claim(match_id, seat, body)
 
 
 @blp.route("/matches/<match_id>/seats/<int:seat>/token")
@@ -68,4 +68,4 @@ class SeatToken(MethodView):
         (returned at creation); anybody else gets 403 ``creator_only``. An open seat has no
         token to replace: 409 ``seat_open``.
         """
-        return service().seats.rotate(match_id, seat, bearer_token())
+        return use_cases().seats.rotate(match_id, seat, bearer_token())

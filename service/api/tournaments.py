@@ -7,7 +7,7 @@ from typing import Any
 from flask import Response
 from flask.views import MethodView
 
-from service.api.base import BEARER, ApiBlueprint, bearer_token, service
+from service.api.base import BEARER, ApiBlueprint, bearer_token, use_cases
 from service.api.tournament_schemas import (
     BatchCreatedSchema,
     BatchCreateSchema,
@@ -24,7 +24,7 @@ results = ApiBlueprint("results", __name__, url_prefix="/v1/results",
 
 
 def tournaments() -> Tournaments:
-    return Tournaments(service())
+    return use_cases().tournaments
 
 
 @batches.route("")

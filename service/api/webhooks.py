@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import urllib.parse
 from typing import Any
 
 from flask import current_app
 from flask.views import MethodView
 
-from service.adapters import addresses
-from service.adapters.webhooks import MAX_WEBHOOKS, Webhooks
-from service.api.base import BEARER, ApiBlueprint, bearer_token, service
+from service.api.base import BEARER, ApiBlueprint, bearer_token, use_cases
 from service.api.webhook_schemas import (
     DeliveryListSchema,
     DeliveryQuerySchema,
@@ -18,7 +15,6 @@ from service.api.webhook_schemas import (
     WebhookListSchema,
     WebhookSchema,
 )
-from service.usecases.errors import NotFound, Rejected, not_allowed
 
 blp = ApiBlueprint("webhooks", __name__, url_prefix="/v1/webhooks",
                    description="Webhooks: signed POSTs of an organiser's match lifecycle events")
@@ -26,40 +22,7 @@ blp = ApiBlueprint("webhooks", __name__, url_prefix="/v1/webhooks",
 
 def calling_organiser() -> str:
     """The organiser id of the key sent (``admin`` for the admin token); 401/403 otherwise."""
-    auth = bearer_token()
-    owner = service().organiser(auth)
-    if owner is None:
-        raise not_allowed(auth is not None, "organiser_only",
-                       "this needs an organiser key (or the admin token)")
-    return owner
-
-
-def hooks() -> Webhooks:
-    store = service().store
-    return Webhooks(store.client, store.prefix)
-
-
-def _own(webhook_id: str) -> tuple[str, Any]:
-    owner = calling_organiser()
-    webhook = hooks().get(owner, webhook_id)
-    if webhook is None:
-        raise NotFound("webhook_not_found", f"no webhook {webhook_id!r}")
-    return owner, webhook
-
-
-def refuse_private(url: str) -> None:
-    """The address policy at registration (``service.adapters.addresses``), unless this
-    server lets organisers reach private addresses."""
-    if current_app.config["SETTINGS"].private_webhooks:
-        return
-    try:
-        host = urllib.parse.urlsplit(url).hostname or ""
-    except ValueError:  # "[::::]": no address at all; every delivery of it fails
-        return
-    if addresses.refused_at_registration(host):
-        raise Rejected("private_address_refused",
-                       "the URL's host is, or resolves to, an address that is not public; "
-                       "this server delivers to public addresses only")
+    return use_cases().webhooks.organiser(bearer_token())
 
 
 @blp.route("")
@@ -83,20 +46,15 @@ class WebhookCollection(MethodView):
         ``private_address_refused``; a name that does not resolve yet is accepted, and each
         delivery resolves it and checks again.
         """
-        owner = calling_organiser()
-        refuse_private(body["url"])
-        webhook = hooks().create(owner, body["url"], body["secret"], body["events"])
-        if webhook is None:
-            raise Rejected("too_many_webhooks",
-                           f"an organiser has at most {MAX_WEBHOOKS} webhooks")
-        return webhook.public()
+        return use_cases().webhooks.register(bearer_token(), body["url"], body["secret"],
+                                             body["events"])
 
     @blp.response(200, WebhookListSchema)
     @blp.doc(security=BEARER)
     @blp.errors(401, 403)
     def get(self) -> Any:
         """The caller's endpoints (never their secrets)."""
-        return {"webhooks": [w.public() for w in hooks().all(calling_organiser())]}
+        return {"webhooks": use_cases().webhooks.listed(bearer_token())}
 
 
 @blp.route("/<webhook_id>")
@@ -106,8 +64,7 @@ class WebhookItem(MethodView):
     @blp.errors(401, 403, 404)
     def delete(self, webhook_id: str) -> Any:
         """Remove an endpoint and its delivery log; pending retries stop."""
-        owner, webhook = _own(webhook_id)
-        hooks().delete(owner, webhook.id)
+        use_cases().webhooks.remove(bearer_token(), webhook_id)
         return current_app.response_class(status=204)
 
 
@@ -119,5 +76,5 @@ class Deliveries(MethodView):
     @blp.errors(400, 401, 403, 404)
     def get(self, query: dict[str, Any], webhook_id: str) -> Any:
         """The delivery log, newest first (the last 500 deliveries are kept)."""
-        _, webhook = _own(webhook_id)
-        return {"deliveries": hooks().deliveries(webhook.id, query["limit"], query["offset"])}
+        return {"deliveries": use_cases().webhooks.deliveries(
+            bearer_token(), webhook_id, query["limit"], query["offset"])}

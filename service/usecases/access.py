@@ -23,13 +23,14 @@ class Access:
 
     def __init__(self, store: RedisEventStore, admin_token: str | None,
                  meta: Callable[[str], Mapping[str, str] | None],
-                 waiting: Callable[[str], Waiting | None]) -> None:
+                 waiting: Callable[[str], Waiting | None], tokens: TokenIndex,
+                 organisers: OrganiserKeys) -> None:
         self.store = store
         self._meta = meta
         self._waiting = waiting
         self._admin_token = admin_token
-        self._tokens = TokenIndex(store.client, store.prefix)
-        self.organisers = OrganiserKeys(store.client, store.prefix)
+        self._tokens = tokens
+        self.organisers = organisers
 
     def register(self, match_id: str, seat_hashes: dict[str, int],
                  creator_hash: str | None = None) -> None:

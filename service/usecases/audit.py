@@ -1,20 +1,28 @@
 """Verifying a stored match: its whole log rebuilt and checked (``domain.audit``).
 
-Run by the ``replays`` job in real mode and in-process in embedded mode; the report is
-filed with the match (``VerificationReports``) for ``GET .../verifications/{id}``.
+``Audits`` files a request and hands it to background work; ``run_verification`` is the
+work, run by the ``replays`` job in real mode and in-process in embedded mode; the report
+is filed with the match (``VerificationReports``) for ``GET .../verifications/{id}``.
 """
 
 from __future__ import annotations
 
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
 from domain.audit import duplicate_deals, verify
 from domain.variants import VARIANTS
 from service.adapters.store import VerificationReports
+from service.usecases.errors import NotFound, storable
+from service.usecases.queries import MatchQueries
 from service.usecases.repository import Repository
 
 
-def run_verification(repository: Repository, match_id: str, verification_id: str) -> bool:
+def run_verification(repository: Repository, reports: VerificationReports, match_id: str,
+                     verification_id: str) -> bool:
     """Verify the match (and its duplicate partner's deals, if any); file the report."""
-    reports = VerificationReports(repository.store)
     reports.save(match_id, verification_id, {"status": "running"})
     records = [event.to_dict() for event in repository.stored(match_id)]
     verdict = verify(records, VARIANTS)
@@ -26,3 +34,37 @@ def run_verification(repository: Repository, match_id: str, verification_id: str
     report = verdict.to_dict()
     reports.save(match_id, verification_id, {"status": "finished", "report": report})
     return bool(report["ok"])
+
+
+class Audits:
+    """Requests for a match's verification, and their reports."""
+
+    def __init__(self, queries: MatchQueries, reports: VerificationReports,
+                 verify_later: Callable[[str, str], None]) -> None:
+        self.queries = queries
+        self._reports = reports
+        self._verify_later = verify_later
+
+    def request_verification(self, match_id: str, token: str | None) -> dict[str, Any]:
+        """Queue a replay job that verifies the whole log; returns its resource."""
+        self.queries.access.viewer(match_id, token)
+        self.queries.load(match_id)
+        verification_id = uuid.uuid4().hex
+        record = {"status": "queued", "requested_at": round(time.time(), 3)}
+        self._reports.save(match_id, verification_id, record)
+        self._verify_later(match_id, verification_id)
+        return self.verification(match_id, verification_id, token)
+
+    def verification(self, match_id: str, verification_id: str,
+                     token: str | None) -> dict[str, Any]:
+        self.queries.access.viewer(match_id, token)
+        record = self._reports.get(match_id, verification_id) if storable(match_id) else None
+        if record is None:
+            raise NotFound("verification_not_found",
+                           f"no verification {verification_id!r} of match {match_id!r}")
+        return {"id": verification_id, "match_id": match_id, **record}
+
+    def run(self, match_id: str, verification_id: str) -> bool:
+        """Do a requested verification now (the ``replays`` job)."""
+        return run_verification(self.queries.repository, self._reports, match_id,
+                                verification_id)

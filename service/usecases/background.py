@@ -7,8 +7,9 @@ cases' way to start other work (verify a log, deliver webhooks):
   before the append and due after it, wakes a worker, and indexes the running turn's
   deadline; workers (``python -m workers``) run what falls due. Verifications and webhook
   deliveries are RQ jobs.
-- ``InProcessWork`` (embedded mode): runs the step right after the append, on the same
-  thread; times clocks on one daemon thread; delivers webhooks on a few.
+- ``InProcessWork`` (embedded mode): times clocks on one daemon thread and delivers
+  webhooks on a few; the command runner runs each system step right after the append
+  that makes it due, on the same thread.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from service.adapters.deliveries import DeliveryRunner
 from service.adapters.jobs import JobQueue
 from service.adapters.webhooks import DeliveryRef
 from service.adapters.work import CLOCKS, STEPS, WorkIndex
-from service.usecases.commands import RunStep
 
 MARK_AHEAD_S = 1.0
 """A step's mark before its append falls due this late: by then the append has made it due
@@ -73,35 +73,28 @@ class QueuedWork:
             self.jobs.enqueue_delivery(ref.owner, ref.webhook_id, ref.delivery_id)
 
 
-class StepRunner(Protocol):
-    def run(self, match_id: str, command: RunStep) -> object: ...
-
-
 class InProcessWork:
-    """Embedded mode: steps on the appending thread, clocks and webhooks on daemon threads.
+    """Embedded mode: clocks and webhooks on daemon threads, verifications on the asking
+    thread. The system steps themselves are run by the command runner right after the
+    append that makes them due (``CommandRunner(steps_inline=True)``), before the caller
+    gets its answer."""
 
-    ``steps`` (the command runner) and ``verifier`` are set by the bootstrap once built.
-    """
-
-    def __init__(self, clocks: ClockRunner, deliveries: DeliveryRunner) -> None:
+    def __init__(self, clocks: ClockRunner, deliveries: DeliveryRunner,
+                 verifier: Callable[[str, str], object]) -> None:
         self.clocks = clocks
         self.deliveries = deliveries
-        self.steps: StepRunner | None = None
-        self.verifier: Callable[[str, str], object] | None = None
+        self.verifier = verifier
 
     def expect(self, match_id: str, ahead: Ahead) -> None:
         """Nothing to note: the step runs before the append's caller gets its answer."""
 
     def after(self, match_id: str, match: Match) -> None:
-        for owed in match.owed():
-            if isinstance(owed, StepDue) and self.steps is not None:
-                self.steps.run(match_id, RunStep())
-            elif isinstance(owed, DeadlineDue):
-                self.clocks.schedule(match_id, owed.turn_version, owed.deadline)
+        owed = match.deadline_owed
+        if owed is not None:
+            self.clocks.schedule(match_id, owed.turn_version, owed.deadline)
 
     def verify(self, match_id: str, verification_id: str) -> None:
-        if self.verifier is not None:
-            self.verifier(match_id, verification_id)
+        self.verifier(match_id, verification_id)
 
     def deliver(self, refs: Sequence[DeliveryRef]) -> None:
         for ref in refs:

@@ -1,8 +1,9 @@
 """Live streams of matches for one process: the backlog by a normal read, then the hub.
 
-``MatchService._follow`` renders what this yields through the one redaction path
-(``render_event`` with ``HandIndex.viewer_of``); this module only decides *which* stored
-events and presence messages a stream gets, and keeps this process's presence entries alive.
+``MatchStreams._follow`` (service/usecases/streams.py) renders what this yields through
+the one redaction path (``render_event`` with ``HandIndex.viewer_of``); this module only
+decides *which* stored events and presence messages a stream gets, and keeps this
+process's presence entries alive.
 
 A stream reads the events after the client's position from the store, subscribes to the
 process's stream hub (``service.adapters.fanout``) at the version it reached, then reads
@@ -33,8 +34,8 @@ import redis
 
 from domain.viewer import Viewer
 from service.adapters.fanout import StreamHub
-from service.adapters.presence import TTL_MS, Presence, presence_message, revoked_token
-from service.adapters.store import RedisEventStore, StoredEvent, block_slice_ms, decode_entry
+from service.adapters.presence import Presence, presence_message, revoked_token
+from service.adapters.store import RedisEventStore, StoredEvent, decode_entry
 from service.usecases.subscribers import Appended
 
 log = logging.getLogger("rummy.live")
@@ -75,18 +76,17 @@ followed here, so a thousand streams of one match render each move once per view
 class LiveStreams:
     """One stream hub and this process's presence entries."""
 
-    def __init__(self, store: RedisEventStore, ttl_ms: int = TTL_MS) -> None:
+    def __init__(self, store: RedisEventStore, presence: Presence, hub: StreamHub) -> None:
         self.store = store
-        self.presence = Presence(store.client, store.key, ttl_ms)
-        self.hub = StreamHub(store.client, f"{store.prefix}:hub:{uuid.uuid4().hex}",
-                             idle_ms=block_slice_ms(store.client))
+        self.presence = presence
+        self.hub = hub
         self._held: dict[str, set[str]] = {}
         self._keeper: threading.Thread | None = None
         self._closed = False
         self._rendered: OrderedDict[tuple[str, Viewer], dict[str, Any]] = OrderedDict()
         self._decoded_events: OrderedDict[tuple[str, str], StoredEvent] = OrderedDict()
         self._lock = threading.Lock()
-        self._refresh_every_s = ttl_ms / 3000
+        self._refresh_every_s = presence.ttl_ms / 3000
 
     def follow(self, match_id: str, after: int, keepalive_ms: int,
                holder: SeatHolder | None = None) -> Iterator[LiveItem]:

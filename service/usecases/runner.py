@@ -29,7 +29,7 @@ from service.adapters.codec import to_store
 from service.adapters.store import RedisEventStore
 from service.ports import IdempotencyRecord, StoredEvent, UnknownMatch, VersionConflict
 from service.usecases import errors
-from service.usecases.commands import Command
+from service.usecases.commands import Command, RunStep
 from service.usecases.errors import AppError, Conflict, Rejected
 from service.usecases.repository import Repository, not_found
 from service.usecases.subscribers import Appended, Subscribers
@@ -86,11 +86,13 @@ class CommandRunner:
     """Runs commands against matches; one instance per process, thread-safe."""
 
     def __init__(self, repository: Repository, subscribers: Subscribers, follow_up: FollowUp,
+                 *, steps_inline: bool = False,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.repository = repository
         self.store: RedisEventStore = repository.store
         self.subscribers = subscribers
         self.follow_up = follow_up
+        self._steps_inline = steps_inline
         self._sleep = sleep
 
     def run(self, match_id: str, command: Command, *, expected_version: int | None = None,
@@ -142,8 +144,13 @@ class CommandRunner:
         return match
 
     def _written(self, appended: Appended) -> None:
+        """After a write: the subscribers, then the follow-up; in embedded mode
+        (``steps_inline``) the system step the match now awaits runs here, before the
+        write's caller gets its answer."""
         self.subscribers.publish(appended)
         self.follow_up.after(appended.match_id, appended.match)
+        if self._steps_inline and appended.match.step_owed is not None:
+            self.run(appended.match_id, RunStep())
 
     # --- idempotency -------------------------------------------------------------------
 

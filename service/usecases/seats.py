@@ -14,18 +14,19 @@ because seat tokens are read from Redis on every request.
 from __future__ import annotations
 
 import json
-import time
-import uuid
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from domain.variants import VARIANTS
 from domain.viewer import Viewer
 from service.adapters.auth import new_token, same_secret, token_hash
+from service.adapters.catalog import MatchInfo
 from service.adapters.codec import to_store
 from service.adapters.lobby import LobbyStore, Waiting
-from service.adapters.store import SeatClaim
+from service.adapters.store import RedisEventStore, SeatClaim
 from service.adapters.store_scripts import CLAIMED, NEED_START, NO_LOBBY, STARTED
+from service.usecases.access import Access
+from service.usecases.creation import LOBBY_TTL_S, MatchCreation, seat_fields, tags_of
 from service.usecases.errors import (
     Conflict,
     Forbidden,
@@ -34,10 +35,6 @@ from service.usecases.errors import (
     storable,
 )
 
-if TYPE_CHECKING:
-    from service.usecases.matches import MatchService
-
-LOBBY_TTL_S = 24 * 3600
 CLAIM_ATTEMPTS = 8
 
 
@@ -50,72 +47,46 @@ class MatchNotStarted(Conflict):
         self.lobby = lobby
 
 
-def has_open_seats(body: Mapping[str, Any]) -> bool:
-    return any(player.get("open") for player in body["players"])
-
-
-def _placeholders(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The body with a stand-in name on every open seat, to validate it as a whole."""
-    players = [{"name": f"Seat {seat + 1}"} if player.get("open") else player
-               for seat, player in enumerate(body["players"])]
-    return {**{k: v for k, v in body.items() if k != "invite_code"}, "players": players}
-
-
-def _tags(body: Mapping[str, Any]) -> list[str]:
-    return list(dict.fromkeys(body.get("tags") or ()))
-
-
 def _seat_taken(seat: int) -> Conflict:
     return Conflict("seat_taken", f"seat {seat} is not open: another player has it")
+
+
+def waiting_view(waiting: Waiting, viewer: Viewer) -> dict[str, Any]:
+    """A waiting match shaped like any match view, in phase ``waiting``: no cards yet,
+    and every seat with its player or ``open``."""
+    body = json.loads(waiting.fields["body"])
+    variant = VARIANTS[waiting.variant]
+    options = variant.parse_options(body.get("options"), waiting.seats)
+    seats = [{"seat": seat, "name": waiting.seat_field(seat, "name"),
+              "external_id": waiting.seat_field(seat, "external_id"),
+              "hand_count": 0, "open": waiting.is_open(seat)}
+             for seat in range(waiting.seats)]
+    out: dict[str, Any] = {
+        "id": waiting.match_id, "variant": waiting.variant, "options": options.to_dict(),
+        "version": 0, "phase": "waiting", "dealer": None, "turn": None,
+        "hand_number": 0, "scores": [0] * waiting.seats, "stock_count": 0,
+        "discard_pile": [], "hands": [], "seats": seats,
+        "open_seats": waiting.open_seats, "invite_only": bool(waiting.fields["invite"]),
+        "created_at": waiting.created_at,
+        "external_id": body.get("external_id"),
+        "tags": tags_of(body)}
+    if viewer.seat is not None:
+        out.update(seat=viewer.seat, hand=[], legal_actions=[])
+    return out
 
 
 class Seats:
     """Use cases of open seats, the lobby and seat tokens."""
 
-    def __init__(self, matches: MatchService, ttl_s: int = LOBBY_TTL_S) -> None:
-        self._matches = matches
-        self._store = matches.store
-        self.lobby: LobbyStore = matches.lobby
+    def __init__(self, creation: MatchCreation, store: RedisEventStore, lobby: LobbyStore,
+                 access: Access, meta: Callable[[str], Mapping[str, str] | None],
+                 ttl_s: int = LOBBY_TTL_S) -> None:
+        self._creation = creation
+        self._store = store
+        self.lobby = lobby
+        self._access = access
+        self._meta = meta
         self._ttl_s = ttl_s
-
-    # --- creating ------------------------------------------------------------------------
-
-    def create_open(self, body: Mapping[str, Any], token: str | None) -> dict[str, Any]:
-        """Create a match that waits for its open seats; returns the named seats' tokens
-        and the creator token, once."""
-        new = self._matches.prepare(_placeholders(body), token)
-        match_id = uuid.uuid4().hex
-        creator = new_token()
-        tokens = {seat: new_token() for seat, player in enumerate(body["players"])
-                  if not player.get("open")}
-        stored_body = {key: value for key, value in body.items() if key != "invite_code"}
-        fields = {"variant": new.variant.name, "body": json.dumps(stored_body),
-                  "owner": new.owner, "created_at": f"{time.time():.3f}",
-                  "creator": token_hash(creator),
-                  "invite": token_hash(body["invite_code"]) if body.get("invite_code") else "",
-                  "seats": str(len(body["players"])),
-                  "open": str(len(body["players"]) - len(tokens))}
-        for seat, player in enumerate(body["players"]):
-            fields[f"seat:{seat}"] = "open" if player.get("open") else "named"
-            if seat in tokens:
-                fields.update(self._seat_fields(seat, player))
-                fields[f"token:{seat}"] = token_hash(tokens[seat])
-        self.lobby.open(match_id, fields, self._ttl_s)
-        self._matches.access.register(match_id, {token_hash(t): s for s, t in tokens.items()},
-                                      token_hash(creator))
-        return {"id": match_id, "version": 0, "status": "waiting",
-                "external_id": body.get("external_id"), "tags": _tags(body),
-                "creator_token": creator,
-                "seats": [{"seat": seat, "name": player.get("name"), "open": seat not in tokens,
-                           "external_id": player.get("external_id"), "token": tokens.get(seat)}
-                          for seat, player in enumerate(body["players"])]}
-
-    @staticmethod
-    def _seat_fields(seat: int, player: Mapping[str, Any]) -> dict[str, str]:
-        """A seated player's lobby fields (its token hash is written beside them)."""
-        return {f"name:{seat}": player["name"],
-                f"entropy:{seat}": player.get("entropy") or "",
-                f"external_id:{seat}": player.get("external_id") or ""}
 
     # --- reading -------------------------------------------------------------------------
 
@@ -123,34 +94,11 @@ class Seats:
         """The lobby record of a match that waits for players (None for any other id)."""
         return self.lobby.get(match_id) if storable(match_id) else None
 
-    def view(self, waiting: Waiting, viewer: Viewer) -> dict[str, Any]:
-        """A waiting match shaped like any match view, in phase ``waiting``: no cards yet,
-        and every seat with its player or ``open``."""
-        body = json.loads(waiting.fields["body"])
-        variant = VARIANTS[waiting.variant]
-        options = variant.parse_options(body.get("options"), waiting.seats)
-        seats = [{"seat": seat, "name": waiting.seat_field(seat, "name"),
-                  "external_id": waiting.seat_field(seat, "external_id"),
-                  "hand_count": 0, "open": waiting.is_open(seat)}
-                 for seat in range(waiting.seats)]
-        out: dict[str, Any] = {
-            "id": waiting.match_id, "variant": waiting.variant, "options": options.to_dict(),
-            "version": 0, "phase": "waiting", "dealer": None, "turn": None,
-            "hand_number": 0, "scores": [0] * waiting.seats, "stock_count": 0,
-            "discard_pile": [], "hands": [], "seats": seats,
-            "open_seats": waiting.open_seats, "invite_only": bool(waiting.fields["invite"]),
-            "created_at": waiting.created_at,
-            "external_id": body.get("external_id"),
-            "tags": _tags(body)}
-        if viewer.seat is not None:
-            out.update(seat=viewer.seat, hand=[], legal_actions=[])
-        return out
-
     def listing(self, variant: str | None, limit: int, cursor: str | None) -> dict[str, Any]:
         """Matches with open seats, newest first (``GET /v1/lobby``); ``variant`` and
         ``cursor`` (an offset in digits) come validated by the API's schema."""
         found, following = self.lobby.listing(variant, int(cursor or 0), limit)
-        return {"matches": [self.view(w, Viewer.public()) for w in found],
+        return {"matches": [waiting_view(w, Viewer.public()) for w in found],
                 "next_cursor": None if following is None else str(following)}
 
     # --- claiming ------------------------------------------------------------------------
@@ -164,7 +112,7 @@ class Seats:
                                               "(invite_code), and that is not it")
         token = new_token()
         digest = token_hash(token)
-        fields = self._seat_fields(seat, body)
+        fields = seat_fields(seat, body)
         for _ in range(CLAIM_ATTEMPTS):
             start = self._start(waiting, seat, body) if waiting.open_seats == 1 else None
             claim = self._store.claim_seat(match_id, seat, digest, fields, self._ttl_s, start)
@@ -176,9 +124,10 @@ class Seats:
     def _waiting_or_refuse(self, match_id: str, seat: int) -> Waiting:
         waiting = self.waiting(match_id)
         if waiting is None:
-            info = self._matches.info(match_id)
-            if info is None:
+            meta = self._meta(match_id)
+            if meta is None:
                 raise NotFound("match_not_found", f"no match {match_id!r}")
+            info = MatchInfo.from_meta(match_id, meta)
             if not 0 <= seat < len(info.names):
                 raise NotFound("seat_not_found", f"the match has seats 0-{len(info.names) - 1}")
             raise _seat_taken(seat)
@@ -204,8 +153,8 @@ class Seats:
         full = {**created, "players": players}
         variant = VARIANTS[waiting.variant]
         options = variant.parse_options(full.get("options"), len(players))
-        new = self._matches.decide_new(variant, options, full, waiting.fields["owner"])
-        return to_store(new.events), self._matches.meta_of(new)
+        new = self._creation.decide_new(variant, options, full, waiting.fields["owner"])
+        return to_store(new.events), self._creation.meta_of(new)
 
     def _claimed(self, waiting: Waiting, seat: int, body: Mapping[str, Any], token: str,
                  claim: SeatClaim) -> dict[str, Any]:
@@ -216,9 +165,9 @@ class Seats:
         match_id = waiting.match_id
         if claim.status == STARTED:  # created() indexes every seat's token, this one too
             self.lobby.unlist(match_id, waiting.variant)
-            self._matches.created(match_id, self._store.meta(match_id) or {}, claim.events)
+            self._creation.created(match_id, self._store.meta(match_id) or {}, claim.events)
         else:
-            self._matches.access.register(match_id, {token_hash(token): seat})
+            self._access.register(match_id, {token_hash(token): seat})
         return {"id": match_id, "seat": seat, "name": body["name"],
                 "external_id": body.get("external_id"), "token": token,
                 "started": claim.status == STARTED, "version": claim.version,
@@ -230,14 +179,14 @@ class Seats:
         """A new token for ``seat``, for the match's organiser or its creator; the old
         one is refused from now on."""
         self._require_manager(match_id, token)
-        seats = len(self._matches.access.seat_hashes(match_id))
+        seats = len(self._access.seat_hashes(match_id))
         if not 0 <= seat < seats:
             raise NotFound("seat_not_found", f"the match has seats 0-{seats - 1}")
         fresh = new_token()
         old = self._store.rotate_seat_token(match_id, seat, token_hash(fresh))
         if old is None:
             raise Conflict("seat_open", f"seat {seat} has no player yet: claim it instead")
-        self._matches.access.replace(match_id, seat, old, token_hash(fresh))
+        self._access.replace(match_id, seat, old, token_hash(fresh))
         return {"seat": seat, "token": fresh}
 
     def _require_manager(self, match_id: str, token: str | None) -> None:
@@ -245,7 +194,7 @@ class Seats:
         if not token:
             raise Unauthenticated("missing_token", "this needs the organiser's key or the "
                                                    "match's creator token")
-        access = self._matches.access
+        access = self._access
         if access.organiser(token) is not None:
             access.require_owner(match_id, token)
             return

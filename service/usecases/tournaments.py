@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 import time
 import uuid
@@ -26,10 +25,13 @@ from dataclasses import replace
 from typing import Any
 
 from domain.controls import FINAL_PHASES
-from service.adapters.catalog import MatchInfo
+from service.adapters.batches import BatchStore
+from service.adapters.catalog import MatchIndex, MatchInfo
 from service.adapters.organisers import ADMIN
+from service.usecases.access import Access
+from service.usecases.creation import MatchCreation, NewMatch
 from service.usecases.errors import AppError, Invalid, NotFound, not_allowed
-from service.usecases.matches import MatchService, NewMatch
+from service.usecases.queries import MatchQueries
 
 STATUSES = ("live", "complete", "aborted")
 """A match's status: its phase once it is over (``FINAL_PHASES``), else live."""
@@ -69,14 +71,16 @@ def decode_cursor(cursor: str) -> tuple[float, str]:
 class Tournaments:
     """Use cases over many matches of one organiser (or, for the admin, of everyone)."""
 
-    def __init__(self, matches: MatchService) -> None:
-        self.matches = matches
-        self.index = matches.index
-        self._client = matches.store.client
-        self._prefix = matches.store.prefix
+    def __init__(self, creation: MatchCreation, queries: MatchQueries, access: Access,
+                 index: MatchIndex, batches: BatchStore) -> None:
+        self.creation = creation
+        self.queries = queries
+        self.access = access
+        self.index = index
+        self.batches = batches
 
     def organiser(self, token: str | None) -> str:
-        organiser = self.matches.organiser(token)
+        organiser = self.access.organiser(token)
         if organiser is None:
             raise not_allowed(token is not None, "organiser_only",
                            "this needs an organiser key (or the admin token)")
@@ -106,7 +110,7 @@ class Tournaments:
 
     def _listed(self, match_id: str, scope: str | None, tags: Sequence[str],
                 external_id: str | None, status: str | None) -> dict[str, Any] | None:
-        info = self.matches.info(match_id)
+        info = self.queries.info(match_id)
         if info is None or (scope is not None and info.owner != scope):
             return None
         if not set(tags) <= set(info.tags):
@@ -121,7 +125,7 @@ class Tournaments:
 
     def summary(self, info: MatchInfo) -> dict[str, Any]:
         """A match as listings show it: metadata, players, status, and the result if over."""
-        loaded = self.matches.load(info.id)
+        loaded = self.queries.load(info.id)
         state, version = loaded.state, loaded.version
         names = info.names or state.players
         item: dict[str, Any] = {
@@ -150,14 +154,14 @@ class Tournaments:
             prepared.append(self._prepare(index, match, first, token))
         batch_id = uuid.uuid4().hex
         ids = [uuid.uuid4().hex for _ in bodies]
-        created = [self.matches.store_new(
+        created = [self.creation.store_new(
             replace(new, tags=tuple(dict.fromkeys([*new.tags, *body.get("tags", ()),
                                                    f"batch:{batch_id}"]))),
             ids[index], self._batch_meta(batch_id, ids, index, duplicate))
             for index, new in enumerate(prepared)]
         record = {"id": batch_id, "owner": owner, "created_at": round(time.time(), 3),
                   "duplicate": duplicate, "tags": list(body.get("tags", ())), "matches": ids}
-        self._client.set(self._batch_key(batch_id), json.dumps(record))
+        self.batches.save(record)
         return {**self._public(record), "matches": created}
 
     def _prepare(self, index: int, body: Mapping[str, Any],
@@ -165,9 +169,9 @@ class Tournaments:
                  token: str | None) -> NewMatch:
         try:
             if first is None:
-                return self.matches.prepare(body, token)
+                return self.creation.prepare(body, token)
             first_body, first_match = first
-            new = self.matches.prepare(second_table(body, first_body), token,
+            new = self.creation.prepare(second_table(body, first_body), token,
                                        first_match.secrets)
             if new.variant.name != first_match.variant.name:
                 raise _pair_error("variant", "must be the first table's variant")
@@ -189,16 +193,12 @@ class Tournaments:
     def batch(self, batch_id: str, token: str | None) -> dict[str, Any]:
         """A batch and its matches (as listed), in the order they were sent."""
         organiser = self.organiser(token)
-        raw = self._client.get(self._batch_key(batch_id))
-        record = json.loads(raw) if raw is not None else None
+        record = self.batches.get(batch_id)
         if record is None or (organiser != ADMIN and record["owner"] != organiser):
             raise NotFound("batch_not_found", f"no batch {batch_id!r}")
-        infos = [self.matches.info(match_id) for match_id in record["matches"]]
+        infos = [self.queries.info(match_id) for match_id in record["matches"]]
         return {**self._public(record),
                 "matches": [self.summary(info) for info in infos if info is not None]}
-
-    def _batch_key(self, batch_id: str) -> str:
-        return f"{self._prefix}:batch:{batch_id}"
 
     @staticmethod
     def _public(record: Mapping[str, Any]) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from service.adapters.codec import to_recorded
 from service.adapters.store import StoredEvent
 from service.usecases.errors import Rejected
 from service.usecases.log_upload import MAX_LOG_BYTES, read_records
-from service.usecases.matches import HandIndex
+from service.usecases.queries import HandIndex
 
 __all__ = ["MAX_LOG_BYTES", "MAX_STATES_BYTES", "Audit", "audit_log"]
 

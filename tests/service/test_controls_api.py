@@ -40,12 +40,12 @@ def app(redis_client: redis.Redis, key_prefix: str) -> Iterator[Flask]:
                         sse_keepalive_ms=200)
     built = create_app(settings, client=redis_client, jobs_inline=True)
     yield built
-    built.extensions["rummy_wiring"].close()
+    built.extensions["rummy"].close()
 
 
 def stop_clock_timer(app: Flask) -> None:
     """Stop the app's in-process clock timer (the test times turns out itself)."""
-    app.extensions["rummy_wiring"].work.clocks.stop()
+    app.extensions["rummy"].work.clocks.stop()
 
 
 def new_match(client: FlaskClient, variant: str = "gin", players: int = 2,
@@ -245,7 +245,7 @@ def replayed_clock(records: list[dict[str, Any]]) -> dict[str, Any] | None:
 class TestTimeouts:
     def test_the_check_forfeits_only_after_the_deadline_and_only_once(self, app, client):
         stop_clock_timer(app)  # the test times out the turn itself
-        clocks = app.extensions["rummy_wiring"].clocks
+        clocks = app.extensions["rummy"].clocks
         match = new_match(client, clock={"turn_seconds": 30})
         clock = client.get(f"/v1/matches/{match['id']}").json["clock"]
         turn, deadline = clock["turn_started_version"], clock["deadline"]
@@ -267,7 +267,7 @@ class TestTimeouts:
         match = new_match(client, clock={"turn_seconds": 30})
         clock = client.get(f"/v1/matches/{match['id']}").json["clock"]
         # a dishonest server times the seat out early (its own timestamp says so)
-        app.extensions["rummy_wiring"].clocks.time_out(
+        app.extensions["rummy"].clocks.time_out(
             match["id"], clock["turn_started_version"], now=clock["deadline"] + 1)
         report = verify(export(client, match["id"]), VARIANTS).to_dict()
         assert not report["ok"]
@@ -352,7 +352,7 @@ class TestReconciledClocks:
         settings = Settings(redis_url="redis://unused", admin_token=ADMIN,
                             key_prefix=key_prefix)
         app = create_app(settings, client=redis_client, jobs_inline=False)
-        wiring = app.extensions["rummy_wiring"]
+        wiring = app.extensions["rummy"]
         client = app.test_client()
         match = new_match(client, clock={"turn_seconds": 0.5})
         clock = client.get(f"/v1/matches/{match['id']}").json["clock"]

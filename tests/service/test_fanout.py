@@ -1,5 +1,5 @@
 """The per-process stream hub (service/adapters/fanout.py) and the live streams built on it
-(service/usecases/live.py, MatchService._follow): one reader per process, every event to
+(service/usecases/live.py, MatchStreams._follow): one reader per process, every event to
 every subscriber exactly once and in order, redacted for each, and presence beside it."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from service.adapters.presence import Presence
 from service.adapters.store import NewEvent
 from service.bootstrap import bootstrap
 from service.config import Settings
@@ -30,7 +31,7 @@ def wiring(redis_client, key_prefix):
 
 
 def new_match(wiring) -> dict[str, Any]:
-    return wiring.matches.create({"variant": "gin", "players": [{"name": "Ann"},
+    return wiring.creation.create({"variant": "gin", "players": [{"name": "Ann"},
                                                                  {"name": "Bob"}],
                                   "options": {"first_dealer": 0}, "deck": DECK}, ADMIN)
 
@@ -79,18 +80,18 @@ def seat_holder(seat: int) -> SeatHolder:
 
 
 def test_two_hundred_subscribers_each_get_every_event_once_in_order_redacted_for_them(wiring):
-    matches = wiring.matches
+    matches = wiring
     match = new_match(wiring)
     match_id, tokens = match["id"], [seat["token"] for seat in match["seats"]]
     start = match["version"]
     viewers = [tokens[1]] * 100 + [tokens[0]] * 50 + [None] * 50
-    followers = [Follower(matches.follow(match_id, token, 0 if n % 10 == 0 else start, 100))
+    followers = [Follower(matches.streams.follow(match_id, token, 0 if n % 10 == 0 else start, 100))
                  for n, token in enumerate(viewers)]
-    hub = matches.live.hub
+    hub = matches.streams.live.hub
     wait_for(lambda: hub.subscribers(wiring.store.events_key(match_id)) == 200)
     for seat, action in [(1, {"type": "pass"}), (0, {"type": "pass"}),
                          (1, {"type": "draw", "source": "stock"})]:
-        version = matches.act(match_id, tokens[seat], action)["version"]
+        version = matches.play.act(match_id, tokens[seat], action)["version"]
         wait_for(lambda v=version: all(f.versions and f.versions[-1] >= v for f in followers))
     for n, follower in enumerate(followers):
         first = 1 if n % 10 == 0 else start + 1
@@ -107,7 +108,7 @@ def test_the_switch_from_backlog_to_hub_neither_loses_nor_repeats(redis_client, 
                                                                   monkeypatch):
     wiring = bootstrap(Settings(redis_url="redis://unused", key_prefix=key_prefix),
                        redis_client, in_process=True)
-    store, live = wiring.store, wiring.matches.live
+    store, live = wiring.store, wiring.streams.live
     store.create("m1", [NewEvent("E", {"n": n}) for n in range(1, 4)], {})
     other = live.follow("m1", 3, 100)  # the hub already watches m1, from version 3
     assert next(other) is None
@@ -141,10 +142,10 @@ def test_the_switch_from_backlog_to_hub_neither_loses_nor_repeats(redis_client, 
 
 def test_the_stream_ends_after_the_terminal_event_and_the_match_is_unwatched(wiring):
     match = new_match(wiring)
-    follower = Follower(wiring.matches.follow(match["id"], None, match["version"], 100))
-    hub = wiring.matches.live.hub
+    follower = Follower(wiring.streams.follow(match["id"], None, match["version"], 100))
+    hub = wiring.streams.live.hub
     wait_for(lambda: hub.watched())
-    wiring.matches.abort(match["id"], ADMIN, {"reason": "test"})
+    wiring.play.abort(match["id"], ADMIN, {"reason": "test"})
     follower.thread.join(5)
     assert follower.done and follower.received[-1]["type"] == "MatchAborted"
     assert follower.ended == {"reason": "match_over"}
@@ -153,17 +154,17 @@ def test_the_stream_ends_after_the_terminal_event_and_the_match_is_unwatched(wir
 
 
 def test_presence_reaches_streams_and_views_but_never_the_log(wiring):
-    matches = wiring.matches
+    matches = wiring
     match = new_match(wiring)
     match_id, tokens = match["id"], [seat["token"] for seat in match["seats"]]
-    public = Follower(matches.follow(match_id, None, match["version"], 100))
-    wait_for(lambda: matches.live.hub.watched())
-    seats = lambda: [s["presence"] for s in matches.view(match_id, None)["seats"]]  # noqa: E731
+    public = Follower(matches.streams.follow(match_id, None, match["version"], 100))
+    wait_for(lambda: matches.streams.live.hub.watched())
+    seats = lambda: [s["presence"] for s in matches.queries.view(match_id, None)["seats"]]  # noqa: E731
     assert seats() == [{"online": False, "last_action_at": None}] * 2
-    bob = Follower(matches.follow(match_id, tokens[1], match["version"], 100))
+    bob = Follower(matches.streams.follow(match_id, tokens[1], match["version"], 100))
     wait_for(lambda: public.presence == [{"seat": 1, "online": True}])
     assert [s["online"] for s in seats()] == [False, True]
-    acted = matches.act(match_id, tokens[1], {"type": "pass"})
+    acted = matches.play.act(match_id, tokens[1], {"type": "pass"})
     stamp = wiring.store.read(match_id, acted["version"] - 1)[0].ts
     assert seats()[1]["last_action_at"] == stamp and seats()[0]["last_action_at"] is None
     bob.stop()
@@ -178,8 +179,8 @@ def test_presence_reaches_streams_and_views_but_never_the_log(wiring):
 def test_presence_expires_unless_refreshed(redis_client, key_prefix):
     wiring = bootstrap(Settings(redis_url="redis://unused", key_prefix=key_prefix),
                        redis_client, in_process=True)
-    live = LiveStreams(wiring.store, ttl_ms=300)
-    presence = live.presence
+    presence = Presence(redis_client, wiring.store.key, ttl_ms=300)
+    live = LiveStreams(wiring.store, presence, wiring.streams.live.hub)
     presence.open("m1", "0:dead")  # a process that then crashed: nobody refreshes it
     held = live.follow("m1", 0, 50, seat_holder(1))
     next(held)  # seat 1's stream, kept alive by this process
@@ -190,19 +191,18 @@ def test_presence_expires_unless_refreshed(redis_client, key_prefix):
     held.close()
     assert [s["online"] for s in presence.of("m1", 2)] == [False, False]
     assert live.held() == {}
-    live.close()
     wiring.close()
 
 
 def test_the_organiser_feed_rides_the_same_hub(wiring):
     from service.usecases.lifecycle import follow_feed
 
-    hub, feeds = wiring.matches.live.hub, wiring.matches.feed
+    hub, feeds = wiring.streams.live.hub, wiring.streams.feed
     feed = follow_feed(hub, feeds, "admin", "0-0", [], [], 100)
     assert next(feed) is None  # caught up (nothing yet), now on the hub
     assert hub.watched() >= {feeds.key("admin")}
     match = new_match(wiring)
-    wiring.matches.abort(match["id"], ADMIN, {"reason": "test"})
+    wiring.play.abort(match["id"], ADMIN, {"reason": "test"})
     item = next(item for item in feed if item is not None)
     assert item[1]["kind"] == "match_aborted" and item[1]["match_id"] == match["id"]
     feed.close()
@@ -214,7 +214,7 @@ def test_a_stream_that_fails_to_open_holds_no_presence(redis_client, key_prefix,
 
     wiring = bootstrap(Settings(redis_url="redis://unused", key_prefix=key_prefix),
                        redis_client, in_process=True)
-    live = wiring.matches.live
+    live = wiring.streams.live
 
     def down(match_id: str) -> str:
         raise redis.ConnectionError("gone")
@@ -251,22 +251,24 @@ def test_every_writer_of_a_followed_key_announces_it_on_the_keys_channel(wiring)
     """The hub reads a key only when its channel says so: a writer that forgot to announce
     would leave every stream of that key silent. The writers: the first events (a claim
     that fills the last open seat), a seat's action, presence, the organiser feed."""
-    store, matches = wiring.store, wiring.matches
-    feed_key = matches.feed.key("admin")
-    waiting = matches.create({"variant": "gin", "players": [{"name": "Ann"}, {"open": True}],
-                              "options": {"first_dealer": 0}, "deck": DECK}, ADMIN)
+    store, matches = wiring.store, wiring
+    feed_key = matches.streams.feed.key("admin")
+    waiting = matches.creation.create({"variant": "gin",
+                                       "players": [{"name": "Ann"}, {"open": True}],
+                                       "options": {"first_dealer": 0}, "deck": DECK}, ADMIN)
     match_id = waiting["id"]
-    events_key, live_key = store.events_key(match_id), matches.live.presence.live_key(match_id)
+    live_key = matches.streams.live.presence.live_key(match_id)
+    events_key = store.events_key(match_id)
     heard = Announcements(store.client, events_key, live_key, feed_key)
     try:
         bob = matches.seats.claim(match_id, 1, {"name": "Bob"})["token"]
         assert heard.take() == [events_key]
-        matches.act(match_id, bob, {"type": "pass"})
+        matches.play.act(match_id, bob, {"type": "pass"})
         assert heard.take() == [events_key] * 2
-        stream = matches.follow(match_id, bob, store.version(match_id), 100)
+        stream = matches.streams.follow(match_id, bob, store.version(match_id), 100)
         next(stream)
         assert heard.take()[-1] == live_key  # seat 1 came online
-        matches.abort(match_id, ADMIN, {"reason": "test"})
+        matches.play.abort(match_id, ADMIN, {"reason": "test"})
         assert set(heard.take()[3:]) == {events_key, feed_key}
         stream.close()
     finally:
@@ -278,23 +280,23 @@ def test_the_hub_reads_what_was_appended_while_its_connection_was_lost(wiring, m
     again every watched key is subscribed again and read from the hub's position."""
     import redis
 
-    matches = wiring.matches
+    matches = wiring
     match = new_match(wiring)
     match_id, tokens = match["id"], [seat["token"] for seat in match["seats"]]
-    follower = Follower(matches.follow(match_id, None, match["version"], 100))
-    wait_for(lambda: matches.live.hub.watched())
+    follower = Follower(matches.streams.follow(match_id, None, match["version"], 100))
+    wait_for(lambda: matches.streams.live.hub.watched())
     lost: list[int] = []
     listen = redis.client.PubSub.get_sharded_message
 
     def drops_once(self: Any, *args: Any, **kwargs: Any) -> Any:
         if not lost:  # appended now, then the connection is lost: no message for it
-            lost.append(matches.act(match_id, tokens[1], {"type": "pass"})["version"])
+            lost.append(matches.play.act(match_id, tokens[1], {"type": "pass"})["version"])
             raise redis.ConnectionError("connection lost")
         return listen(self, *args, **kwargs)
 
     monkeypatch.setattr(redis.client.PubSub, "get_sharded_message", drops_once)
     wait_for(lambda: lost and follower.versions == lost)
-    version = matches.act(match_id, tokens[0], {"type": "pass"})["version"]
+    version = matches.play.act(match_id, tokens[0], {"type": "pass"})["version"]
     wait_for(lambda: follower.versions == [*lost, version])
     follower.stop()
 
@@ -302,7 +304,7 @@ def test_the_hub_reads_what_was_appended_while_its_connection_was_lost(wiring, m
 def test_an_idle_subscriber_is_nudged_for_its_keep_alive_and_a_busy_one_is_not(wiring):
     """The hub wakes a subscriber empty-handed after ``idle_s`` without anything (its
     stream then sends a keep-alive); one that keeps getting entries is never nudged."""
-    store, hub = wiring.store, wiring.matches.live.hub
+    store, hub = wiring.store, wiring.streams.live.hub
     store.create("busy", [NewEvent("E", {"n": 0})], {})
     idle = hub.subscribe({store.events_key("quiet"): "0-0"}, idle_s=0.3)
     began = time.monotonic()
@@ -325,7 +327,7 @@ def test_an_idle_subscriber_is_nudged_for_its_keep_alive_and_a_busy_one_is_not(w
 def test_a_slow_stream_of_a_match_still_gets_everything_its_fast_neighbours_got(wiring):
     """Streams of one match share one log in the hub; what a slow one has not taken yet
     stays in it however far the others have gone."""
-    store, hub = wiring.store, wiring.matches.live.hub
+    store, hub = wiring.store, wiring.streams.live.hub
     store.create("m", [NewEvent("E", {"n": 0})], {})
     fast = hub.subscribe({store.events_key("m"): "1-0"}, idle_s=30)
     slow = hub.subscribe({store.events_key("m"): "1-0"}, idle_s=30)
@@ -345,7 +347,7 @@ def test_a_stream_ends_when_its_processs_hub_closes(redis_client, key_prefix):
     wiring = bootstrap(Settings(redis_url="redis://unused", key_prefix=key_prefix),
                        redis_client, in_process=True)
     wiring.store.create("m1", [NewEvent("E", {"n": 1})], {})
-    live = wiring.matches.live
+    live = wiring.streams.live
     follower = Follower(live.follow("m1", 1, 60_000))
     wait_for(lambda: live.hub.subscribers(wiring.store.events_key("m1")) == 1)
     live.close()

@@ -37,7 +37,7 @@ def embedded(prefix: str, keep: int) -> Settings:
 def app(redis_client: redis.Redis, key_prefix: str) -> Iterator[Flask]:
     built = create_app(embedded(key_prefix, keep=2), client=redis_client, jobs_inline=True)
     yield built
-    built.extensions["rummy_wiring"].close()
+    built.extensions["rummy"].close()
 
 
 def new_match(client: FlaskClient, number: int) -> dict[str, Any]:
@@ -149,7 +149,7 @@ def test_real_mode_keeps_every_match(redis_client: redis.Redis, key_prefix: str)
         abort(client, match["id"])
     assert all(client.get(f"/v1/matches/{m['id']}").status_code == 200 for m in matches)
     assert redis_client.exists(f"{key_prefix}:retention:finished") == 0
-    built.extensions["rummy_wiring"].close()
+    built.extensions["rummy"].close()
 
 
 def test_keys_stay_bounded_however_many_matches_finish(redis_client: redis.Redis,
@@ -160,10 +160,10 @@ def test_keys_stay_bounded_however_many_matches_finish(redis_client: redis.Redis
     try:
         for round_ in range(3):
             for number in range(20):
-                match = wiring.matches.create(
+                match = wiring.creation.create(
                     {"variant": "gin", "players": [{"name": "A"}, {"name": "B"}],
                      "tags": [f"round:{round_}"]}, ADMIN)
-                wiring.matches.abort(match["id"], ADMIN, {"reason": f"{number}"})
+                wiring.play.abort(match["id"], ADMIN, {"reason": f"{number}"})
             counts.append(sum(1 for _ in redis_client.scan_iter(match=f"{key_prefix}*")))
     finally:
         wiring.close()
@@ -176,15 +176,15 @@ def test_a_clock_check_of_a_deleted_match_is_dropped(redis_client: redis.Redis,
     """A turn timer still pending when its match ends and is deleted finds nothing to do."""
     wiring = bootstrap(embedded(key_prefix, keep=1), redis_client)
     try:
-        clocked = wiring.matches.create({"variant": "gin", "clock": {"turn_seconds": 600},
+        clocked = wiring.creation.create({"variant": "gin", "clock": {"turn_seconds": 600},
                                          "players": [{"name": "A"}, {"name": "B"}]}, ADMIN)
         turn = wiring.clocks.deadline(clocked["id"])
         assert turn is not None
-        wiring.matches.abort(clocked["id"], ADMIN, {"reason": "closing"})
+        wiring.play.abort(clocked["id"], ADMIN, {"reason": "closing"})
         time.sleep(0.005)
-        other = wiring.matches.create({"variant": "gin", "players": [{"name": "A"},
+        other = wiring.creation.create({"variant": "gin", "players": [{"name": "A"},
                                                                      {"name": "B"}]}, ADMIN)
-        wiring.matches.abort(other["id"], ADMIN, {"reason": "closing"})
+        wiring.play.abort(other["id"], ADMIN, {"reason": "closing"})
         assert wiring.store.meta(clocked["id"]) is None
         wiring.clocks.on_deadline(clocked["id"], turn[0])
     finally:

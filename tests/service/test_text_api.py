@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from tests.service.conftest import ADMIN_AUTH, bearer
+from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer
 
 FLAG_OF_SCOTLAND = "\U0001F3F4\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F"
 FAMILY = "\U0001F469\u200d\U0001F469\u200d\U0001F467\u200d\U0001F466"
@@ -253,12 +253,12 @@ def test_text_kept_before_the_rule_is_still_read_everywhere(app, client):
     """Read paths never validate: views, events, the export, listings, results (JSON and
     CSV), the lobby and the organisers list read what was kept before the rule."""
     rummy = app.extensions["rummy"]
-    club = rummy.organisers.create(OLD["rlo"])[1]
+    club = rummy.organisers.create(ADMIN, OLD["rlo"])["key"]
     players = [{"name": OLD["nul"], "external_id": OLD["crlf"], "entropy": OLD["tab"]},
                {"name": OLD["crlf"], "external_id": OLD["zwsp"]}]
-    match = rummy.create({**GIN, "players": players, "tags": ["old", OLD["rlo"]],
+    match = rummy.creation.create({**GIN, "players": players, "tags": ["old", OLD["rlo"]],
                           "external_id": OLD["tab"]}, club)
-    rummy.forfeit(match["id"], club, {"seat": 1, "reason": OLD["crlf"]})
+    rummy.play.forfeit(match["id"], club, {"seat": 1, "reason": OLD["crlf"]})
     auth = bearer(club)
     view = client.get(f"/v1/matches/{match['id']}")
     assert view.status_code == 200, view.json
@@ -278,6 +278,7 @@ def test_text_kept_before_the_rule_is_still_read_everywhere(app, client):
         (OLD["nul"], OLD["crlf"]), (OLD["crlf"], OLD["zwsp"])]
     organisers = client.get("/v1/organisers", headers=ADMIN_AUTH).json["organisers"]
     assert OLD["rlo"] in [o["name"] for o in organisers]
-    waiting = rummy.create({**GIN, "players": [{"name": OLD["rlo"]}, {"open": True}]}, None)
+    waiting = rummy.creation.create({**GIN, "players": [{"name": OLD["rlo"]}, {"open": True}]},
+                                    None)
     lobby = client.get("/v1/lobby").json["matches"]
     assert [m["seats"][0]["name"] for m in lobby if m["id"] == waiting["id"]] == [OLD["rlo"]]

@@ -177,7 +177,7 @@ class TestListing:
         for key in redis_client.scan_iter(match=f"{key_prefix}:*matches"):
             redis_client.delete(key)
         assert listed(client, club)["matches"] == []
-        assert app.extensions["rummy"].index.rebuild() == 1
+        assert app.extensions["rummy"].catalog.rebuild() == 1
         assert ids(listed(client, club, "?tag=rebuild&external_id=x-1")) == [match["id"]]
 
 

@@ -100,7 +100,7 @@ def receiver() -> Iterator[Receiver]:
 @pytest.fixture(autouse=True)
 def runner(app) -> Iterator[DeliveryRunner | None]:
     """The app's delivery runner with a short backoff, stopped before the keys go."""
-    work = app.extensions["rummy_wiring"].work
+    work = app.extensions["rummy"].work
     found = getattr(work, "deliveries", None)
     if found is not None:
         found.backoff = (0.05, 0.05, 0.05, 0.05)
@@ -533,7 +533,7 @@ class TestRQ:
         receiver.statuses = [500]
         hook = register(client, receiver.url, events=("hand_scored",))
         assert knock(client, new_match(client)).status_code == 200
-        wiring = client.application.extensions["rummy_wiring"]
+        wiring = client.application.extensions["rummy"]
         Reconciler(wiring.index, wiring.runner, wiring.clocks).drain()  # the scoring step
         attempted = time.time()
         self.work(redis_client, "webhooks")
@@ -565,7 +565,7 @@ class TestRQ:
         hook = register(client, f"http://rebind.example:{port}/hook", events=("hand_scored",))
         answer = ["127.0.0.1"]
         assert knock(client, new_match(client)).status_code == 200
-        wiring = client.application.extensions["rummy_wiring"]
+        wiring = client.application.extensions["rummy"]
         Reconciler(wiring.index, wiring.runner, wiring.clocks).drain()
         self.work(redis_client, "webhooks")
         (logged,) = deliveries(client, hook)

@@ -35,7 +35,7 @@ def client(app):
 
 @pytest.fixture
 def wiring(app):
-    return app.extensions["rummy_wiring"]
+    return app.extensions["rummy"]
 
 
 def reconcile(wiring, later_s: float = 0.0) -> int:

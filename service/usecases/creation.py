@@ -1,0 +1,247 @@
+"""Creating matches: validate a creation body, decide the first events, store them.
+
+A match with every seat named is dealt at once; one with open seats (``{"open": true}``
+among its players) waits in the lobby until the last claim deals it
+(``service.usecases.seats``). Either way the first write ends on the runner's own path
+(``CommandRunner.created``): the subscribers hear of it and the follow-up sees to what the
+new match owes (its first turn's clock).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from domain.cards import CardError, parse_cards
+from domain.clocks import ClockSettings
+from domain.errors import OptionError, RuleError
+from domain.events import Event
+from domain.fairness import Deal, MatchSecrets
+from domain.shuffle import choose
+from domain.variant import Variant
+from domain.variants import VARIANTS
+from service.adapters.auth import new_token, token_hash
+from service.adapters.catalog import MatchIndex, MatchInfo, meta_fields
+from service.adapters.codec import to_store
+from service.adapters.lobby import LobbyStore
+from service.adapters.store import RedisEventStore
+from service.ports import StoredEvent
+from service.usecases.access import Access
+from service.usecases.errors import invalid, not_allowed
+from service.usecases.runner import CommandRunner
+
+ORGANISER_FIELDS = ("seed", "deck", "dice")
+LOBBY_TTL_S = 24 * 3600
+
+
+def clock_events(settings: Mapping[str, Any] | None) -> list[Event]:
+    """The ``ClockSet`` event of a creation body's ``clock`` (none without one)."""
+    if settings is None:
+        return []
+    try:
+        return [ClockSettings.parse(settings).event()]
+    except OptionError as exc:
+        raise invalid(f"clock.{exc.field}", exc.message, "invalid_clock") from exc
+
+
+@dataclass(frozen=True)
+class NewMatch:
+    """A validated match, ready to store: everything ``create`` decides before writing."""
+
+    variant: Variant
+    options: Any
+    names: list[str]
+    events: list[Event]
+    secrets: MatchSecrets
+    owner: str
+    external_id: str | None = None
+    tags: tuple[str, ...] = ()
+    player_ids: tuple[str | None, ...] = ()
+
+
+def has_open_seats(body: Mapping[str, Any]) -> bool:
+    return any(player.get("open") for player in body["players"])
+
+
+def placeholders(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The body with a stand-in name on every open seat, to validate it as a whole."""
+    players = [{"name": f"Seat {seat + 1}"} if player.get("open") else player
+               for seat, player in enumerate(body["players"])]
+    return {**{k: v for k, v in body.items() if k != "invite_code"}, "players": players}
+
+
+def tags_of(body: Mapping[str, Any]) -> list[str]:
+    return list(dict.fromkeys(body.get("tags") or ()))
+
+
+
+def seat_fields(seat: int, player: Mapping[str, Any]) -> dict[str, str]:
+    """A seated player's lobby fields (its token hash is written beside them)."""
+    return {f"name:{seat}": player["name"],
+            f"entropy:{seat}": player.get("entropy") or "",
+            f"external_id:{seat}": player.get("external_id") or ""}
+
+
+class MatchCreation:
+    """Creates matches, at once or waiting for their open seats."""
+
+    def __init__(self, runner: CommandRunner, store: RedisEventStore, lobby: LobbyStore,
+                 access: Access, index: MatchIndex, lobby_ttl_s: int = LOBBY_TTL_S) -> None:
+        self.runner = runner
+        self.store = store
+        self.lobby = lobby
+        self.access = access
+        self.index = index
+        self._ttl_s = lobby_ttl_s
+
+    def create(self, body: Mapping[str, Any], token: str | None) -> dict[str, Any]:
+        """Create a match and deal its first hand; returns the seats' tokens once. With
+        open seats, the match waits for its players instead."""
+        if has_open_seats(body):
+            return self.create_open(body, token)
+        if body.get("invite_code"):
+            raise invalid("invite_code", "an invite code is for a match with open seats",
+                          "invalid_invite_code")
+        return self.store_new(self.prepare(body, token))
+
+    def create_open(self, body: Mapping[str, Any], token: str | None) -> dict[str, Any]:
+        """Create a match that waits for its open seats; returns the named seats' tokens
+        and the creator token, once."""
+        new = self.prepare(placeholders(body), token)
+        match_id = uuid.uuid4().hex
+        creator = new_token()
+        tokens = {seat: new_token() for seat, player in enumerate(body["players"])
+                  if not player.get("open")}
+        stored_body = {key: value for key, value in body.items() if key != "invite_code"}
+        fields = {"variant": new.variant.name, "body": json.dumps(stored_body),
+                  "owner": new.owner, "created_at": f"{time.time():.3f}",
+                  "creator": token_hash(creator),
+                  "invite": token_hash(body["invite_code"]) if body.get("invite_code") else "",
+                  "seats": str(len(body["players"])),
+                  "open": str(len(body["players"]) - len(tokens))}
+        for seat, player in enumerate(body["players"]):
+            fields[f"seat:{seat}"] = "open" if player.get("open") else "named"
+            if seat in tokens:
+                fields.update(seat_fields(seat, player))
+                fields[f"token:{seat}"] = token_hash(tokens[seat])
+        self.lobby.open(match_id, fields, self._ttl_s)
+        self.access.register(match_id, {token_hash(t): s for s, t in tokens.items()},
+                                      token_hash(creator))
+        return {"id": match_id, "version": 0, "status": "waiting",
+                "external_id": body.get("external_id"), "tags": tags_of(body),
+                "creator_token": creator,
+                "seats": [{"seat": seat, "name": player.get("name"), "open": seat not in tokens,
+                           "external_id": player.get("external_id"), "token": tokens.get(seat)}
+                          for seat, player in enumerate(body["players"])]}
+
+    def prepare(self, body: Mapping[str, Any], token: str | None,
+                match_secrets: MatchSecrets | None = None) -> NewMatch:
+        """Validate a creation body and decide the match's first events, storing nothing.
+
+        ``match_secrets`` (a duplicate table's, service/usecases/tournaments.py) replaces the
+        secrets the body would give, so every hand deals exactly as at the other table.
+        """
+        if has_open_seats(body) or body.get("invite_code"):
+            raise invalid("players", "open seats and invite codes are for a match created "
+                          "on its own (POST /v1/matches)", "invalid_players")
+        variant = VARIANTS.get(body["variant"])
+        if variant is None:
+            raise invalid("variant", f"unknown variant; one of {sorted(VARIANTS)}",
+                              "unknown_variant")
+        names = [player["name"] for player in body["players"]]
+        if not variant.min_players <= len(names) <= variant.max_players:
+            raise invalid("players", f"{variant.name} takes {variant.min_players}-"
+                              f"{variant.max_players} players", "invalid_players")
+        try:
+            options = variant.parse_options(body.get("options"), len(names))
+        except OptionError as exc:
+            raise invalid(f"options.{exc.field}", exc.message, "invalid_option") from exc
+        owner = self.access.organiser(token)
+        organiser_fields = [f for f in ORGANISER_FIELDS if body.get(f) is not None]
+        if organiser_fields and owner is None:
+            raise not_allowed(token is not None, "organiser_only",
+                           f"{', '.join(organiser_fields)} need an organiser key "
+                           "(or the admin token)")
+        return self.decide_new(variant, options, body, owner or "", match_secrets)
+
+    def decide_new(self, variant: Variant, options: Any, body: Mapping[str, Any], owner: str,
+                   match_secrets: MatchSecrets | None = None) -> NewMatch:
+        """The first events of a validated body, for ``owner`` (checked by the caller)."""
+        names = [player["name"] for player in body["players"]]
+        if match_secrets is None:
+            seed = (body["seed"].encode() if body.get("seed") is not None
+                    else secrets.token_bytes(32))
+            match_secrets = MatchSecrets(seed, tuple(p.get("entropy") or ""
+                                                     for p in body["players"]))
+        first_dealer = options.first_dealer
+        if first_dealer is None:
+            first_dealer = choose(len(names), match_secrets.seed, "first_dealer")
+        deal = self._first_deal(variant, options, match_secrets, body)
+        try:
+            events = variant.start_match(names, options, first_dealer, deal)
+        except RuleError as exc:
+            field = "dice" if body.get("dice") is not None and "dice" in exc.code else "deck"
+            raise invalid(field, exc.message, exc.code) from exc
+        events.insert(1, match_secrets.committed())
+        events[2:2] = clock_events(body.get("clock"))
+        return NewMatch(variant, options, names, events, match_secrets, owner,
+                        body.get("external_id"), tuple(dict.fromkeys(body.get("tags") or ())),
+                        tuple(p.get("external_id") for p in body["players"]))
+
+    def _first_deal(self, variant: Variant, options: Any, match_secrets: MatchSecrets,
+                    body: Mapping[str, Any]) -> Deal:
+        """Hand 1's Deal: shuffled from its seed, or the organiser's prepared deck."""
+        fixed = {"dice": list(body["dice"])} if body.get("dice") is not None else None
+        deal = variant.deal_for(options, match_secrets, 1, fixed)
+        if body.get("deck") is None:
+            return deal
+        try:
+            deck = parse_cards(body["deck"])
+        except CardError as exc:
+            raise invalid("deck", str(exc), "invalid_card") from exc
+        return Deal(deck, deal.seed, prepared=True, fixed=deal.fixed)
+
+    def store_new(self, new: NewMatch, match_id: str | None = None,
+                  extra_meta: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """Store a prepared match (its meta, first events and indexes); returns the seat
+        tokens and the creator token, once."""
+        match_id = match_id or uuid.uuid4().hex
+        tokens = [new_token() for _ in new.names]
+        creator = new_token()
+        meta = {**self.meta_of(new, extra_meta), "creator": token_hash(creator)}
+        meta.update({f"token:{seat}": token_hash(t) for seat, t in enumerate(tokens)})
+        result = self.store.create(match_id, to_store(new.events),
+                                   meta, command_id=f"create:{match_id}")
+        info = self.created(match_id, meta, result.events)
+        return {"id": match_id, "version": result.version, "status": "started",
+                **info.fields(), "creator_token": creator,
+                "seats": [{"seat": seat, "name": name, "external_id": info.player_id(seat),
+                           "token": tokens[seat]} for seat, name in enumerate(new.names)]}
+
+    @staticmethod
+    def meta_of(new: NewMatch, extra_meta: Mapping[str, str] | None = None) -> dict[str, str]:
+        """A new match's meta hash, but for the token hashes."""
+        return {"variant": new.variant.name, "seed": new.secrets.seed.hex(),
+                "entropy": json.dumps(list(new.secrets.entropy)),
+                "created_at": f"{time.time():.3f}", "owner": new.owner,
+                **meta_fields(new.external_id, new.tags, new.player_ids, new.names),
+                **(extra_meta or {})}
+
+    def created(self, match_id: str, meta: Mapping[str, str],
+                events: tuple[StoredEvent, ...]) -> MatchInfo:
+        """What follows a match's first write: its token index and its listings, then the
+        runner's own path after a write (subscribers, and the follow-up that sees to what
+        the match owes from the start, such as its first turn's clock)."""
+        self.access.register(match_id, {value: int(key.removeprefix("token:"))
+                                        for key, value in meta.items()
+                                        if key.startswith("token:") and value},
+                             meta.get("creator") or None)
+        info = MatchInfo.from_meta(match_id, meta)
+        self.index.add(info)
+        self.runner.created(match_id, events)
+        return info

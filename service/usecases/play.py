@@ -1,0 +1,72 @@
+"""Playing: a seat's action, and an organiser's forfeit or abort, each one command through
+the command runner (``service.usecases.runner``); the answer is the match as of the
+version the command reached, for whoever sent it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from domain.controls import AbortMatch, ForfeitSeat
+from domain.viewer import Viewer
+from service.usecases.access import Access
+from service.usecases.commands import EndMatch, SeatAction
+from service.usecases.errors import NotFound, invalid
+from service.usecases.queries import MatchQueries
+from service.usecases.runner import CommandRunner, Idempotency, command_id
+
+
+class Play:
+    """Seats' actions and organisers' controls."""
+
+    def __init__(self, runner: CommandRunner, access: Access, queries: MatchQueries) -> None:
+        self.runner = runner
+        self.access = access
+        self.queries = queries
+
+    def act(self, match_id: str, token: str | None, action: Mapping[str, Any],
+            if_match: int | None = None, idempotency_key: str | None = None) -> dict[str, Any]:
+        """Run one seat action; returns that seat's view as of the action's version."""
+        seat = self.access.acting_seat(match_id, token)
+        fingerprint = hashlib.sha256(
+            json.dumps([seat, action], sort_keys=True).encode()).hexdigest()
+        command = SeatAction(seat, action, command_id(f"seat{seat}", idempotency_key))
+        once = Idempotency(f"{seat}:{idempotency_key}", fingerprint) if idempotency_key else None
+        try:
+            outcome = self.runner.run(match_id, command, expected_version=if_match,
+                                      idempotency=once)
+        except NotFound:
+            self.queries.load(match_id)
+            raise
+        return self.queries.render(match_id, outcome.match, Viewer.for_seat(seat))
+
+
+    def forfeit(self, match_id: str, token: str | None,
+                body: Mapping[str, Any]) -> dict[str, Any]:
+        """The owner forfeits a seat: the seat loses and the match ends (domain.controls)."""
+        self.access.require_owner(match_id, token)
+        loaded = self.queries.load(match_id)
+        seat = body["seat"]
+        if not 0 <= seat < len(loaded.state.players):
+            raise invalid("seat", f"the match has seats 0-{len(loaded.state.players) - 1}",
+                              "unknown_seat")
+        control = ForfeitSeat(seat, body["reason"])
+        return self._end(match_id, control, f"organiser:forfeit:{uuid.uuid4().hex}")
+
+    def abort(self, match_id: str, token: str | None,
+              body: Mapping[str, Any]) -> dict[str, Any]:
+        """The owner aborts the match: void, no winner (domain.controls)."""
+        self.access.require_owner(match_id, token)
+        self.queries.load(match_id)
+        return self._end(match_id, AbortMatch(body["reason"]),
+                         f"organiser:abort:{uuid.uuid4().hex}")
+
+    def _end(self, match_id: str, control: ForfeitSeat | AbortMatch,
+             command_id: str) -> dict[str, Any]:
+        outcome = self.runner.run(match_id, EndMatch(control, command_id))
+        return self.queries.render(match_id, outcome.match, Viewer.full())
+

@@ -1,0 +1,182 @@
+"""Reading matches: views, the log, the table at any version, exports; for whoever asks,
+through the one redaction path (``Variant.view``, ``Variant.redact_event``).
+
+Matches are loaded by the repository; a match that waits for its players is read from
+the lobby and shown in phase ``waiting``. Nothing here changes anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from domain.chain import canonical_json
+from domain.events import HAND_DEALT, SEED_REVEALED
+from domain.match import Match
+from domain.variant import Variant
+from domain.viewer import Viewer
+from service.adapters.catalog import MatchInfo
+from service.adapters.codec import to_domain
+from service.adapters.lobby import LobbyStore
+from service.ports import StoredEvent
+from service.usecases.access import Access
+from service.usecases.errors import NotFound, storable
+from service.usecases.live import LiveStreams
+from service.usecases.repository import Repository
+from service.usecases.seats import MatchNotStarted, waiting_view
+
+
+class HandIndex:
+    """Which hand each event belongs to, and which hands' seeds have been revealed.
+
+    A hand runs from its deal to its ``SeedRevealed``; once revealed, everything about it
+    is public, so its events and states are shown in full to every caller.
+    """
+
+    def __init__(self, stored: Iterable[StoredEvent]) -> None:
+        self._hand_at: list[int] = [0]
+        self.revealed: set[int] = set()
+        self.extend(stored)
+
+    @property
+    def version(self) -> int:
+        """The next version the index expects."""
+        return len(self._hand_at)
+
+    def extend(self, stored: Iterable[StoredEvent]) -> None:
+        """Index events appended since (in order, from ``version`` on)."""
+        for event in stored:
+            hand = self._hand_at[-1]
+            if event.type == HAND_DEALT.name:
+                hand = int(event.data.get("hand_number", hand + 1))
+            elif event.type == SEED_REVEALED.name:
+                self.revealed.add(int(event.data["hand_number"]))
+            self._hand_at.append(hand)
+
+    def viewer_of(self, version: int, viewer: Viewer) -> Viewer:
+        """The full view for an event of a revealed hand, else ``viewer`` unchanged."""
+        return Viewer.full() if self._hand_at[version] in self.revealed else viewer
+
+
+class MatchQueries:
+    """What anybody may read of a match, redacted for them."""
+
+    def __init__(self, repository: Repository, lobby: LobbyStore, access: Access,
+                 live: LiveStreams) -> None:
+        self.repository = repository
+        self.lobby = lobby
+        self.access = access
+        self.live = live
+
+    def info(self, match_id: str) -> MatchInfo | None:
+        """A match's fixed metadata (the repository's cached meta); None when unknown."""
+        meta = self.repository.meta(match_id)
+        return None if meta is None else MatchInfo.from_meta(match_id, meta)
+
+    # --- reading -----------------------------------------------------------------------
+
+    def load(self, match_id: str) -> Match:
+        """The match folded to its newest version (``NotFound`` when unknown,
+        ``MatchNotStarted`` while it waits for players)."""
+        try:
+            return self.repository.get(match_id)
+        except NotFound:
+            waiting = self.lobby.get(match_id) if storable(match_id) else None
+            if waiting is not None:
+                raise MatchNotStarted(waiting) from None
+            raise
+
+    def load_at(self, match_id: str, version: int) -> Match:
+        """The match as it stood at ``version``."""
+        return self.repository.at(match_id, version)
+
+    def view(self, match_id: str, token: str | None) -> dict[str, Any]:
+        """The match now, with each seat's presence (not a game fact: not in the log)."""
+        viewer = self.access.viewer(match_id, token)
+        try:
+            out = self.render(match_id, self.load(match_id), viewer)
+        except MatchNotStarted as waiting:
+            out = waiting_view(waiting.lobby, viewer)
+        seats = out.get("seats") or []
+        for seat, presence in zip(seats, self.live.seats(match_id, len(seats)), strict=True):
+            seat["presence"] = presence
+        return out
+
+    def render(self, match_id: str, loaded: Match, viewer: Viewer) -> dict[str, Any]:
+        out = loaded.variant.view(loaded.state, viewer)
+        out.update(id=match_id, version=loaded.version)
+        if loaded.clock is not None:
+            out["clock"] = loaded.clock.to_view()
+        info = self.info(match_id)
+        return info.decorate(out) if info is not None else out
+
+    def events(self, match_id: str, token: str | None,
+               after: int = 0) -> list[dict[str, Any]]:
+        """The log, each event redacted for the caller exactly like the views; the events
+        of a hand whose seed has been revealed are shown in full to everyone. A match
+        waiting for players has none yet."""
+        viewer = self.access.viewer(match_id, token)
+        try:
+            return self.log_for(match_id, viewer, after)
+        except MatchNotStarted:
+            return []
+
+    def log_for(self, match_id: str, viewer: Viewer, after: int = 0) -> list[dict[str, Any]]:
+        loaded = self.load(match_id)
+        stored = self.repository.stored(match_id)
+        hands = HandIndex(stored)
+        return [self.render_event(loaded.variant, e, hands.viewer_of(e.version, viewer))
+                for e in stored[after:]]
+
+    def state_at(self, match_id: str, token: str | None, at: int) -> dict[str, Any]:
+        """The view after event ``at``: the caller's redaction, in full once that hand's
+        seed has been revealed."""
+        return self.state_for(match_id, self.access.viewer(match_id, token), at)
+
+    def state_for(self, match_id: str, viewer: Viewer, at: int) -> dict[str, Any]:
+        loaded = self.load(match_id)
+        if at > loaded.version:
+            raise NotFound("version_not_found",
+                           f"the match has {loaded.version} events, not {at}")
+        stored = self.repository.stored(match_id)
+        past = self.repository.fold(Match.new(loaded.variant), stored[:at])
+        return self.render(match_id, past, HandIndex(stored).viewer_of(at, viewer))
+
+    @staticmethod
+    def render_event(variant: Variant, stored: StoredEvent, viewer: Viewer) -> dict[str, Any]:
+        """One event for ``viewer``: ``redacted`` says whether anything was left out (the
+        hash covers the full event, so only unredacted events can be re-hashed)."""
+        data = variant.redact_event(to_domain(stored), viewer)
+        command = stored.command
+        if command is not None and not viewer.can_see(command.get("seat")):
+            command = None
+        return {"version": stored.version, "type": stored.type, "schema": stored.schema,
+                "ts": stored.ts, "command_id": stored.command_id,
+                "prev_hash": stored.prev_hash, "hash": stored.hash, "data": data,
+                "command": command,
+                "redacted": command != stored.command or data != stored.data}
+
+    def export(self, match_id: str, token: str | None) -> Iterator[str]:
+        """The whole log as NDJSON lines, redacted for the caller like ``events``.
+
+        Authorises and reads before returning, so errors come before the response starts.
+        """
+        records = self.events(match_id, token)
+        return (canonical_json(record) + "\n" for record in records)
+
+    def is_over(self, match_id: str) -> bool:
+        """Whether the match has ended for good (finished, forfeited or aborted)."""
+        try:
+            return self.load(match_id).is_over
+        except MatchNotStarted:
+            return False
+
+    def is_over_for(self, match_id: str, after: int) -> bool:
+        """Whether the match is over and a client that has every event up to ``after``
+        has its last one (nothing secret: a finished match's state is public)."""
+        try:
+            loaded = self.load(match_id)
+        except MatchNotStarted:
+            return False
+        return loaded.is_over and after >= loaded.version
+

@@ -1,0 +1,99 @@
+"""Following a match live: its events for a viewer as they are appended (Server-Sent
+Events in the API), and the organisers' lifecycle feed.
+
+Each event is rendered through the queries' one redaction path, once per event and viewer
+in a process (``LiveStreams.rendered``). A seat's stream ends when its token is rotated,
+and every stream after the match's last event (``{"end": {"reason"}}``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from functools import partial
+from typing import Any
+
+from domain.controls import TERMINAL_EVENTS
+from domain.variant import Variant
+from domain.variants import VARIANTS
+from domain.viewer import Viewer
+from service.adapters.auth import token_hash
+from service.usecases.lifecycle import Feed, follow_feed
+from service.usecases.live import Ended, LiveStreams, SeatHolder
+from service.usecases.queries import HandIndex, MatchQueries
+from service.usecases.seats import MatchNotStarted
+
+MATCH_OVER = "match_over"
+"""Why a stream ends after the match's last event (``MatchCompleted``, ``SeatForfeited``
+or ``MatchAborted``)."""
+
+
+class MatchStreams:
+    """Live streams of matches and of the organisers' feeds, for this process."""
+
+    def __init__(self, queries: MatchQueries, live: LiveStreams, feed: Feed) -> None:
+        self.queries = queries
+        self.live = live
+        self.feed = feed
+
+    def follow_feed(self, owner: str, after: str, tags: Sequence[str], kinds: Sequence[str],
+                    keepalive_ms: int) -> Iterator[tuple[str, dict[str, Any]] | None]:
+        """The organiser's lifecycle feed after ``after`` (``lifecycle.follow_feed``)."""
+        return follow_feed(self.live.hub, self.feed, owner, after, tags, kinds, keepalive_ms)
+
+    def follow(self, match_id: str, token: str | None, after: int,
+               keepalive_ms: int) -> Iterator[dict[str, Any] | None] | None:
+        """New events for the caller as they are appended; None marks a keep-alive tick.
+
+        Authorises now (so errors come before the stream starts); the stream ends after
+        the match's final event has been sent. None when the match is over and the caller
+        has every event: nothing will ever come (HTTP 204, so a browser stops reconnecting).
+        """
+        viewer = self.queries.access.viewer(match_id, token)
+        credential = token_hash(token) if token and viewer.seat is not None else None
+        return self.follow_as(match_id, viewer, after, keepalive_ms, credential)
+
+    def follow_as(self, match_id: str, viewer: Viewer, after: int, keepalive_ms: int,
+                  credential: str | None = None) -> Iterator[dict[str, Any] | None] | None:
+        """``follow`` for a viewer already known (a stream ticket's); a seat's
+        ``credential`` is the hash of the token that opened the stream, whose rotation ends
+        it. A match waiting for players is followed from its start: the first events come
+        when the last seat is claimed."""
+        holder = None
+        if viewer.seat is not None and credential is not None:
+            holder = SeatHolder(viewer.seat, credential,
+                                partial(self.queries.access.holds_seat, match_id, viewer.seat,
+                                        credential))
+        try:
+            loaded = self.queries.load(match_id)
+        except MatchNotStarted as waiting:
+            return self._follow(match_id, VARIANTS[waiting.lobby.variant], viewer, after,
+                                keepalive_ms, holder)
+        if loaded.is_over and after >= loaded.version:
+            return None
+        return self._follow(match_id, loaded.variant, viewer, after, keepalive_ms, holder)
+
+    def _follow(self, match_id: str, variant: Variant, viewer: Viewer, after: int,
+                keepalive_ms: int, holder: SeatHolder | None) -> Iterator[dict[str, Any] | None]:
+        """Events rendered for ``viewer`` as the process's live hub delivers them; presence
+        messages come as ``{"presence": {...}}``, and the stream's end as ``{"end":
+        {"reason"}}``: ``match_over`` after the match's last event, ``token_rotated`` when
+        the seat's token was replaced. Closing the generator (the client went away)
+        unsubscribes it and ends the seat's presence."""
+        hands = HandIndex(self.queries.repository.stored(match_id))
+        for batch in self.live.follow(match_id, after, keepalive_ms, holder):
+            if isinstance(batch, Ended):
+                yield {"end": {"reason": batch.reason}}
+                return
+            if not isinstance(batch, list):
+                yield None if batch is None else {"presence": batch}
+                continue
+            hands.extend(e for e in batch if e.version >= hands.version)
+            for stored in batch:
+                shown_to = hands.viewer_of(stored.version, viewer)
+                yield self.live.rendered(stored, shown_to,
+                                         partial(self.queries.render_event, variant, stored,
+                                                 shown_to))
+                if stored.type in TERMINAL_EVENTS:
+                    yield {"end": {"reason": MATCH_OVER}}
+                    return
+
