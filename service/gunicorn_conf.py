@@ -136,6 +136,16 @@ def post_worker_init(worker: Any) -> None:
                            "a margin of %d", limit, worker.cfg.worker_connections, FD_MARGIN)
 
 
+def worker_exit(server: Any, worker: Any) -> None:
+    """A worker's end closes what its app started: the live stream hub (its streams end,
+    so clients reconnect to another worker) and, in embedded mode, the clock timer and the
+    webhook deliveries (``Wiring.close``)."""
+    extensions = getattr(getattr(worker, "wsgi", None), "extensions", None) or {}
+    wiring = extensions.get("rummy")
+    if wiring is not None:
+        wiring.close()
+
+
 def post_request(worker: Any, req: Any, environ: dict[str, Any], resp: Any) -> None:
     """A body the app left unread is read on only as far as gunicorn's gthread worker
     would (64 KiB, 1 s); past that its connection closes (service/gunicorn_bodies.py)."""

@@ -102,6 +102,7 @@ def main(url: str, prefix: str, burst: bool) -> None:
     finally:
         stop.set()
         thread.join(timeout=5)
+        wiring.close()
     log.info("worker %d stopped", os.getpid())
 
 

@@ -37,3 +37,20 @@ def test_an_older_redis_is_refused_at_start_with_the_reason(version):
 def test_a_redis_that_is_not_up_yet_does_not_stop_the_start():
     require_redis_7(Server(None))  # type: ignore[arg-type]
 
+
+
+def test_a_gunicorn_worker_that_exits_closes_what_its_app_started(redis_client, key_prefix):
+    """``Wiring.close`` runs at the process's end (gunicorn's ``worker_exit`` hook): the
+    stream hub closes, so open streams end and their clients reconnect elsewhere."""
+    from types import SimpleNamespace
+
+    from service import gunicorn_conf
+    from service.api.app import create_app
+    from service.config import Settings
+
+    app = create_app(Settings(redis_url="redis://unused", key_prefix=key_prefix),
+                     client=redis_client, jobs_inline=True)
+    hub = app.extensions["rummy"].streams.live.hub
+    subscription = hub.subscribe({f"{key_prefix}:k": "0-0"}, 60)
+    gunicorn_conf.worker_exit(None, SimpleNamespace(wsgi=app))
+    assert subscription.get() == [] and subscription.closed
