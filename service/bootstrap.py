@@ -93,6 +93,8 @@ class Wiring:
     webhooks: WebhookRegistration
     organisers: OrganiserAdmin
     closers: list[Callable[[], object]] = field(default_factory=list)
+    unavailable: tuple[type[Exception], ...] = (redis.RedisError,)
+    """The store's errors for "does not answer" (HTTP 503 ``store_unavailable``)."""
 
     def close(self) -> None:
         """Stop what runs in the background of this process: the live stream hub, and in

@@ -13,6 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+WEBHOOK_KINDS = ("hand_scored", "match_completed", "match_forfeited", "match_aborted")
+"""Lifecycle kinds a webhook endpoint (or a feed filter) can name."""
+MAX_WEBHOOKS = 20
+"""Endpoints an organiser may register."""
+MAX_DELIVERIES = 500
+"""Deliveries kept in an endpoint's log (the newest)."""
+
 
 class StoreError(Exception):
     """Base class of every error the event store raises on purpose."""

@@ -191,6 +191,13 @@ class RedisEventStore:
 
     # -- writes -----------------------------------------------------------------------------
 
+    def answers(self) -> bool:
+        """Whether Redis answers a ping (readiness)."""
+        try:
+            return bool(self._client.ping())
+        except redis.RedisError:
+            return False
+
     def create(
         self,
         match_id: str,

@@ -33,18 +33,15 @@ import redis
 
 from service.adapters import outbound
 from service.adapters.addresses import Unreachable
+from service.ports import MAX_DELIVERIES, MAX_WEBHOOKS
 
 log = logging.getLogger("rummy.webhooks")
 
-KINDS = ("hand_scored", "match_completed", "match_forfeited", "match_aborted")
-"""Lifecycle kinds an endpoint can subscribe to."""
 ATTEMPTS = 5
 BACKOFF = (1, 5, 30, 120)
 """Seconds before attempts 2..5."""
 TIMEOUT_S = 5.0
 """Connect and read timeout of one attempt."""
-MAX_WEBHOOKS = 20
-MAX_DELIVERIES = 500
 USER_AGENT = "rummy-server-webhooks/1"
 
 PENDING, SUCCEEDED, FAILED = "pending", "succeeded", "failed"

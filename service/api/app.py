@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import redis
 from flask import Flask
 from flask_cors import CORS
 from swagger_ui import api_doc
@@ -54,7 +53,7 @@ API_SPEC = {
 }
 
 
-def create_app(settings: Settings | None = None, client: redis.Redis | None = None,
+def create_app(settings: Settings | None = None, client: Any = None,
                jobs_inline: bool | None = None) -> Flask:
     """Build the app. No arguments: settings from the environment (see README).
 
@@ -78,7 +77,7 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
                       feed.blp, log_audits.blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(web.blp)  # the reference web client: pages, not API operations
-    errors.register(app)
+    errors.register(app, wiring.unavailable)
     limit_abuse(app, wiring.settings)
     serve_reference(app, api.spec.to_dict())
     return app

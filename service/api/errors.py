@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import redis
 from flask import Flask, jsonify
 
 from domain.errors import RuleError
-from service.adapters.store import IdempotencyKeyReused, UnknownMatch, VersionConflict
+from service.ports import IdempotencyKeyReused, UnknownMatch, VersionConflict
 from service.usecases.errors import (
     AppError,
     Conflict,
@@ -41,7 +40,9 @@ def status_of(exc: AppError) -> int:
     return next((status for kind, status in STATUS.items() if isinstance(exc, kind)), 400)
 
 
-def register(app: Flask) -> None:
+def register(app: Flask, unavailable: tuple[type[Exception], ...]) -> None:
+    """Map every error a view can raise; ``unavailable`` are the store's own errors for
+    "does not answer" (the bootstrap names them: the API knows no adapter)."""
     @app.errorhandler(AppError)
     def app_error(exc: AppError) -> Any:
         return _error(status_of(exc), exc.code, exc.message, exc.errors)
@@ -59,11 +60,13 @@ def register(app: Flask) -> None:
     def version_conflict(exc: VersionConflict) -> Any:
         return _error(409, "version_conflict", str(exc))
 
-    @app.errorhandler(redis.RedisError)
-    def redis_down(exc: redis.RedisError) -> Any:
+    def store_down(exc: Exception) -> Any:
         app.logger.error("redis unavailable: %s", exc)
         return _error(503, "store_unavailable",
                       "the event store does not answer; nothing was changed, retry later")
+
+    for kind in unavailable:
+        app.register_error_handler(kind, store_down)
 
     @app.errorhandler(IdempotencyKeyReused)
     def key_reused(exc: IdempotencyKeyReused) -> Any:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import redis
 from flask import current_app
 from flask.views import MethodView
 
-from service.api.base import ApiBlueprint
+from service.api.base import ApiBlueprint, use_cases
 from service.api.schemas import HealthSchema
 
 blp = ApiBlueprint("health", __name__, description="Service health")
@@ -21,8 +20,6 @@ class Health(MethodView):
     def get(self) -> Any:
         """Is the service up, and does its Redis answer?"""
         mode = "embedded" if current_app.config["SETTINGS"].embedded else "redis"
-        try:
-            current_app.extensions["rummy"].store.client.ping()
-        except redis.RedisError:
+        if not use_cases().store.answers():
             return {"status": "degraded", "redis": "unreachable", "mode": mode}, 503
         return {"status": "ok", "redis": "ok", "mode": mode}

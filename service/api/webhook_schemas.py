@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from service.adapters.webhooks import KINDS, MAX_DELIVERIES
 from service.api.inputs import Pattern, unicode_text
 from service.api.schemas import TICKET
+from service.ports import MAX_DELIVERIES
+from service.ports import WEBHOOK_KINDS as KINDS
 
 KIND_FIELD = fields.String(validate=validate.OneOf(KINDS))
 

@@ -13,7 +13,8 @@ import urllib.parse
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from service.adapters.webhooks import MAX_WEBHOOKS, Webhook, Webhooks
+from service.adapters.webhooks import Webhook, Webhooks
+from service.ports import MAX_WEBHOOKS
 from service.usecases.access import Access
 from service.usecases.errors import NotFound, Rejected, not_allowed
 
