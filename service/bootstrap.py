@@ -160,9 +160,9 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     webhooks = Webhooks(client, prefix)
     work: Work
     timer = ClockRunner()
+    deliveries = DeliveryRunner(client, prefix, private=settings.private_webhooks)
     if in_process:
-        work = InProcessWork(timer,
-                             DeliveryRunner(client, prefix, private=settings.private_webhooks),
+        work = InProcessWork(timer, deliveries,
                              lambda match_id, verification_id: run_verification(
                                  repository, reports, match_id, verification_id))
     else:
@@ -199,7 +199,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
         organisers=OrganiserAdmin(organiser_keys, access),
     )
     wiring.closers.append(live.close)
-    if isinstance(work, InProcessWork):
-        wiring.closers += [work.clocks.stop, work.deliveries.close]
+    if in_process:
+        wiring.closers += [timer.stop, deliveries.close]
     return wiring
 

@@ -9,9 +9,10 @@ an unknown match without importing an adapter.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
 
 WEBHOOK_KINDS = ("hand_scored", "match_completed", "match_forfeited", "match_aborted")
 """Lifecycle kinds a webhook endpoint (or a feed filter) can name."""
@@ -114,3 +115,388 @@ class AppendResult:
     version: int
     events: tuple[StoredEvent, ...]
     replayed: bool = False
+
+
+# --- the vocabulary the ports speak ------------------------------------------------------
+
+NO_LOBBY, NOT_OPEN, TAKEN, NEED_START, CLAIMED, STARTED = range(10, 16)
+"""What a seat claim did (``SeatClaim.status``)."""
+
+STEPS = "steps"
+CLOCKS = "clocks"
+"""The two kinds of background work a match is indexed for: a system step, a clock."""
+
+ADMIN = "admin"
+"""The owner id of matches the admin token created."""
+
+
+@dataclass(frozen=True)
+class Organiser:
+    id: str
+    name: str
+    created_at: float
+    revoked_at: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class MatchInfo:
+    """A match's fixed metadata, as stored in its meta hash."""
+
+    id: str
+    variant: str
+    owner: str
+    created_at: float
+    names: tuple[str, ...] = ()
+    external_id: str | None = None
+    tags: tuple[str, ...] = ()
+    player_ids: tuple[str | None, ...] = ()
+    batch: str | None = None
+    duplicate: dict[str, Any] | None = field(default=None, compare=False)
+
+    @classmethod
+    def from_meta(cls, match_id: str, meta: Mapping[str, str]) -> MatchInfo:
+        duplicate = None
+        if meta.get("duplicate_group"):
+            duplicate = {"group": meta["duplicate_group"],
+                         "table": int(meta.get("duplicate_table", "1")),
+                         "partner": meta.get("duplicate_partner")}
+        return cls(match_id, meta.get("variant", ""), meta.get("owner", ""),
+                   float(meta.get("created_at", "0")),
+                   tuple(json.loads(meta.get("names", "[]"))),
+                   meta.get("external_id") or None,
+                   tuple(json.loads(meta.get("tags", "[]"))),
+                   tuple(json.loads(meta.get("player_ids", "[]"))),
+                   meta.get("batch") or None, duplicate)
+
+    def player_id(self, seat: int) -> str | None:
+        return self.player_ids[seat] if seat < len(self.player_ids) else None
+
+    def fields(self) -> dict[str, Any]:
+        """What every view and listing shows of the metadata."""
+        out: dict[str, Any] = {"external_id": self.external_id, "tags": list(self.tags)}
+        if self.batch is not None:
+            out["batch"] = self.batch
+        if self.duplicate is not None:
+            out["duplicate"] = dict(self.duplicate)
+        return out
+
+    def decorate(self, view: dict[str, Any]) -> dict[str, Any]:
+        """Add the metadata to a view, and each seat's external id to ``seats[]``."""
+        view.update(self.fields())
+        for seat in view.get("seats", ()):
+            if isinstance(seat, dict) and "seat" in seat:
+                seat["external_id"] = self.player_id(seat["seat"])
+        return view
+
+
+def meta_fields(external_id: str | None, tags: Sequence[str],
+                player_ids: Sequence[str | None], names: Sequence[str]) -> dict[str, str]:
+    """The metadata's meta-hash fields, as written at creation."""
+    return {"external_id": external_id or "", "tags": json.dumps(list(tags)),
+            "player_ids": json.dumps(list(player_ids)), "names": json.dumps(list(names))}
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """One waiting match's lobby record."""
+
+    match_id: str
+    fields: Mapping[str, str]
+
+    @property
+    def variant(self) -> str:
+        return self.fields["variant"]
+
+    @property
+    def seats(self) -> int:
+        return int(self.fields["seats"])
+
+    @property
+    def open_seats(self) -> int:
+        return int(self.fields["open"])
+
+    @property
+    def created_at(self) -> float:
+        return float(self.fields["created_at"])
+
+    def is_open(self, seat: int) -> bool:
+        """Whether ``seat`` was created open and nobody has claimed it yet."""
+        return (self.fields.get(f"seat:{seat}") == "open"
+                and f"token:{seat}" not in self.fields)
+
+    def seat_field(self, seat: int, name: str) -> str | None:
+        return self.fields.get(f"{name}:{seat}") or None
+
+    def token_hashes(self) -> list[str]:
+        """Token hashes by seat; "" for a seat nobody holds yet."""
+        return [self.fields.get(f"token:{seat}", "") for seat in range(self.seats)]
+
+
+@dataclass(frozen=True)
+class Webhook:
+    id: str
+    owner: str
+    url: str
+    secret: str
+    events: tuple[str, ...]
+    created_at: float
+
+    def public(self) -> dict[str, Any]:
+        """The record as the API shows it: never the secret."""
+        return {"id": self.id, "url": self.url, "events": list(self.events),
+                "created_at": self.created_at}
+
+
+@dataclass(frozen=True)
+class DeliveryRef:
+    """What a delivery job needs to find its record: ids, never objects."""
+
+    owner: str
+    webhook_id: str
+    delivery_id: str
+
+
+def entry_order(entry_id: str) -> tuple[int, int]:
+    """A stream entry id as a sortable pair (``"5-0"`` -> (5, 0))."""
+    ms, _, seq = entry_id.partition("-")
+    return int(ms), int(seq or 0)
+
+
+class StoreUnavailable(StoreError):
+    """The store did not answer (an adapter's own errors, translated at the port)."""
+
+
+# --- the ports ---------------------------------------------------------------------------
+
+
+class EventStore(Protocol):
+    """Matches' event logs and metadata: the one place events are written."""
+
+    def read(self, match_id: str, after: int = 0,
+             until: int | None = None) -> list[StoredEvent]: ...
+
+    def meta(self, match_id: str) -> dict[str, str] | None: ...
+
+    def create(self, match_id: str, events: Sequence[NewEvent], meta: Mapping[str, str], *,
+               command_id: str | None = None) -> AppendResult: ...
+
+    def append(self, match_id: str, expected_version: int, events: Sequence[NewEvent], *,
+               command_id: str | None = None, idempotency_key: str | None = None,
+               fingerprint: str = "", prev_hash: str | None = None,
+               command: Mapping[str, Any] | None = None) -> AppendResult: ...
+
+    def claim_seat(self, match_id: str, seat: int, token_hash: str,
+                   fields: Mapping[str, str], lobby_ttl_s: int,
+                   start: tuple[Sequence[NewEvent], Mapping[str, str]] | None = None,
+                   ) -> SeatClaim: ...
+
+    def rotate_seat_token(self, match_id: str, seat: int, token_hash: str) -> str | None: ...
+
+    def idempotency_outcome(self, match_id: str, key: str) -> IdempotencyRecord | None: ...
+
+    def record_refusal(self, match_id: str, key: str, fingerprint: str,
+                       refusal: Mapping[str, Any]) -> None: ...
+
+    def claim_idempotency(self, match_id: str, key: str, ttl_ms: int) -> bool: ...
+
+    def release_idempotency(self, match_id: str, key: str) -> None: ...
+
+    def events_key(self, match_id: str) -> str:
+        """The stream key of the match's events (what a fan-out follows)."""
+
+    def decode(self, entry_id: str, fields: Mapping[Any, Any]) -> StoredEvent:
+        """An events-key entry as a fan-out delivered it."""
+
+
+class Subscription(Protocol):
+    closed: bool
+
+    def get(self) -> list[tuple[str, list[tuple[str, Mapping[Any, Any]]]]]: ...
+
+
+class FanOut(Protocol):
+    """The process's follower of stream keys (the stream hub)."""
+
+    def subscribe(self, positions: Mapping[str, str], idle_s: float) -> Subscription: ...
+
+    def unsubscribe(self, sub: Any) -> None:
+        """Forget a subscription this fan-out gave."""
+
+    def close(self) -> None: ...
+
+
+class PresenceStore(Protocol):
+    """Which seats have a stream open, when each last acted, and the match's live key."""
+
+    ttl_ms: int
+
+    def live_key(self, match_id: str) -> str: ...
+
+    def last_live_id(self, match_id: str) -> str: ...
+
+    def open(self, match_id: str, member: str) -> None: ...
+
+    def close(self, match_id: str, member: str) -> None: ...
+
+    def refresh(self, held: Mapping[str, Iterable[str]]) -> None: ...
+
+    def acted(self, match_id: str, seat: int, ts: float) -> None: ...
+
+    def of(self, match_id: str, seats: int) -> list[dict[str, Any]]: ...
+
+    def message(self, fields: Mapping[Any, Any]) -> dict[str, Any] | None:
+        """A live-key entry as a presence message (``{"seat", "online"}``), or None."""
+
+    def revocation(self, fields: Mapping[Any, Any]) -> str | None:
+        """The token hash a live-key entry revokes, or None."""
+
+
+class Feed(Protocol):
+    """The organisers' lifecycle feeds."""
+
+    def key(self, owner: str) -> str: ...
+
+    def publish(self, owner: str, messages: Sequence[str]) -> None: ...
+
+    def after(self, owner: str, position: str, count: int = 100) -> list[tuple[str, str]]: ...
+
+    def message(self, fields: Mapping[Any, Any]) -> str:
+        """A feed entry's message text, as a fan-out delivered it."""
+
+
+class Lobby(Protocol):
+    """Matches waiting for their open seats."""
+
+    def open(self, match_id: str, fields: Mapping[str, str], ttl_s: int) -> None: ...
+
+    def get(self, match_id: str) -> Waiting | None: ...
+
+    def unlist(self, match_id: str, variant: str) -> None: ...
+
+    def listing(self, variant: str | None, offset: int,
+                limit: int) -> tuple[list[Waiting], int | None]: ...
+
+
+class Catalog(Protocol):
+    """The indexes of matches by owner, tag and external id."""
+
+    def add(self, info: MatchInfo) -> None: ...
+
+    def narrowest(self, owner: str | None, tags: Sequence[str],
+                  external_id: str | None) -> str: ...
+
+    def scan(self, key: str, after: tuple[float, str] | None = None,
+             newest_first: bool = True) -> Iterator[tuple[str, float]]: ...
+
+
+class Tokens(Protocol):
+    """Every issued seat and creator token's hash, and whose it is."""
+
+    def register(self, match_id: str, seats: dict[str, int],
+                 creator: str | None = None) -> None: ...
+
+    def forget(self, digests: list[str]) -> None: ...
+
+    def owner(self, digest: str) -> tuple[str, int | None] | None: ...
+
+
+class Organisers(Protocol):
+    """The organisers and their API keys (stored as hashes)."""
+
+    def create(self, name: str) -> tuple[Organiser, str]: ...
+
+    def all(self) -> list[Organiser]: ...
+
+    def get(self, organiser_id: str) -> Organiser | None: ...
+
+    def revoke(self, organiser_id: str) -> Organiser | None: ...
+
+    def is_live(self, owner: str) -> bool: ...
+
+    def lookup(self, key: str) -> str | None: ...
+
+    def lookup_hash(self, digest: str) -> str | None: ...
+
+
+class Tickets(Protocol):
+    """Stream tickets, kept hashed, taken once."""
+
+    def put_match(self, match_id: str, ticket: str, holder: str, ttl_s: int) -> None: ...
+
+    def take_match(self, match_id: str, ticket: str) -> str | None: ...
+
+    def put_feed(self, ticket: str, organiser: str, ttl_s: int) -> None: ...
+
+    def take_feed(self, ticket: str) -> str | None: ...
+
+
+class Batches(Protocol):
+    def save(self, record: Mapping[str, Any]) -> None: ...
+
+    def get(self, batch_id: str) -> dict[str, Any] | None: ...
+
+
+class WebhookStore(Protocol):
+    """The organisers' endpoints and their delivery logs."""
+
+    def create(self, owner: str, url: str, secret: str,
+               events: Sequence[str]) -> Webhook | None: ...
+
+    def all(self, owner: str) -> list[Webhook]: ...
+
+    def get(self, owner: str, webhook_id: str) -> Webhook | None: ...
+
+    def delete(self, owner: str, webhook_id: str) -> bool: ...
+
+    def deliveries(self, webhook_id: str, limit: int,
+                   offset: int = 0) -> list[dict[str, Any]]: ...
+
+    def add_delivery(self, webhook: Webhook, message: Mapping[str, Any],
+                     body: str) -> DeliveryRef | None: ...
+
+
+class Reports(Protocol):
+    """Verification reports, filed with their match."""
+
+    def save(self, match_id: str, verification_id: str, record: Mapping[str, Any]) -> None: ...
+
+    def get(self, match_id: str, verification_id: str) -> dict[str, Any] | None: ...
+
+
+class WorkIndex(Protocol):
+    """The matches awaiting background work (a step, a clock check), and when."""
+
+    def mark(self, kind: str, match_id: str, at: float) -> None: ...
+
+    def reschedule(self, kind: str, match_id: str, at: float) -> None: ...
+
+    def wake(self) -> None: ...
+
+
+class Jobs(Protocol):
+    """Background jobs for workers (real mode)."""
+
+    def enqueue_replay(self, match_id: str, verification_id: str) -> str: ...
+
+    def enqueue_delivery(self, owner: str, webhook_id: str, delivery_id: str) -> str: ...
+
+
+class ClockTimer(Protocol):
+    """Embedded mode's timer of turn deadlines."""
+
+    def schedule(self, match_id: str, turn_version: int, at: float) -> None: ...
+
+
+class Deliveries(Protocol):
+    """Embedded mode's webhook deliveries."""
+
+    def submit(self, ref: DeliveryRef, delay: float = 0.0) -> None: ...
+
+
+class FinishedRecord(Protocol):
+    """Embedded mode's record of finished matches, which deletes the oldest beyond a cap."""
+
+    def record(self, match_id: str, finished_at: float) -> list[str]: ...

@@ -85,7 +85,8 @@ def main(url: str, prefix: str, burst: bool) -> None:
     wiring = bootstrap(Settings.from_env(redis_url=url, key_prefix=prefix), in_process=False)
     context.use(wiring)
     queues = (*QUEUES, *LEGACY)
-    reconciler = Reconciler(wiring.index, wiring.runner, wiring.clocks, retried_queues=queues)
+    reconciler = Reconciler(wiring.index, wiring.runner, wiring.clocks, retried_queues=queues,
+                            client=wiring.client)
     if burst:
         handled = reconciler.drain()
         Worker(list(queues), connection=wiring.client).work(burst=True,

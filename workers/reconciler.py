@@ -45,12 +45,16 @@ BACKOFF_S = (0.5, 1.0, 2.0, 5.0, 10.0)
 class Reconciler:
     def __init__(self, index: WorkIndex, runner: CommandRunner, clocks: Clocks,
                  now: Callable[[], float] = time.time,
-                 retried_queues: Sequence[str] = ()) -> None:
+                 retried_queues: Sequence[str] = (),
+                 client: redis.Redis | None = None) -> None:
+        """``client`` and ``retried_queues``: the RQ queues whose due retries this
+        reconciler moves back onto them (``workers.scheduling``), on that Redis."""
         self.index = index
         self.runner = runner
         self.clocks = clocks
         self._now = now
         self._retried_queues = tuple(retried_queues)
+        self._client = client
 
     def tick(self) -> int:
         """Handle one batch of due matches of each kind; how many were handled."""
@@ -60,8 +64,8 @@ class Reconciler:
         clock_lease, clocked = self.index.claim(CLOCKS, LEASE_S, BATCH)
         for match_id in clocked:
             self._guard(CLOCKS, match_id, clock_lease, self._clock)
-        if self._retried_queues:
-            promote_due_jobs(self.runner.store.client, self._retried_queues)
+        if self._retried_queues and self._client is not None:
+            promote_due_jobs(self._client, self._retried_queues)
         return len(due) + len(clocked)
 
     def drain(self) -> int:

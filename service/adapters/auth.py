@@ -1,25 +1,14 @@
-"""Bearer tokens: seat tokens are random and stored only as SHA-256 hashes."""
+"""The index of every issued token's hash (``service.credentials`` makes and hashes them)."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import secrets
 from typing import Any
 
 import redis
 
+from service.credentials import new_token, same_secret, token_hash
 
-def new_token() -> str:
-    return secrets.token_urlsafe(24)
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def same_secret(given: str, expected: str | None) -> bool:
-    return expected is not None and hmac.compare_digest(given.encode(), expected.encode())
+__all__ = ["CREATOR", "TokenIndex", "new_token", "same_secret", "token_hash"]
 
 
 CREATOR = "creator"

@@ -24,72 +24,14 @@ Every index command touches one key, so none of this needs one Redis Cluster slo
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import redis
 
+from service.ports import MatchInfo
+
 CHUNK = 100
-
-
-@dataclass(frozen=True)
-class MatchInfo:
-    """A match's fixed metadata, as stored in its meta hash."""
-
-    id: str
-    variant: str
-    owner: str
-    created_at: float
-    names: tuple[str, ...] = ()
-    external_id: str | None = None
-    tags: tuple[str, ...] = ()
-    player_ids: tuple[str | None, ...] = ()
-    batch: str | None = None
-    duplicate: dict[str, Any] | None = field(default=None, compare=False)
-
-    @classmethod
-    def from_meta(cls, match_id: str, meta: Mapping[str, str]) -> MatchInfo:
-        duplicate = None
-        if meta.get("duplicate_group"):
-            duplicate = {"group": meta["duplicate_group"],
-                         "table": int(meta.get("duplicate_table", "1")),
-                         "partner": meta.get("duplicate_partner")}
-        return cls(match_id, meta.get("variant", ""), meta.get("owner", ""),
-                   float(meta.get("created_at", "0")),
-                   tuple(json.loads(meta.get("names", "[]"))),
-                   meta.get("external_id") or None,
-                   tuple(json.loads(meta.get("tags", "[]"))),
-                   tuple(json.loads(meta.get("player_ids", "[]"))),
-                   meta.get("batch") or None, duplicate)
-
-    def player_id(self, seat: int) -> str | None:
-        return self.player_ids[seat] if seat < len(self.player_ids) else None
-
-    def fields(self) -> dict[str, Any]:
-        """What every view and listing shows of the metadata."""
-        out: dict[str, Any] = {"external_id": self.external_id, "tags": list(self.tags)}
-        if self.batch is not None:
-            out["batch"] = self.batch
-        if self.duplicate is not None:
-            out["duplicate"] = dict(self.duplicate)
-        return out
-
-    def decorate(self, view: dict[str, Any]) -> dict[str, Any]:
-        """Add the metadata to a view, and each seat's external id to ``seats[]``."""
-        view.update(self.fields())
-        for seat in view.get("seats", ()):
-            if isinstance(seat, dict) and "seat" in seat:
-                seat["external_id"] = self.player_id(seat["seat"])
-        return view
-
-
-def meta_fields(external_id: str | None, tags: Sequence[str],
-                player_ids: Sequence[str | None], names: Sequence[str]) -> dict[str, str]:
-    """The metadata's meta-hash fields, as written at creation."""
-    return {"external_id": external_id or "", "tags": json.dumps(list(tags)),
-            "player_ids": json.dumps(list(player_ids)), "names": json.dumps(list(names))}
 
 
 def _text(value: Any) -> str:

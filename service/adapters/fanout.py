@@ -46,6 +46,8 @@ from typing import Any
 
 import redis
 
+from service.ports import entry_order
+
 log = logging.getLogger("rummy.fanout")
 
 Fields = Mapping[Any, Any]
@@ -435,9 +437,3 @@ def _entries_of(reply: Any) -> list[tuple[str, Fields]]:
             entries = entries[0]  # RESP3: redis-py wraps each key's entry list once more
         return [(_text(entry_id), fields or {}) for entry_id, fields in entries]
     return []
-
-
-def entry_order(entry_id: str) -> tuple[int, int]:
-    """A stream entry id as a sortable pair (``"5-0"`` -> (5, 0))."""
-    ms, _, seq = entry_id.partition("-")
-    return int(ms), int(seq or 0)

@@ -42,6 +42,10 @@ class FeedStore:
         notify(pipe, key)
         pipe.execute()
 
+    def message(self, fields: Any) -> str:
+        """A feed entry's message text, as read or as the stream hub delivered it."""
+        return message_of(fields)
+
     def after(self, owner: str, position: str, count: int = 100) -> list[tuple[str, str]]:
         """Up to ``count`` (entry id, message) after ``position`` (a full entry id)."""
         entries = self._client.xrange(self.key(owner), f"({position}", "+", count=count) or []

@@ -19,50 +19,15 @@ event store creates the match in the same script that takes the last seat).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import redis
 
+from service.ports import Waiting
+
 
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
-
-
-@dataclass(frozen=True)
-class Waiting:
-    """One waiting match's lobby record."""
-
-    match_id: str
-    fields: Mapping[str, str]
-
-    @property
-    def variant(self) -> str:
-        return self.fields["variant"]
-
-    @property
-    def seats(self) -> int:
-        return int(self.fields["seats"])
-
-    @property
-    def open_seats(self) -> int:
-        return int(self.fields["open"])
-
-    @property
-    def created_at(self) -> float:
-        return float(self.fields["created_at"])
-
-    def is_open(self, seat: int) -> bool:
-        """Whether ``seat`` was created open and nobody has claimed it yet."""
-        return (self.fields.get(f"seat:{seat}") == "open"
-                and f"token:{seat}" not in self.fields)
-
-    def seat_field(self, seat: int, name: str) -> str | None:
-        return self.fields.get(f"{name}:{seat}") or None
-
-    def token_hashes(self) -> list[str]:
-        """Token hashes by seat; "" for a seat nobody holds yet."""
-        return [self.fields.get(f"token:{seat}", "") for seat in range(self.seats)]
 
 
 class LobbyStore:

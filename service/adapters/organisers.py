@@ -13,26 +13,12 @@ import json
 import secrets
 import time
 import uuid
-from dataclasses import asdict, dataclass
 from typing import Any
 
 import redis
 
 from service.adapters.auth import token_hash
-
-ADMIN = "admin"
-"""The owner id of matches the admin token created."""
-
-
-@dataclass(frozen=True)
-class Organiser:
-    id: str
-    name: str
-    created_at: float
-    revoked_at: float | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+from service.ports import ADMIN, Organiser
 
 
 class OrganiserKeys:

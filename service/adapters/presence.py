@@ -22,10 +22,15 @@ Every key expires when no process refreshes it, so an abandoned match leaves not
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import redis
+
+from service.ports import StoreUnavailable
+
+T = TypeVar("T")
 
 TTL_MS = 30_000
 """How long a stream's presence lasts without a refresh; the hub refreshes every third."""
@@ -84,6 +89,19 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+def _translated(method: Callable[..., T]) -> Callable[..., T]:
+    """Redis's errors as the port's ``StoreUnavailable``: presence is a courtesy the live
+    streams go on without, and they know no Redis."""
+
+    @functools.wraps(method)
+    def wrapped(*args: Any, **kwargs: Any) -> T:
+        try:
+            return method(*args, **kwargs)
+        except redis.RedisError as exc:
+            raise StoreUnavailable(str(exc)) from exc
+    return wrapped
+
+
 class Presence:
     """Reads and writes a match's presence keys (see the module docstring)."""
 
@@ -104,13 +122,16 @@ class Presence:
     def _args(self, op: str, members: Iterable[str]) -> list[Any]:
         return [op, self.ttl_ms, LIVE_MAXLEN, KEY_TTL_MS, *members]
 
+    @_translated
     def open(self, match_id: str, member: str) -> None:
         """A seat's stream opened here (``member`` = ``<seat>:<connection>``)."""
         self._update(keys=self._keys(match_id), args=self._args("add", [member]))
 
+    @_translated
     def close(self, match_id: str, member: str) -> None:
         self._update(keys=self._keys(match_id), args=self._args("rem", [member]))
 
+    @_translated
     def refresh(self, held: Mapping[str, Iterable[str]]) -> None:
         """Extend every member this process holds, one script per match, pipelined."""
         pipe = self._client.pipeline(transaction=False)
@@ -124,6 +145,17 @@ class Presence:
         newest = self._client.xrevrange(self.live_key(match_id), "+", "-", count=1)
         return _text(newest[0][0]) if newest else "0-0"
 
+    @staticmethod
+    def message(fields: Mapping[Any, Any]) -> dict[str, Any] | None:
+        """A live-stream entry as a presence message (``presence_message``)."""
+        return presence_message(fields)
+
+    @staticmethod
+    def revocation(fields: Mapping[Any, Any]) -> str | None:
+        """The token hash a live-stream entry revokes (``revoked_token``)."""
+        return revoked_token(fields)
+
+    @_translated
     def acted(self, match_id: str, seat: int, ts: float) -> None:
         """Record a seat's action time (derived data, never read back into the game)."""
         pipe = self._client.pipeline(transaction=False)

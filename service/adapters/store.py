@@ -34,6 +34,7 @@ from service.adapters.presence import KEY_TTL_MS as LIVE_KEY_TTL_MS
 from service.adapters.presence import LIVE_MAXLEN
 from service.adapters.store_scripts import CONFLICT, EXISTS, KEY_REUSED, OK, REPLAYED, UNKNOWN
 from service.ports import (
+    STARTED,
     AppendResult,
     IdempotencyKeyReused,
     IdempotencyRecord,
@@ -191,6 +192,10 @@ class RedisEventStore:
 
     # -- writes -----------------------------------------------------------------------------
 
+    def decode(self, entry_id: str, fields: Mapping[Any, Any]) -> StoredEvent:
+        """An events-key entry as the stream hub delivered it."""
+        return decode_entry(entry_id, fields)
+
     def answers(self) -> bool:
         """Whether Redis answers a ping (readiness)."""
         try:
@@ -254,7 +259,7 @@ class RedisEventStore:
                      str(len(stored)), *_encode(stored)]
         reply = self._claim_script(keys=keys, args=args)
         status = int(reply[0])
-        if status == scripts.STARTED:
+        if status == STARTED:
             self._client.zadd(self._index_key(), {match_id: stored[0].ts if stored else 0})
             return SeatClaim(status, version=len(stored), events=tuple(stored))
         if status == EXISTS:

@@ -69,7 +69,6 @@ redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1
 """
 
-NO_LOBBY, NOT_OPEN, TAKEN, NEED_START, CLAIMED, STARTED = range(10, 16)
 
 # KEYS: lobby, events, meta. ARGV: seat, token hash, lobby ttl (s), field pair count,
 # field pairs..., then "1" and CREATE's arguments when the caller read this seat as the

@@ -33,7 +33,7 @@ import redis
 
 from service.adapters import outbound
 from service.adapters.addresses import Unreachable
-from service.ports import MAX_DELIVERIES, MAX_WEBHOOKS
+from service.ports import MAX_DELIVERIES, MAX_WEBHOOKS, DeliveryRef, Webhook
 
 log = logging.getLogger("rummy.webhooks")
 
@@ -45,30 +45,6 @@ TIMEOUT_S = 5.0
 USER_AGENT = "rummy-server-webhooks/1"
 
 PENDING, SUCCEEDED, FAILED = "pending", "succeeded", "failed"
-
-
-@dataclass(frozen=True)
-class Webhook:
-    id: str
-    owner: str
-    url: str
-    secret: str
-    events: tuple[str, ...]
-    created_at: float
-
-    def public(self) -> dict[str, Any]:
-        """The record as the API shows it: never the secret."""
-        return {"id": self.id, "url": self.url, "events": list(self.events),
-                "created_at": self.created_at}
-
-
-@dataclass(frozen=True)
-class DeliveryRef:
-    """What a delivery job needs to find its record: ids, never objects."""
-
-    owner: str
-    webhook_id: str
-    delivery_id: str
 
 
 def _text(value: Any) -> str:

@@ -27,10 +27,10 @@ from collections.abc import Callable
 
 import redis
 
+from service.ports import CLOCKS, STEPS
+
 WAKE_TOKENS = 64
 """At most this many wake-up tokens wait: enough to wake every idle worker."""
-STEPS = "steps"
-CLOCKS = "clocks"
 KINDS = (STEPS, CLOCKS)
 
 # KEYS: the set. ARGV: now, lease until, max members. Due members get the lease as score.

@@ -11,20 +11,18 @@ import secrets
 from collections.abc import Callable, Mapping
 
 from domain.viewer import Viewer
-from service.adapters.auth import TokenIndex, same_secret, token_hash
-from service.adapters.lobby import Waiting
-from service.adapters.organisers import ADMIN, OrganiserKeys
-from service.adapters.store import RedisEventStore
+from service.credentials import same_secret, token_hash
+from service.ports import ADMIN, EventStore, Organisers, Tokens, Waiting
 from service.usecases.errors import Forbidden, NotFound, Unauthenticated, not_allowed, storable
 
 
 class Access:
     """Authorisation of callers against matches."""
 
-    def __init__(self, store: RedisEventStore, admin_token: str | None,
+    def __init__(self, store: EventStore, admin_token: str | None,
                  meta: Callable[[str], Mapping[str, str] | None],
-                 waiting: Callable[[str], Waiting | None], tokens: TokenIndex,
-                 organisers: OrganiserKeys) -> None:
+                 waiting: Callable[[str], Waiting | None], tokens: Tokens,
+                 organisers: Organisers) -> None:
         self.store = store
         self._meta = meta
         self._waiting = waiting

@@ -2,7 +2,7 @@
 
 ``Audits`` files a request and hands it to background work; ``run_verification`` is the
 work, run by the ``replays`` job in real mode and in-process in embedded mode; the report
-is filed with the match (``VerificationReports``) for ``GET .../verifications/{id}``.
+is filed with the match (``Reports``) for ``GET .../verifications/{id}``.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from typing import Any
 
 from domain.audit import duplicate_deals, verify
 from domain.variants import VARIANTS
-from service.adapters.store import VerificationReports
+from service.ports import Reports
 from service.usecases.errors import NotFound, storable
 from service.usecases.queries import MatchQueries
 from service.usecases.repository import Repository
 
 
-def run_verification(repository: Repository, reports: VerificationReports, match_id: str,
+def run_verification(repository: Repository, reports: Reports, match_id: str,
                      verification_id: str) -> bool:
     """Verify the match (and its duplicate partner's deals, if any); file the report."""
     reports.save(match_id, verification_id, {"status": "running"})
@@ -39,7 +39,7 @@ def run_verification(repository: Repository, reports: VerificationReports, match
 class Audits:
     """Requests for a match's verification, and their reports."""
 
-    def __init__(self, queries: MatchQueries, reports: VerificationReports,
+    def __init__(self, queries: MatchQueries, reports: Reports,
                  verify_later: Callable[[str, str], None]) -> None:
         self.queries = queries
         self._reports = reports

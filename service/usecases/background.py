@@ -3,7 +3,7 @@
 Each class is both the runner's ``FollowUp`` (what an append leaves to do) and the use
 cases' way to start other work (verify a log, deliver webhooks):
 
-- ``QueuedWork`` (real mode): marks the match in the work index (``service.adapters.work``)
+- ``QueuedWork`` (real mode): marks the match in the work index (``service.ports.WorkIndex``)
   before the append and due after it, wakes a worker, and indexes the running turn's
   deadline; workers (``python -m workers``) run what falls due. Verifications and webhook
   deliveries are RQ jobs.
@@ -19,11 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from domain.match import Ahead, DeadlineDue, Match, StepDue
-from service.adapters.clock_runner import ClockRunner
-from service.adapters.deliveries import DeliveryRunner
-from service.adapters.jobs import JobQueue
-from service.adapters.webhooks import DeliveryRef
-from service.adapters.work import CLOCKS, STEPS, WorkIndex
+from service.ports import CLOCKS, STEPS, ClockTimer, Deliveries, DeliveryRef, Jobs, WorkIndex
 
 MARK_AHEAD_S = 1.0
 """A step's mark before its append falls due this late: by then the append has made it due
@@ -45,7 +41,7 @@ class Work(Protocol):
 class QueuedWork:
     """Real mode: RQ jobs, with the work index as the record of what must happen."""
 
-    def __init__(self, jobs: JobQueue, work: WorkIndex,
+    def __init__(self, jobs: Jobs, work: WorkIndex,
                  clock: Callable[[], float] = time.time) -> None:
         self.jobs = jobs
         self.work = work
@@ -79,7 +75,7 @@ class InProcessWork:
     append that makes them due (``CommandRunner(steps_inline=True)``), before the caller
     gets its answer."""
 
-    def __init__(self, clocks: ClockRunner, deliveries: DeliveryRunner,
+    def __init__(self, clocks: ClockTimer, deliveries: Deliveries,
                  verifier: Callable[[str, str], object]) -> None:
         self.clocks = clocks
         self.deliveries = deliveries

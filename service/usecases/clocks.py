@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 
 from domain.match import Match
-from service.adapters.store import StoredEvent
+from service.ports import StoredEvent
 from service.usecases.commands import TimeOut
 from service.usecases.errors import NotFound
 from service.usecases.runner import CommandRunner

@@ -25,12 +25,9 @@ from domain.fairness import Deal, MatchSecrets
 from domain.shuffle import choose
 from domain.variant import Variant
 from domain.variants import VARIANTS
-from service.adapters.auth import new_token, token_hash
-from service.adapters.catalog import MatchIndex, MatchInfo, meta_fields
-from service.adapters.codec import to_store
-from service.adapters.lobby import LobbyStore
-from service.adapters.store import RedisEventStore
-from service.ports import StoredEvent
+from service.codec import to_store
+from service.credentials import new_token, token_hash
+from service.ports import Catalog, EventStore, Lobby, MatchInfo, StoredEvent, meta_fields
 from service.usecases.access import Access
 from service.usecases.errors import invalid, not_allowed
 from service.usecases.runner import CommandRunner
@@ -90,8 +87,8 @@ def seat_fields(seat: int, player: Mapping[str, Any]) -> dict[str, str]:
 class MatchCreation:
     """Creates matches, at once or waiting for their open seats."""
 
-    def __init__(self, runner: CommandRunner, store: RedisEventStore, lobby: LobbyStore,
-                 access: Access, index: MatchIndex, lobby_ttl_s: int = LOBBY_TTL_S) -> None:
+    def __init__(self, runner: CommandRunner, store: EventStore, lobby: Lobby,
+                 access: Access, index: Catalog, lobby_ttl_s: int = LOBBY_TTL_S) -> None:
         self.runner = runner
         self.store = store
         self.lobby = lobby

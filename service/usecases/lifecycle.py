@@ -17,13 +17,18 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from domain.events import HAND_SCORED, MATCH_ABORTED, MATCH_COMPLETED, SEAT_FORFEITED
-from service.adapters.fanout import StreamHub, entry_order
-from service.adapters.feed import message_of
-from service.adapters.webhooks import DeliveryRef, Webhook
-from service.ports import StoredEvent
+from service.ports import (
+    DeliveryRef,
+    FanOut,
+    Feed,
+    Organisers,
+    StoredEvent,
+    WebhookStore,
+    entry_order,
+)
 from service.usecases.subscribers import Appended
 
 KIND_OF = {HAND_SCORED.name: "hand_scored", MATCH_COMPLETED.name: "match_completed",
@@ -45,30 +50,10 @@ MetaOf = Callable[[str], Mapping[str, str] | None]
 """A match's creation metadata (owner, tags, external id): the repository's cached copy."""
 
 
-class Feed(Protocol):
-    def key(self, owner: str) -> str: ...
-
-    def publish(self, owner: str, messages: Sequence[str]) -> None: ...
-
-    def after(self, owner: str, position: str, count: int = 100) -> list[tuple[str, str]]: ...
-
-
-class WebhookLog(Protocol):
-    def all(self, owner: str) -> list[Webhook]: ...
-
-    def add_delivery(self, webhook: Webhook, message: Mapping[str, Any],
-                     body: str) -> DeliveryRef | None: ...
-
-
-class LiveOwners(Protocol):
-    def is_live(self, owner: str) -> bool:
-        """Whether ``owner`` may still receive webhooks (a revoked organiser may not)."""
-
-
 class OrganiserNotices:
     """The subscriber that tells organisers what happened to their matches."""
 
-    def __init__(self, feed: Feed, webhooks: WebhookLog, owners: LiveOwners, meta: MetaOf,
+    def __init__(self, feed: Feed, webhooks: WebhookStore, owners: Organisers, meta: MetaOf,
                  dispatch: Dispatch) -> None:
         self.feed, self.webhooks, self.owners = feed, webhooks, owners
         self.meta, self.dispatch = meta, dispatch
@@ -131,14 +116,14 @@ def parse_entry_id(text: str) -> str | None:
     return f"{ms}-{seq}"
 
 
-def follow_feed(hub: StreamHub, feed: Feed, owner: str, after: str,
+def follow_feed(hub: FanOut, feed: Feed, owner: str, after: str,
                 tags: Sequence[str], kinds: Sequence[str],
                 keepalive_ms: int) -> Iterator[tuple[str, dict[str, Any]] | None]:
     """(entry id, message) for every feed message after ``after`` that matches, as they
     come; None marks a keep-alive tick. Messages filtered out still move the position.
 
     The backlog comes from normal reads; new messages from the process's stream hub
-    (``service.adapters.fanout``), subscribed at the position the backlog reached and read
+    (``service.ports.FanOut``), subscribed at the position the backlog reached and read
     once more after subscribing, so the switch neither loses nor repeats a message.
     """
     key = feed.key(owner)
@@ -176,7 +161,7 @@ def follow_feed(hub: StreamHub, feed: Feed, owner: str, after: str,
                 idle_since = time.monotonic()
                 continue
             sent = False
-            for item in take((_text(entry_id), message_of(fields))
+            for item in take((_text(entry_id), feed.message(fields))
                              for _, entries in arrived for entry_id, fields in entries):
                 sent = True
                 yield item

@@ -6,7 +6,7 @@ decides *which* stored events and presence messages a stream gets, and keeps thi
 process's presence entries alive.
 
 A stream reads the events after the client's position from the store, subscribes to the
-process's stream hub (``service.adapters.fanout``) at the version it reached, then reads
+process's stream hub (``service.ports.FanOut``) at the version it reached, then reads
 once more: the hub delivers everything dispatched after the subscription and that second
 read everything before it, and versions already sent are dropped, so the switch neither
 loses nor repeats an event.
@@ -30,12 +30,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import redis
-
 from domain.viewer import Viewer
-from service.adapters.fanout import StreamHub
-from service.adapters.presence import Presence, presence_message, revoked_token
-from service.adapters.store import RedisEventStore, StoredEvent, decode_entry
+from service.ports import EventStore, FanOut, PresenceStore, StoredEvent, StoreUnavailable
 from service.usecases.subscribers import Appended
 
 log = logging.getLogger("rummy.live")
@@ -76,7 +72,7 @@ followed here, so a thousand streams of one match render each move once per view
 class LiveStreams:
     """One stream hub and this process's presence entries."""
 
-    def __init__(self, store: RedisEventStore, presence: Presence, hub: StreamHub) -> None:
+    def __init__(self, store: EventStore, presence: PresenceStore, hub: FanOut) -> None:
         self.store = store
         self.presence = presence
         self.hub = hub
@@ -122,7 +118,7 @@ class LiveStreams:
                         return
                     yield None
                     continue
-                if holder is not None and _revokes(batches, events_key, holder.token_hash):
+                if holder is not None and self._revokes(batches, events_key, holder.token_hash):
                     yield Ended(TOKEN_ROTATED)
                     return
                 fresh: list[StoredEvent] = []
@@ -130,7 +126,7 @@ class LiveStreams:
                 for key, entries in batches:
                     for entry_id, fields in entries:
                         if key != events_key:
-                            message = presence_message(fields)
+                            message = self.presence.message(fields)
                             if message is not None:
                                 messages.append(message)
                         elif int(entry_id.partition("-")[0]) > after:
@@ -150,7 +146,7 @@ class LiveStreams:
         """An entry the hub delivered, decoded once in this process for all its streams."""
         found = self._decoded_events.get((key, entry_id))
         if found is None:
-            found = decode_entry(entry_id, fields)
+            found = self.store.decode(entry_id, fields)
             self._decoded_events[(key, entry_id)] = found
             if len(self._decoded_events) > _RENDERED:
                 self._decoded_events.popitem(last=False)
@@ -185,7 +181,7 @@ class LiveStreams:
                 self._keeper.start()
         try:
             self.presence.open(match_id, member)
-        except redis.RedisError:  # presence is a courtesy: the stream goes on without it
+        except StoreUnavailable:  # presence is a courtesy: the stream goes on without it
             log.warning("presence of %s on match %s not recorded", member, match_id)
 
     def _release(self, match_id: str, member: str) -> None:
@@ -197,7 +193,7 @@ class LiveStreams:
                     del self._held[match_id]
         try:
             self.presence.close(match_id, member)
-        except redis.RedisError:
+        except StoreUnavailable:
             log.warning("presence of %s on match %s not removed; it expires", member, match_id)
 
     def held(self) -> dict[str, set[str]]:
@@ -237,18 +233,17 @@ class LiveStreams:
             return
         try:
             self.presence.acted(appended.match_id, seat, appended.events[0].ts)
-        except redis.RedisError:
+        except StoreUnavailable:
             log.warning("last action of seat %s on match %s not recorded", seat,
                         appended.match_id)
 
     def seats(self, match_id: str, count: int) -> list[dict[str, Any]]:
         return self.presence.of(match_id, count)
 
-
-def _revokes(batches: list[Any], events_key: str, token_hash: str) -> bool:
-    """Whether the hub's batches announce ``token_hash`` rotated. The batches of one take
-    are checked whole before any of their events is sent: the hub delivers a rotation no
-    later than the events appended after it, possibly in the same take."""
-    return any(revoked_token(fields) == token_hash
-               for key, entries in batches if key != events_key
-               for _, fields in entries)
+    def _revokes(self, batches: list[Any], events_key: str, token_hash: str) -> bool:
+        """Whether the hub's batches announce ``token_hash`` rotated. The batches of one take
+        are checked whole before any of their events is sent: the hub delivers a rotation no
+        later than the events appended after it, possibly in the same take."""
+        return any(self.presence.revocation(fields) == token_hash
+                   for key, entries in batches if key != events_key
+                   for _, fields in entries)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.adapters.organisers import OrganiserKeys
+from service.ports import Organisers
 from service.usecases.access import Access
 from service.usecases.errors import NotFound, not_allowed
 
@@ -12,7 +12,7 @@ from service.usecases.errors import NotFound, not_allowed
 class OrganiserAdmin:
     """The admin's management of organisers and their keys."""
 
-    def __init__(self, keys: OrganiserKeys, access: Access) -> None:
+    def __init__(self, keys: Organisers, access: Access) -> None:
         self._keys = keys
         self._access = access
 

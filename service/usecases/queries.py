@@ -15,10 +15,8 @@ from domain.events import HAND_DEALT, SEED_REVEALED
 from domain.match import Match
 from domain.variant import Variant
 from domain.viewer import Viewer
-from service.adapters.catalog import MatchInfo
-from service.adapters.codec import to_domain
-from service.adapters.lobby import LobbyStore
-from service.ports import StoredEvent
+from service.codec import to_domain
+from service.ports import Lobby, MatchInfo, StoredEvent
 from service.usecases.access import Access
 from service.usecases.errors import NotFound, storable
 from service.usecases.live import LiveStreams
@@ -61,7 +59,7 @@ class HandIndex:
 class MatchQueries:
     """What anybody may read of a match, redacted for them."""
 
-    def __init__(self, repository: Repository, lobby: LobbyStore, access: Access,
+    def __init__(self, repository: Repository, lobby: Lobby, access: Access,
                  live: LiveStreams) -> None:
         self.repository = repository
         self.lobby = lobby

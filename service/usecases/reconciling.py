@@ -11,7 +11,7 @@ import time
 from typing import TYPE_CHECKING
 
 from domain.match import DeadlineDue, StepDue
-from service.adapters.work import CLOCKS, STEPS
+from service.ports import CLOCKS, STEPS
 
 if TYPE_CHECKING:
     from service.bootstrap import Wiring

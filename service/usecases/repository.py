@@ -22,8 +22,8 @@ from domain.evolving import folded
 from domain.fairness import MatchSecrets
 from domain.match import Ahead, Match
 from domain.variants import VARIANTS
-from service.adapters.codec import to_recorded
-from service.adapters.store import RedisEventStore, StoredEvent
+from service.codec import to_recorded
+from service.ports import EventStore, StoredEvent
 from service.usecases.errors import NotFound, storable
 
 CACHE_SIZE = 512
@@ -48,7 +48,7 @@ def not_found(match_id: str) -> NotFound:
 class Repository:
     """Loads matches for every use case; thread-safe; ``cache_size`` matches kept."""
 
-    def __init__(self, store: RedisEventStore, cache_size: int = CACHE_SIZE) -> None:
+    def __init__(self, store: EventStore, cache_size: int = CACHE_SIZE) -> None:
         self.store = store
         self.stats = ReadStats()
         self._cache: OrderedDict[str, Match] = OrderedDict()

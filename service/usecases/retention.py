@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Sequence
 
 from domain.controls import TERMINAL_EVENTS
-from service.adapters.retention import FinishedMatches
+from service.ports import FinishedRecord
 from service.usecases.subscribers import Appended
 
 log = logging.getLogger("rummy.retention")
@@ -28,7 +28,7 @@ Forget = Callable[[str], None]
 class Retention:
     """Records finished matches and deletes those beyond the cap; one per process."""
 
-    def __init__(self, matches: FinishedMatches, forget: Sequence[Forget]) -> None:
+    def __init__(self, matches: FinishedRecord, forget: Sequence[Forget]) -> None:
         self.matches = matches
         self._forget = list(forget)
         self._lock = threading.Lock()

@@ -25,9 +25,8 @@ from typing import Any, Protocol
 
 from domain.errors import RuleError
 from domain.match import Ahead, Match
-from service.adapters.codec import to_store
-from service.adapters.store import RedisEventStore
-from service.ports import IdempotencyRecord, StoredEvent, UnknownMatch, VersionConflict
+from service.codec import to_store
+from service.ports import EventStore, IdempotencyRecord, StoredEvent, UnknownMatch, VersionConflict
 from service.usecases import errors
 from service.usecases.commands import Command, RunStep
 from service.usecases.errors import AppError, Conflict, Rejected
@@ -89,7 +88,7 @@ class CommandRunner:
                  *, steps_inline: bool = False,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.repository = repository
-        self.store: RedisEventStore = repository.store
+        self.store: EventStore = repository.store
         self.subscribers = subscribers
         self.follow_up = follow_up
         self._steps_inline = steps_inline

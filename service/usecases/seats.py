@@ -19,12 +19,19 @@ from typing import Any
 
 from domain.variants import VARIANTS
 from domain.viewer import Viewer
-from service.adapters.auth import new_token, same_secret, token_hash
-from service.adapters.catalog import MatchInfo
-from service.adapters.codec import to_store
-from service.adapters.lobby import LobbyStore, Waiting
-from service.adapters.store import RedisEventStore, SeatClaim
-from service.adapters.store_scripts import CLAIMED, NEED_START, NO_LOBBY, STARTED
+from service.codec import to_store
+from service.credentials import new_token, same_secret, token_hash
+from service.ports import (
+    CLAIMED,
+    NEED_START,
+    NO_LOBBY,
+    STARTED,
+    EventStore,
+    Lobby,
+    MatchInfo,
+    SeatClaim,
+    Waiting,
+)
 from service.usecases.access import Access
 from service.usecases.creation import LOBBY_TTL_S, MatchCreation, seat_fields, tags_of
 from service.usecases.errors import (
@@ -36,6 +43,8 @@ from service.usecases.errors import (
 )
 
 CLAIM_ATTEMPTS = 8
+
+
 
 
 class MatchNotStarted(Conflict):
@@ -78,7 +87,7 @@ def waiting_view(waiting: Waiting, viewer: Viewer) -> dict[str, Any]:
 class Seats:
     """Use cases of open seats, the lobby and seat tokens."""
 
-    def __init__(self, creation: MatchCreation, store: RedisEventStore, lobby: LobbyStore,
+    def __init__(self, creation: MatchCreation, store: EventStore, lobby: Lobby,
                  access: Access, meta: Callable[[str], Mapping[str, str] | None],
                  ttl_s: int = LOBBY_TTL_S) -> None:
         self._creation = creation

@@ -16,7 +16,7 @@ from domain.controls import TERMINAL_EVENTS
 from domain.variant import Variant
 from domain.variants import VARIANTS
 from domain.viewer import Viewer
-from service.adapters.auth import token_hash
+from service.credentials import token_hash
 from service.usecases.lifecycle import Feed, follow_feed
 from service.usecases.live import Ended, LiveStreams, SeatHolder
 from service.usecases.queries import HandIndex, MatchQueries

@@ -20,8 +20,8 @@ from collections.abc import Callable
 from typing import Any
 
 from domain.viewer import Viewer
-from service.adapters.auth import token_hash
-from service.adapters.tickets import TicketStore
+from service.credentials import token_hash
+from service.ports import Tickets
 from service.usecases.access import Access
 from service.usecases.errors import Rejected, Unauthenticated
 
@@ -36,7 +36,7 @@ def _refused(why: str = "the stream ticket is unknown, expired or was used alrea
 
 
 class StreamTickets:
-    def __init__(self, store: TicketStore, access: Access,
+    def __init__(self, store: Tickets, access: Access,
                  is_over: Callable[[str], bool]) -> None:
         self._store = store
         self._access = access

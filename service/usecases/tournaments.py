@@ -25,9 +25,7 @@ from dataclasses import replace
 from typing import Any
 
 from domain.controls import FINAL_PHASES
-from service.adapters.batches import BatchStore
-from service.adapters.catalog import MatchIndex, MatchInfo
-from service.adapters.organisers import ADMIN
+from service.ports import ADMIN, Batches, Catalog, MatchInfo
 from service.usecases.access import Access
 from service.usecases.creation import MatchCreation, NewMatch
 from service.usecases.errors import AppError, Invalid, NotFound, not_allowed
@@ -72,7 +70,7 @@ class Tournaments:
     """Use cases over many matches of one organiser (or, for the admin, of everyone)."""
 
     def __init__(self, creation: MatchCreation, queries: MatchQueries, access: Access,
-                 index: MatchIndex, batches: BatchStore) -> None:
+                 index: Catalog, batches: Batches) -> None:
         self.creation = creation
         self.queries = queries
         self.access = access

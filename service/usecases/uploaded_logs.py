@@ -25,8 +25,8 @@ from domain.match import Match
 from domain.variant import Variant
 from domain.variants import VARIANTS
 from domain.viewer import Viewer
-from service.adapters.codec import to_recorded
-from service.adapters.store import StoredEvent
+from service.codec import to_recorded
+from service.ports import StoredEvent
 from service.usecases.errors import Rejected
 from service.usecases.log_upload import MAX_LOG_BYTES, read_records
 from service.usecases.queries import HandIndex

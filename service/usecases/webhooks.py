@@ -1,4 +1,4 @@
-"""Webhooks: an organiser's endpoints for the lifecycle events of its matches, and their
+"""WebhookStore: an organiser's endpoints for the lifecycle events of its matches, and their
 delivery log (the deliveries themselves: ``service.usecases.lifecycle`` and the delivery
 workers).
 
@@ -13,8 +13,7 @@ import urllib.parse
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from service.adapters.webhooks import Webhook, Webhooks
-from service.ports import MAX_WEBHOOKS
+from service.ports import MAX_WEBHOOKS, Webhook, WebhookStore
 from service.usecases.access import Access
 from service.usecases.errors import NotFound, Rejected, not_allowed
 
@@ -22,7 +21,7 @@ from service.usecases.errors import NotFound, Rejected, not_allowed
 class WebhookRegistration:
     """What an organiser does with its webhooks."""
 
-    def __init__(self, webhooks: Webhooks, access: Access, private_allowed: bool,
+    def __init__(self, webhooks: WebhookStore, access: Access, private_allowed: bool,
                  refused_host: Callable[[str], bool]) -> None:
         self._webhooks = webhooks
         self._access = access

@@ -211,7 +211,7 @@ def _literal(token: str) -> object:
 
 
 READERS = {"domain/events.py", "domain/upcasting.py", "domain/audit.py",
-           "service/adapters/codec.py"}
+           "service/codec.py"}
 """The only modules that make an ``Event`` directly: ``EventType.event``, and the readers
 of stored or exported events (whose type is whatever the log says)."""
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from domain.events import Event
 from domain.match import Recorded
 from domain.upcasting import upcast
-from service.adapters.store import NewEvent, StoredEvent
+from service.ports import NewEvent, StoredEvent
 
 
 def to_domain(stored: StoredEvent) -> Event:
