@@ -34,6 +34,7 @@ $(CHROMIUM):  ## Debian's chromium for tests/browser (Playwright drives it; noth
 test: $(STAMP) $(CHROMIUM)  ## lint, then the whole suite, on fakeredis and on real Redis
 	$(BIN)/ruff check domain service workers tests bench
 	$(BIN)/mypy domain service workers
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
 worker: $(STAMP)  ## one worker process for real mode (needs REDIS_URL); run it under a supervisor

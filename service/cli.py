@@ -114,5 +114,6 @@ def reconcile_command(scan: bool) -> None:
     workers' reconciler drives it (once, after upgrading from a release without the index)."""
     from service.usecases.reconciling import index_everything
 
-    marked = index_everything(_wiring())
+    wiring = _wiring()
+    marked = index_everything(wiring.store.match_ids, wiring.repository, wiring.index)
     click.echo(json.dumps(marked, sort_keys=True))
