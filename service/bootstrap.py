@@ -11,6 +11,7 @@ own ``Wiring``.
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -140,17 +141,20 @@ def require_redis_7(client: redis.Redis) -> None:
 
 
 def bootstrap(settings: Settings | None = None, client: redis.Redis | None = None,
-              in_process: bool | None = None) -> Wiring:
+              in_process: bool | None = None,
+              clock: Callable[[], float] = time.time) -> Wiring:
     """Wire one process: every adapter and every use case, each built once and given to
     the others by constructor. ``in_process`` defaults to the embedded mode's (steps,
-    clocks and webhooks in this process); False queues them for workers."""
+    clocks and webhooks in this process); False queues them for workers. ``clock`` is the
+    wall clock every part reads (the events' times, deadlines, the work index): tests
+    inject their own."""
     settings = settings or Settings.from_env()
     client = client or connect(settings)
     in_process = settings.embedded if in_process is None else in_process
     prefix = settings.key_prefix
-    store = RedisEventStore(client, prefix)
+    store = RedisEventStore(client, prefix, clock)
     repository = Repository(store)
-    index = WorkIndex(client, prefix)
+    index = WorkIndex(client, prefix, clock)
     tokens = TokenIndex(client, prefix)
     organiser_keys = OrganiserKeys(client, prefix)
     catalog = MatchIndex(client, prefix)
@@ -159,14 +163,14 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     feed = FeedStore(client, prefix)
     webhooks = Webhooks(client, prefix)
     work: Work
-    timer = ClockRunner()
+    timer = ClockRunner(clock)
     deliveries = DeliveryRunner(client, prefix, private=settings.private_webhooks)
     if in_process:
         work = InProcessWork(timer, deliveries,
                              lambda match_id, verification_id: run_verification(
                                  repository, reports, match_id, verification_id))
     else:
-        work = QueuedWork(JobQueue(client, prefix), index)
+        work = QueuedWork(JobQueue(client, prefix), index, clock)
     live = LiveStreams(store, Presence(client, store.key),
                        StreamHub(client, f"{prefix}:hub:{uuid.uuid4().hex}",
                                  idle_ms=block_slice_ms(client)))
@@ -179,7 +183,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
                                    index)
         subscribers.append(Retention(finished, [repository.forget]))
     runner = CommandRunner(repository, Subscribers(subscribers), work, steps_inline=in_process)
-    clocks = Clocks(runner, reschedule=work.after)
+    clocks = Clocks(runner, reschedule=work.after, clock=clock)
     timer.start(clocks.on_deadline)
     access = Access(store, settings.admin_token, repository.meta, lobby.get, tokens,
                     organiser_keys)

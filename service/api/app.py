@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask
@@ -54,13 +56,15 @@ API_SPEC = {
 
 
 def create_app(settings: Settings | None = None, client: Any = None,
-               jobs_inline: bool | None = None) -> Flask:
+               jobs_inline: bool | None = None,
+               clock: Callable[[], float] = time.time) -> Flask:
     """Build the app. No arguments: settings from the environment (see README).
 
     ``jobs_inline`` runs system steps, clocks and webhooks in this process (the embedded
-    default); False leaves them to workers (``python -m workers``).
+    default); False leaves them to workers (``python -m workers``). ``clock``: the wall
+    clock of every part (``bootstrap``), for tests.
     """
-    wiring = bootstrap(settings, client, in_process=jobs_inline)
+    wiring = bootstrap(settings, client, in_process=jobs_inline, clock=clock)
     app = Flask("rummy")
     app.config.update(API_SPEC, SETTINGS=wiring.settings, MAX_CONTENT_LENGTH=256 * 1024)
     app.extensions["rummy"] = wiring

@@ -19,13 +19,14 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from domain.audit import parse_ndjson, verify
-from domain.clocks import Clock, ClockSettings, track
+from domain.clocks import Clock, ClockSettings
 from domain.events import Event
-from domain.fairness import UNFOLDED_EVENTS
+from domain.match import Match, Recorded
+from domain.upcasting import upcast
 from domain.variants import VARIANTS
-from service.adapters.work import CLOCKS
 from service.api.app import create_app
 from service.config import Settings
+from service.ports import CLOCKS
 from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer
 from workers.reconciler import Reconciler
 
@@ -46,6 +47,13 @@ def app(redis_client: redis.Redis, key_prefix: str) -> Iterator[Flask]:
 def stop_clock_timer(app: Flask) -> None:
     """Stop the app's in-process clock timer (the test times turns out itself)."""
     app.extensions["rummy"].work.clocks.stop()
+
+
+def clocked_app(redis_client: Any, key_prefix: str, clock: Any) -> Any:
+    """The test app with its wall clock in the test's hands (``create_app(clock=)``)."""
+    settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix=key_prefix,
+                        sse_keepalive_ms=200)
+    return create_app(settings, client=redis_client, jobs_inline=True, clock=clock)
 
 
 def new_match(client: FlaskClient, variant: str = "gin", players: int = 2,
@@ -203,10 +211,11 @@ class TestClockSettings:
         match = new_match(client)
         assert client.get(f"/v1/matches/{match['id']}").json.get("clock") is None
 
-    def test_the_clock_comes_from_event_timestamps(self, app, client):
-        stop_clock_timer(app)  # its deadlines are in 1970
+    def test_the_clock_comes_from_event_timestamps(self, redis_client, key_prefix):
         now = [1000.0]
-        app.extensions["rummy"].store._clock = lambda: now[0]
+        app = clocked_app(redis_client, key_prefix, lambda: now[0])
+        stop_clock_timer(app)  # its deadlines are in 1970
+        client = app.test_client()
         match = new_match(client, clock={"turn_seconds": 10, "bank_seconds": 30})
         url = f"/v1/matches/{match['id']}"
         clock = client.get(url).json["clock"]
@@ -229,27 +238,25 @@ class TestClockSettings:
 
 
 def replayed_clock(records: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The clock recomputed from an export with domain.clocks alone."""
-    variant = VARIANTS[records[0]["data"]["variant"]]
-    state = variant.initial_state()
-    clock: Clock | None = None
-    for record in records:
-        event = Event(record["type"], record["data"], record["schema"])
-        if event.type not in UNFOLDED_EVENTS:
-            state = variant.evolve(state, event)
-        clock = track(clock, event, record["ts"], record["version"], state.turn,
-                      len(state.players))
-    return None if clock is None else clock.to_view()
+    """The clock recomputed from an export with the domain alone (``Match.apply``)."""
+    match = Match.new(VARIANTS[records[0]["data"]["variant"]]).apply([
+        Recorded(upcast(Event(r["type"], r["data"], r["schema"])), r["version"], r["ts"],
+                 r["hash"]) for r in records])
+    return None if match.clock is None else match.clock.to_view()
 
 
 class TestTimeouts:
-    def test_the_check_forfeits_only_after_the_deadline_and_only_once(self, app, client):
+    def test_the_check_forfeits_only_after_the_deadline_and_only_once(self, redis_client,
+                                                                     key_prefix):
+        now = [time.time()]
+        app = clocked_app(redis_client, key_prefix, lambda: now[0])
+        client = app.test_client()
         stop_clock_timer(app)  # the test times out the turn itself
         clocks = app.extensions["rummy"].clocks
         match = new_match(client, clock={"turn_seconds": 30})
         clock = client.get(f"/v1/matches/{match['id']}").json["clock"]
         turn, deadline = clock["turn_started_version"], clock["deadline"]
-        app.extensions["rummy"].store._clock = lambda: deadline + 0.5
+        now[0] = deadline + 0.5
         assert clocks.time_out(match["id"], turn, now=deadline - 1) == ()
         assert clocks.deadline(match["id"]) == (turn, deadline)
         done = clocks.time_out(match["id"], turn, now=deadline + 0.5)
