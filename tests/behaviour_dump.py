@@ -7,9 +7,10 @@ viewer gets from ``/events`` since the last step; at the end each viewer's expor
 state at a few versions. A redesign that must not change behaviour runs it before and
 after and compares the outputs (``cmp``); the README's "Tests" section says how.
 
-What is left out so that runs compare: the wall clock is frozen, and every id, token and
-hash (which depend on ids) is replaced by a name given in order of first appearance, so
-a change in how often the code draws a uuid does not show, while a change in what it
+What is left out so that runs compare: every time (an event's ``ts``, a last action, a
+creation) is written as ``<time>``, and every id, token and hash (which depend on ids
+and times) is replaced by a name given in order of first appearance, so a change in how
+often the code draws a uuid or reads the clock does not show, while a change in what it
 shows does.
 
     python -m tests.behaviour_dump --matches 100 --out before.txt
@@ -45,6 +46,7 @@ ENDING = {"knock", "big_gin", "lay_down", "lay_off", "exchange_joker"}
 MAX_STEPS = 1500
 FULL = False
 IDS = re.compile(r"\b[0-9a-f]{64}\b|\b[0-9a-f]{32}\b|\b[0-9a-f]{12}\b")
+TIMES = re.compile(r'"(ts|last_action_at|created_at|requested_at)":\s*[0-9.]+')
 
 
 @contextmanager
@@ -67,6 +69,7 @@ class Names:
 
     def __call__(self, text: str) -> str:
         text = re.sub(r"tok\d{20}", self._rename, text)
+        text = TIMES.sub(lambda found: f'"{found.group(1)}":<time>', text)
         return IDS.sub(self._rename, text)
 
     def _rename(self, found: re.Match[str]) -> str:
