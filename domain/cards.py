@@ -1,4 +1,4 @@
-"""Cards, decks and dealing (RULES.md section 0).
+"""Cards, decks and dealing (docs/rules.md section 0).
 
 A card is its canonical two-character code: rank then suit (``"7H"``, ``"TD"``), or
 ``"JK"`` for a joker. Codes are plain strings so that events, views and the API carry
@@ -91,7 +91,7 @@ def sort_cards(cards: Iterable[str]) -> tuple[str, ...]:
 def deal(
     order: Sequence[str], players: int, dealer: int, hand_size: int, upcard: bool = True
 ) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...], tuple[str, ...]]:
-    """Deal ``order`` (first element on top) as RULES.md section 0 says.
+    """Deal ``order`` (first element on top) as docs/rules.md section 0 says.
 
     One card at a time, clockwise from the player after the dealer, until every player
     has ``hand_size``; then the next card starts the discard pile (when ``upcard``);

@@ -152,7 +152,7 @@ def track(clock: Clock | None, event: Event, ts: float, version: int, turn: int 
 
 
 def _value(card: str) -> int:
-    """Rummy's minus points of a card in hand (RULES.md 3.6): ace 11, faces and ten 10."""
+    """Rummy's minus points of a card in hand (docs/rules.md 3.6): ace 11, faces and ten 10."""
     rank = rank_of(card)
     return 11 if rank == 0 else min(rank + 1, 10)
 

@@ -1,4 +1,4 @@
-"""Defender lay-offs onto the knocker's melds (RULES.md 1.6, 1.8 and 2.5).
+"""Defender lay-offs onto the knocker's melds (docs/rules.md 1.6, 1.8 and 2.5).
 
 What may be laid where depends on the meld's kind, so ``extensions`` dispatches through a
 registry: sets and runs are built in, Queen's Diamonds never grows, and gem rummy adds
@@ -208,7 +208,7 @@ def lay_off_in_turns(
 ) -> tuple[tuple[Meld, ...], dict[int, tuple[tuple[str, int], ...]]]:
     """Lay-offs of several defenders, one card per go, round and round until all pass.
 
-    RULES.md 1.8 and 2.6: ``hands`` are (seat, cards) in playing order, clockwise from
+    docs/rules.md 1.8 and 2.6: ``hands`` are (seat, cards) in playing order, clockwise from
     the knocker; each seat's go may use what earlier goes laid. A go lays the first card
     of the seat's best remaining plan *(ours: the rules leave the order open; this keeps
     each seat's own optimum)*. Returns the grown table and each seat's (card, meld) list.

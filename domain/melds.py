@@ -1,4 +1,4 @@
-"""The exact meld solver for gin and gem rummy (RULES.md 0, 1.2, 1.7 and 2.3).
+"""The exact meld solver for gin and gem rummy (docs/rules.md 0, 1.2, 1.7 and 2.3).
 
 Deadwood is asked for on every view and every score, so the solver is built around the
 common case. A one-deck hand without jokers is a 52-bit mask (bit ``card_index``): a
@@ -383,7 +383,7 @@ class MeldSolver:
     def melded_cards(self, hand: Sequence[str]) -> tuple[str, ...]:
         """The cards of a one-deck, joker-free hand that lie in some meld of that hand.
 
-        Gem Rummy's deep draw (RULES.md 2.6) asks whether a card can belong to a meld in
+        Gem Rummy's deep draw (docs/rules.md 2.6) asks whether a card can belong to a meld in
         some arrangement: one meld holding it is enough, the rest of the hand may stay
         deadwood, so this is the union of the melds the hand holds, with no search.
         """

@@ -1,4 +1,5 @@
-"""Match options as data: every knob of a variant is one ``OptionSpec`` (RULES.md marks them)."""
+"""Match options as data: every knob of a variant is one ``OptionSpec`` (docs/rules.md
+marks them)."""
 
 from __future__ import annotations
 

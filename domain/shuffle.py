@@ -1,4 +1,4 @@
-"""Deterministic, uniform shuffles from a secret seed (RULES.md section 0, *Randomness*).
+"""Deterministic, uniform shuffles from a secret seed (docs/rules.md section 0, *Randomness*).
 
 The server draws a random seed per match; every random thing is derived from it with a
 label, so anyone holding the seed can recompute every deck order:

@@ -1,4 +1,4 @@
-"""Melds laid face up on a table, with declared jokers (RULES.md 3.2 and 3.5).
+"""Melds laid face up on a table, with declared jokers (docs/rules.md 3.2 and 3.5).
 
 A table meld is a ``domain.melds.Meld``: its physical ``cards`` (``JK`` for a joker) and,
 card by card, the card each stands for (``represents``). A joker's card is declared when
@@ -139,7 +139,7 @@ def _run_card(position: int, suit: str) -> str:
 def exchanged(meld: Meld, card: str) -> Meld | None:
     """``meld`` with the joker standing for ``card`` replaced by ``card``, or None.
 
-    RULES.md 3.5: from a run any joker, from a set only when it has four cards.
+    docs/rules.md 3.5: from a run any joker, from a set only when it has four cards.
     """
     if card == JOKER or (meld.kind == "set" and len(meld.cards) < len(SUITS)):
         return None

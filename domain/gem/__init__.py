@@ -1,4 +1,4 @@
-"""Gem Rummy (RULES.md section 2) as a ``Variant``: gin for two or three, with a gem deck."""
+"""Gem Rummy (docs/rules.md section 2) as a ``Variant``: gin for two or three, with a gem deck."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def command(seat: int, action: Mapping[str, Any]) -> object:
 
 
 class GemFamily(Variant):
-    """A ``Variant`` whose description also carries the gem deck (RULES.md 2.1)."""
+    """A ``Variant`` whose description also carries the gem deck (docs/rules.md 2.1)."""
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), **gems.describe()}

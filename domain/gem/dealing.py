@@ -1,4 +1,4 @@
-"""Opening a match and dealing a hand (RULES.md 0 and 2.2): the deck order and the dice.
+"""Opening a match and dealing a hand (docs/rules.md 0 and 2.2): the deck order and the dice.
 
 All randomness arrives in a ``Deal`` decided outside the rules; the deal event records it,
 so a replay never rolls a die.
@@ -52,7 +52,7 @@ def start_match(players: Sequence[str], options: GemOptions, first_dealer: int,
 
 
 def deal_event(hand_number: int, dealer: int, players: int, deal: Deal) -> Event:
-    """A deal records the deck order and the dice (RULES.md 2.2): replay draws nothing.
+    """A deal records the deck order and the dice (docs/rules.md 2.2): replay draws nothing.
     Schema 2, like gin's: it carries the fairness fields of ``Deal.record()``.
 
     The knock limit and the designated diamond follow from the dice; they are written

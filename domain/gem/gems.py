@@ -1,4 +1,4 @@
-"""The gem deck of RULES.md 2.1 as data, and what the rules ask of it.
+"""The gem deck of docs/rules.md 2.1 as data, and what the rules ask of it.
 
 Every card carries one gem and a king two. The commercial deck's assignment is not
 public, so the table is the project's own; it keeps the real deck's known properties
@@ -19,7 +19,7 @@ GEMS: tuple[str, ...] = (
 """The eight gems, in the order of their initials: GEM PARTS."""
 
 _TABLE: dict[str, tuple[str, str, str, str]] = {
-    # rank: clubs, diamonds, hearts, spades (RULES.md 2.1); kings are in _KINGS
+    # rank: clubs, diamonds, hearts, spades (docs/rules.md 2.1); kings are in _KINGS
     "A": ("gold", "emerald", "moonstone", "pearl"),
     "2": ("amethyst", "ruby", "topaz", "sapphire"),
     "3": ("pearl", "amethyst", "ruby", "topaz"),
@@ -58,7 +58,7 @@ def gem_pool(gem: str) -> tuple[str, ...]:
 
 
 def shows_all_gems(cards: Iterable[str]) -> bool:
-    """Gem Parts (RULES.md 2.5): do the cards show all eight gems, one gem per card?
+    """Gem Parts (docs/rules.md 2.5): do the cards show all eight gems, one gem per card?
 
     A king gives one of its two gems, whichever helps; the kings' choices are tried
     (at most 2**4 of them).
@@ -78,12 +78,12 @@ def shows_all_gems(cards: Iterable[str]) -> bool:
 
 
 def knock_limit(dice: Iterable[int]) -> int:
-    """RULES.md 2.2: the dice sum is the hand's knock limit."""
+    """docs/rules.md 2.2: the dice sum is the hand's knock limit."""
     return sum(dice)
 
 
 def designated_diamond(dice: Iterable[int]) -> str:
-    """RULES.md 2.2: the dice sum names the diamond of Queen's Diamonds; 11 and 12 the jack."""
+    """docs/rules.md 2.2: the dice sum names the diamond of Queen's Diamonds; 11 and 12 the jack."""
     total = sum(dice)
     return "JD" if total >= 11 else RANKS[total - 1] + "D"
 

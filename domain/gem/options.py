@@ -1,4 +1,4 @@
-"""Gem Rummy match options (RULES.md section 2); defaults are the bold choices there."""
+"""Gem Rummy match options (docs/rules.md section 2); defaults are the bold choices there."""
 
 from __future__ import annotations
 

@@ -72,7 +72,7 @@ def _check_depth(state: GemState, seat: int, depth: int) -> None:
 
 
 def _deep_draw_allowed(state: GemState, seat: int, depth: int) -> bool:
-    """RULES.md 2.6: some turn ending keeps the deepest card taken in a meld."""
+    """docs/rules.md 2.6: some turn ending keeps the deepest card taken in a meld."""
     if not state.options.deep_draw_must_meld:
         return True
     taken = state.discard_pile[-depth:]
@@ -91,7 +91,7 @@ def _deep_draw_allowed(state: GemState, seat: int, depth: int) -> bool:
 
 
 def _blocked_discard(state: GemState) -> str | None:
-    """The card RULES.md 1.4 and 2.6 keep in hand this turn: the (deepest) card taken."""
+    """The card docs/rules.md 1.4 and 2.6 keep in hand this turn: the (deepest) card taken."""
     if state.options.may_discard_taken_discard and state.must_meld is None:
         return None
     return state.taken_discard

@@ -1,4 +1,4 @@
-"""Gem Rummy showdown, hand scores and the match result (RULES.md 2.5 and 2.6).
+"""Gem Rummy showdown, hand scores and the match result (docs/rules.md 2.5 and 2.6).
 
 These run in the workers: ``score_hand`` when a hand has ended, ``match_result`` once the
 match has a winner. Both are pure functions of the state.
@@ -19,7 +19,7 @@ from domain.melds import Meld, MeldSolver
 
 def settle(kind: str, knocker_deadwood: int, other_deadwood: int,
            options: GemOptions) -> tuple[str, bool, int]:
-    """One knocker against one non-knocker: (result, knocker won?, points), RULES.md 2.5.
+    """One knocker against one non-knocker: (result, knocker won?, points), docs/rules.md 2.5.
 
     A tie is not an undercut; a knocker who is not undercut scores at least
     ``min_knock_score``.
@@ -55,7 +55,7 @@ def _seat_record(seat: int, hand: Sequence[str], solver: MeldSolver) -> dict[str
 
 
 def _drawn(state: GemState, solver: MeldSolver) -> dict[str, Any]:
-    """A drawn hand (RULES.md 2.4): nobody scores and the same dealer deals again."""
+    """A drawn hand (docs/rules.md 2.4): nobody scores and the same dealer deals again."""
     zeros = [0] * state.seats
     return {
         "hand_number": state.hand_number, "result": "draw",
@@ -84,7 +84,7 @@ def _after_layoffs(seat: int, hand: Sequence[str], laid: Sequence[tuple[str, int
 def _others_after_layoffs(state: GemState, knocker: int, kind: str, table: list[Meld],
                           solver: MeldSolver) -> dict[int, dict[str, Any]]:
     """Each non-knocker's record after lay-offs: none against gin or big gin; with three
-    players they go round one card at a time, clockwise from the knocker (RULES.md 2.6)."""
+    players they go round one card at a time, clockwise from the knocker (docs/rules.md 2.6)."""
     others = [(knocker + i) % state.seats for i in range(1, state.seats)]
     if kind in ("gin", "big_gin"):
         return {s: _seat_record(s, state.hands[s], solver) for s in others}
@@ -138,10 +138,10 @@ def score_hand(state: GemState, solver: MeldSolver) -> dict[str, Any]:
 
 
 def _hand_winner(state: GemState, knocker: int, won: list[int]) -> int:
-    """RULES.md 2.5: the most points in the hand, Gem Parts excluded.
+    """docs/rules.md 2.5: the most points in the hand, Gem Parts excluded.
 
     Someone always scores (the knocker at least ``min_knock_score`` or an undercutter
-    its bonus). Equal leaders *(ours: RULES.md is silent)* go to the first clockwise
+    its bonus). Equal leaders *(ours: docs/rules.md is silent)* go to the first clockwise
     from the knocker, the knocker first.
     """
     order = [(knocker + i) % state.seats for i in range(state.seats)]

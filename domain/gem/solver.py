@@ -1,4 +1,4 @@
-"""Gem Rummy melds in the one shared solver (RULES.md 2.3) and lay-offs onto stashes (2.5).
+"""Gem Rummy melds in the one shared solver (docs/rules.md 2.3) and lay-offs onto stashes (2.5).
 
 Stashes and Queen's Diamonds are the shared solver's extra templates: every group of four
 or more of a gem's seven cards (a king sits in the pools of both its gems, so it can join

@@ -22,7 +22,7 @@ __all__ = ["COMPLETE", "COMPLETING", "DEALING", "DISCARD", "DRAW", "HAND_SIZE", 
            "UPCARD", "GemState", "evolve", "initial_state", "match_winner"]
 
 HAND_SIZE = 11
-"""RULES.md 2.2: eleven cards each, with two or three players."""
+"""docs/rules.md 2.2: eleven cards each, with two or three players."""
 
 
 @dataclass(frozen=True)
@@ -57,12 +57,12 @@ class GemState:
 
     @property
     def knock_limit(self) -> int:
-        """RULES.md 2.2: the dice sum."""
+        """docs/rules.md 2.2: the dice sum."""
         return knock_limit(self.dice)
 
     @property
     def diamond(self) -> str | None:
-        """The designated diamond of Queen's Diamonds this hand (RULES.md 2.2)."""
+        """The designated diamond of Queen's Diamonds this hand (docs/rules.md 2.2)."""
         return designated_diamond(self.dice) if self.dice else None
 
     def next_seat(self, seat: int) -> int:
@@ -70,7 +70,7 @@ class GemState:
 
 
 def match_winner(scores: Sequence[int], last_points: Sequence[int], target: int) -> int | None:
-    """RULES.md 2.5: who has won the match, or None while it goes on.
+    """docs/rules.md 2.5: who has won the match, or None while it goes on.
 
     Of the players at ``target`` or more the higher total wins; equal totals go to who
     scored more in the final hand; if they are still equal another hand is played.
@@ -96,7 +96,7 @@ def _hand_dealt(state: GemState, data: Mapping[str, Any]) -> GemState:
     dealer = data["dealer"]
     hands, pile, stock = deal(data["deck"], state.seats, dealer, HAND_SIZE)
     first = (dealer + 1) % state.seats
-    two = state.seats == 2  # RULES.md 2.6: three players have no upcard offer
+    two = state.seats == 2  # docs/rules.md 2.6: three players have no upcard offer
     return replace(
         state,
         phase=UPCARD if two else DRAW, dealer=dealer, turn=first,

@@ -1,4 +1,4 @@
-"""Gin Rummy (RULES.md section 1) as a ``Variant``."""
+"""Gin Rummy (docs/rules.md section 1) as a ``Variant``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Gin Rummy match options (RULES.md section 1); defaults are the bold choices there."""
+"""Gin Rummy match options (docs/rules.md section 1); defaults are the bold choices there."""
 
 from __future__ import annotations
 

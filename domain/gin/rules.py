@@ -83,7 +83,7 @@ def _draw(state: GinState, command: Draw) -> list[Event]:
 
 
 def _blocked_discard(state: GinState, hand: tuple[str, ...]) -> str | None:
-    """The card RULES.md 1.4 keeps in hand this turn: the one just taken from the pile.
+    """The card docs/rules.md 1.4 keeps in hand this turn: the one just taken from the pile.
 
     With two decks a second copy of it may still go.
     """

@@ -1,4 +1,4 @@
-"""Gin Rummy showdown, hand scores and end-of-match bonuses (RULES.md 1.6, 1.8, 1.10).
+"""Gin Rummy showdown, hand scores and end-of-match bonuses (docs/rules.md 1.6, 1.8, 1.10).
 
 These run in the workers: ``score_hand`` when a hand has ended, ``match_bonuses`` when
 the target is reached. Both are pure functions of the state.
@@ -18,7 +18,7 @@ from domain.melds import Meld, MeldSolver
 
 def settle(kind: str, knocker_deadwood: int, defender_deadwood: int,
            options: GinOptions) -> tuple[str, bool | None, int]:
-    """One knocker-defender pairing: (result, knocker won?, points) per RULES.md 1.6.
+    """One knocker-defender pairing: (result, knocker won?, points) per docs/rules.md 1.6.
 
     ``knocker won?`` is None when nobody scores (a tie with ``undercut_on_tie`` false).
     """
@@ -63,7 +63,7 @@ def _lay_off_one(table: list[Meld], card: str, index: int, goal: Meld) -> None:
 
 def _round_of_layoffs(state: GinState, knocker: int, table: list[Meld],
                       solver: MeldSolver) -> dict[int, list[tuple[str, int]]]:
-    """RULES.md 1.8: clockwise from the knocker, one card per go, until everyone passes.
+    """docs/rules.md 1.8: clockwise from the knocker, one card per go, until everyone passes.
 
     Each go lays off the first card of the seat's best remaining plan *(ours: the rules
     leave the order of a go open; this keeps each seat's own optimum).*
@@ -158,7 +158,7 @@ def _clockwise_from(state: GinState, seat: int) -> list[int]:
 
 
 def _first_clockwise(state: GinState, seats: Sequence[int], knocker: int) -> int:
-    """RULES.md 1.8 *(ours)*: of ``seats``, the first clockwise from the knocker, the
+    """docs/rules.md 1.8 *(ours)*: of ``seats``, the first clockwise from the knocker, the
     knocker first (as gem picks among equal hand scores, 2.7)."""
     return next(s for s in _clockwise_from(state, knocker) if s in seats)
 
@@ -166,7 +166,7 @@ def _first_clockwise(state: GinState, seats: Sequence[int], knocker: int) -> int
 def _hand_winner(state: GinState, points: list[int], knocker: int) -> int | None:
     """The seat that scored the most in the hand; None when nobody scored.
 
-    RULES.md 1.8: every scoring pairing is a won hand, so a shared top score still has a
+    docs/rules.md 1.8: every scoring pairing is a won hand, so a shared top score still has a
     winner, the first of the leaders clockwise from the knocker. Edition 1 logs recorded
     None for a shared top (and dealt again by the same dealer); they keep it.
     """
@@ -181,7 +181,7 @@ def _hand_winner(state: GinState, points: list[int], knocker: int) -> int | None
 
 def _next_dealer(state: GinState, winner: int | None, points: list[int],
                  records: dict[int, dict[str, Any]]) -> int:
-    """RULES.md 1.3 ``next_dealer``; a hand nobody won is dealt again by the same dealer."""
+    """docs/rules.md 1.3 ``next_dealer``; a hand nobody won is dealt again by the same dealer."""
     policy = state.options.next_dealer
     if winner is None:
         return state.dealer
@@ -195,7 +195,7 @@ def _next_dealer(state: GinState, winner: int | None, points: list[int],
 
 
 def match_bonuses(state: GinState) -> dict[str, Any]:
-    """The ``MatchCompleted`` payload: RULES.md 1.10 bonuses and final totals."""
+    """The ``MatchCompleted`` payload: docs/rules.md 1.10 bonuses and final totals."""
     if state.rules_edition < 2:
         return _match_bonuses_edition_1(state)
     scores = state.scores
@@ -212,7 +212,7 @@ def match_bonuses(state: GinState) -> dict[str, Any]:
 
 
 def _target_winner(state: GinState) -> int:
-    """RULES.md 1.10 *(ours)*: the one player who takes the game bonus. When several pass
+    """docs/rules.md 1.10 *(ours)*: the one player who takes the game bonus. When several pass
     the target in the same hand, the most hand points; if still level, the first of them
     clockwise from the final hand's knocker."""
     top = max(state.scores)

@@ -22,7 +22,7 @@ __all__ = ["COMPLETE", "COMPLETING", "DEALING", "DISCARD", "DRAW", "SCORING", "U
 
 
 def hand_size(players: int) -> int:
-    """10 cards with two players, 7 with three or four (RULES.md 1.1, 1.8)."""
+    """10 cards with two players, 7 with three or four (docs/rules.md 1.1, 1.8)."""
     return 10 if players == 2 else 7
 
 
@@ -62,7 +62,7 @@ class GinState:
 
 
 def _hand_limits(options: GinOptions, upcard: str | None) -> tuple[int, int]:
-    """The hand's knock limit and score multiplier (Oklahoma, RULES.md 1.9)."""
+    """The hand's knock limit and score multiplier (Oklahoma, docs/rules.md 1.9)."""
     if not options.oklahoma or upcard is None or upcard == "JK":
         return options.knock_limit, 1
     if rank_of(upcard) == 0:

@@ -120,7 +120,7 @@ def best_for_knocker(state: KnockTable, knocker: int, candidates: Sequence[Arran
                      solver: MeldSolver) -> Arrangement:
     """Among equal arrangements, the one after which defenders keep the most deadwood.
 
-    RULES.md 1.5 *(ours)*. With several defenders their best lay-off deadwoods are summed.
+    docs/rules.md 1.5 *(ours)*. With several defenders their best lay-off deadwoods are summed.
     """
     if len(candidates) == 1:
         return candidates[0]

@@ -1,4 +1,4 @@
-"""Rummy and Rami (RULES.md section 3) as two ``Variant`` objects sharing one rule set.
+"""Rummy and Rami (docs/rules.md section 3) as two ``Variant`` objects sharing one rule set.
 
 They differ only in option defaults: ``rummy`` opens with 40 from a player's first turn,
 ``rami`` with 51 from the second.

@@ -1,4 +1,4 @@
-"""Legal actions of a seat and the action objects clients send (RULES.md 3.3-3.5).
+"""Legal actions of a seat and the action objects clients send (docs/rules.md 3.3-3.5).
 
 Action shapes (the API's ``ActionSchema`` checks them first; ``command`` again, so a
 malformed action is always a ``RuleError`` ``invalid_action``, never a crash):

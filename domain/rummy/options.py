@@ -1,4 +1,4 @@
-"""Rummy and Rami match options (RULES.md section 3); the two variants differ in defaults.
+"""Rummy and Rami match options (docs/rules.md section 3); the two variants differ in defaults.
 
 ``rummy`` opens with 40 from a player's first turn, ``rami`` with 51 from the second.
 Everything else is shared, so one options class serves both families.

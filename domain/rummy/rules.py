@@ -1,4 +1,4 @@
-"""Rummy/Rami ``decide``: commands in, events out, or a ``RuleError`` (RULES.md 3.3-3.5).
+"""Rummy/Rami ``decide``: commands in, events out, or a ``RuleError`` (docs/rules.md 3.3-3.5).
 
 A turn is a draw, any placements (new melds, lay-offs, joker exchanges) once the seat
 has opened, and a discard. ``legal_actions`` (in ``domain.rummy.actions``) lists what
@@ -82,7 +82,7 @@ class Discard:
 
 
 def match_deck(options: RummyOptions) -> tuple[str, ...]:
-    """The 110-card shoe: two packs of 52 and six jokers (RULES.md 3.1)."""
+    """The 110-card shoe: two packs of 52 and six jokers (docs/rules.md 3.1)."""
     return build_deck(2, 6)
 
 
@@ -128,7 +128,7 @@ def table_of(state: RummyState) -> Table:
 
 
 def last_card_blocks(state: RummyState, seat: int) -> bool:
-    """RULES.md 3.3: with one card in hand, the top discard may not be taken if it would
+    """docs/rules.md 3.3: with one card in hand, the top discard may not be taken if it would
     let the seat go out this turn."""
     hand = state.hands[seat]
     if len(hand) != 1 or not state.opened[seat] or not state.discard_pile:
@@ -189,12 +189,13 @@ def _discard(state: RummyState, command: Discard) -> list[Event]:
 
 
 def _void(reason: str) -> Event:
-    """RULES.md 0: a round that cannot finish is void; nobody scores, the dealer deals again."""
+    """docs/rules.md 0: a round that cannot finish is void; nobody scores, the dealer
+    deals again."""
     return HAND_ENDED.event(result="void", reason=reason, winner=None, rummy=False)
 
 
 def _rebuild(state: RummyState, pile: tuple[str, ...]) -> Event:
-    """RULES.md 3.3 *(ours)*: the discards under the top card, shuffled from the hand's seed.
+    """docs/rules.md 3.3 *(ours)*: the discards under the top card, shuffled from the hand's seed.
 
     With nothing under the top card there is no stock to make, and the round is void.
     """
@@ -216,7 +217,7 @@ def require_opened(state: RummyState, seat: int) -> None:
 
 
 def may_open_now(state: RummyState, seat: int) -> bool:
-    """Rami: not on the player's first turn (``opening_turn``, RULES.md 3.4)."""
+    """Rami: not on the player's first turn (``opening_turn``, docs/rules.md 3.4)."""
     return state.turns_started[seat] >= state.options.opening_turn
 
 

@@ -1,4 +1,4 @@
-"""Round scores and the end of the game (RULES.md 3.6), run by the workers.
+"""Round scores and the end of the game (docs/rules.md 3.6), run by the workers.
 
 Scores are minus points: the lower the better. ``score_round`` is the ``HandScored``
 payload of a round that ended; ``final_result`` the ``MatchCompleted`` payload.
@@ -17,7 +17,7 @@ def score_round(state: RummyState) -> dict[str, Any]:
     """Minus points for the cards left in hand, doubled when the winner went rummy.
 
     A void round (turn cap, or a stock that cannot be rebuilt) scores nothing, does not
-    count towards ``rounds``, and the same dealer deals again (RULES.md 0).
+    count towards ``rounds``, and the same dealer deals again (docs/rules.md 0).
     """
     ending = state.ending or {}
     winner, rummy = ending.get("winner"), bool(ending.get("rummy"))

@@ -28,7 +28,7 @@ from domain.melds import Meld
 from domain.rummy.events import CARD_LAID_OFF, JOKER_EXCHANGED, MELDS_LAID_DOWN, STOCK_REBUILT
 from domain.rummy.options import RummyOptions
 
-# Phases (RULES.md 3.3, 3.6)
+# Phases (docs/rules.md 3.3, 3.6)
 DRAW = "draw"              # the seat on turn draws
 PLAY = "play"              # drawn: lay down, lay off, exchange jokers, then discard
 SCORING = "scoring"        # the round has ended; the scoring step has not yet recorded it

@@ -1,10 +1,10 @@
 """Rummy's arithmetic of melds and the table: values, the opening, what a seat may place.
 
-Values (RULES.md 3.1, 3.4, 3.6): an ace counts 11 in a set, in Q-K-A and in hand, 1 in
+Values (docs/rules.md 3.1, 3.4, 3.6): an ace counts 11 in a set, in Q-K-A and in hand, 1 in
 A-2-3; a joker counts as the card it stands for on the table and 20 in hand.
 
 A placement (lay-off, joker exchange, new meld) is only allowed when the turn can still
-end afterwards *(ours, from RULES.md 3.3 and 3.5)*: a card stays in hand for the discard,
+end afterwards *(ours, from docs/rules.md 3.3 and 3.5)*: a card stays in hand for the discard,
 and every freed joker can still be placed. Without that a seat could reach a position
 with no legal move at all; refusing the move that leads there is what keeps every game
 finite and every view's ``legal_actions`` non-empty.
@@ -40,7 +40,7 @@ def card_value(card: str, high_ace: bool = True) -> int:
 
 
 def minus_points(hand: Sequence[str]) -> int:
-    """What the cards left in a hand cost at the end of a round (RULES.md 3.6)."""
+    """What the cards left in a hand cost at the end of a round (docs/rules.md 3.6)."""
     return sum(JOKER_IN_HAND if card == JOKER else card_value(card) for card in hand)
 
 
@@ -145,7 +145,7 @@ def lay_offs(table: Table, hand: tuple[str, ...], owed: int) -> Iterator[Placeme
 
 
 def exchanges(table: Table, hand: tuple[str, ...], owed: int) -> Iterator[Placement]:
-    """Every joker exchange ``hand`` allows (RULES.md 3.5)."""
+    """Every joker exchange ``hand`` allows (docs/rules.md 3.5)."""
     for meld_id, meld in table:
         for stands_for in sort_cards({r for c, r in zip(meld.cards, meld.represents,
                                                         strict=True) if c == JOKER}):
@@ -202,7 +202,7 @@ def placements(table: Table, hand: tuple[str, ...], owed: int,
 
 def can_go_out(table: Table, hand: tuple[str, ...], owed: int = 0) -> bool:
     """Whether an opened seat holding ``hand`` can place all but one card this turn and
-    discard that one (the last-card rule, RULES.md 3.3). Only asked of two-card hands."""
+    discard that one (the last-card rule, docs/rules.md 3.3). Only asked of two-card hands."""
     if len(hand) == 1 and owed == 0:
         return True
     next_id = max((i for i, _ in table), default=0) + 1

@@ -1,6 +1,6 @@
 """Event store adapter: one Redis stream per match, appended atomically and conditionally.
 
-Key layout (DESIGN.md "Events and the store"), hash-tagged by match id so every key of a
+Key layout (docs/architecture.md "Events and the store"), hash-tagged by match id so every key of a
 match lives in one Redis Cluster slot and one Lua script can touch them all:
 
 - ``{prefix}:{<match_id>}:events`` stream; entry id ``<version>-0``, so XRANGE by version and
@@ -167,7 +167,6 @@ class RedisEventStore:
         self._clock = clock
         self._create_script = client.register_script(scripts.CREATE)
         self._append_script = client.register_script(scripts.APPEND)
-        self._update_meta_script = client.register_script(scripts.UPDATE_META)
         self._claim_script = client.register_script(scripts.CLAIM)
         self._rotate_script = client.register_script(scripts.ROTATE)
         self._block_slice_ms = _block_slice_ms(client)
@@ -341,16 +340,6 @@ class RedisEventStore:
             raise VersionConflict(expected_version, int(reply[1]))
         raise StoreError(f"unexpected append script reply {reply!r}")
 
-    def update_meta(self, match_id: str, fields: Mapping[str, str]) -> None:
-        """Merge fields into a match's meta: derived or index data only, never facts."""
-        pairs = _check_meta(fields)
-        if not pairs:
-            return
-        if not self._update_meta_script(keys=[self._key(match_id, "meta")], args=pairs):
-            raise UnknownMatch(match_id)
-
-    # -- reads ------------------------------------------------------------------------------
-
     def read(self, match_id: str, after: int = 0, until: int | None = None) -> list[StoredEvent]:
         """Events with after < version <= until (to the end when until is None)."""
         low = max(after, 0) + 1
@@ -360,11 +349,6 @@ class RedisEventStore:
         entries = self._client.xrange(self._key(match_id, "events"), f"{low}-0", high) or []
         return [_decode(entry_id, fields or {}) for entry_id, fields in entries]
 
-    def version(self, match_id: str) -> int:
-        """Current match version; 0 for an unknown match."""
-        value = self._client.hget(self._key(match_id, "meta"), _VERSION_FIELD)
-        return 0 if value is None else int(value)
-
     def meta(self, match_id: str) -> dict[str, str] | None:
         """Caller metadata of a match (store-internal fields left out); None when unknown."""
         raw = self._client.hgetall(self._key(match_id, "meta"))
@@ -372,25 +356,6 @@ class RedisEventStore:
             return None
         fields = {_text(key): _text(value) for key, value in raw.items()}
         return {key: value for key, value in fields.items() if key not in _RESERVED_META}
-
-    def wait(self, match_id: str, after: int, timeout_ms: int) -> list[StoredEvent]:
-        """Events after `after` as soon as any exist; [] once timeout_ms has passed.
-
-        XREAD BLOCK only wakes us up; the events themselves come from read(), so the reply
-        shape of XREAD (RESP2 list, RESP3 dict) never matters. Blocking from an explicit id,
-        not "$", means an event appended between read() and XREAD is not missed.
-        """
-        after = max(after, 0)
-        key = self._key(match_id, "events")
-        deadline = time.monotonic() + max(timeout_ms, 0) / 1000
-        while True:
-            events = self.read(match_id, after)
-            remaining_ms = int((deadline - time.monotonic()) * 1000)
-            if events or remaining_ms <= 0:
-                return events
-            # BLOCK 0 would mean "forever": every slice is at least 1 ms.
-            block_ms = max(1, min(remaining_ms, self._block_slice_ms))
-            self._client.xread({key: f"{after}-0"}, count=1, block=block_ms)
 
     def match_ids(self, offset: int = 0, limit: int = 100) -> list[str]:
         """Match ids, newest first, from the derived index."""

@@ -61,15 +61,6 @@ return {0, tonumber(ARGV[6])}
 """
 )
 
-# KEYS: meta. ARGV: field/value pairs. Refuses an unknown match so that update_meta can
-# never make a match half-exist (meta without a head).
-UPDATE_META = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV))
-return 1
-"""
-
-
 # KEYS: lobby, events, meta. ARGV: seat, token hash, lobby ttl (s), field pair count,
 # field pairs..., then "1" and CREATE's arguments when the caller read this seat as the
 # last open one (else "0"). Claiming the last seat starts the match in the same script:

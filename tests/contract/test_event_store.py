@@ -7,7 +7,6 @@ fixture's prefix, so the real server is left as found.
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -93,6 +92,12 @@ def _new_match(store: RedisEventStore, count: int = 2) -> str:
     return match_id
 
 
+
+def version(store: RedisEventStore, match_id: str) -> int:
+    """A match's version as a reader sees it: the version of its last event (0: none)."""
+    events = store.read(match_id)
+    return events[-1].version if events else 0
+
 # -- create / read / version / meta --------------------------------------------------------
 
 
@@ -103,7 +108,7 @@ def test_create_read_version_meta_round_trip(store: RedisEventStore) -> None:
     assert result == AppendResult(version=2, events=result.events, replayed=False)
     assert [e.version for e in result.events] == [1, 2]
     assert store.read("m1") == list(result.events)
-    assert store.version("m1") == 2
+    assert version(store, "m1") == 2
     assert store.meta("m1") == {"variant": "gin", "owner": "ana"}
     first = store.read("m1")[0]
     assert (first.type, first.schema, first.data) == ("MatchCreated", 1, new[0].data)
@@ -113,9 +118,8 @@ def test_create_read_version_meta_round_trip(store: RedisEventStore) -> None:
 
 def test_unknown_match_reads_as_empty(store: RedisEventStore) -> None:
     assert store.read("nope") == []
-    assert store.version("nope") == 0
+    assert version(store, "nope") == 0
     assert store.meta("nope") is None
-    assert store.wait("nope", 0, timeout_ms=10) == []
 
 
 def test_versions_are_contiguous_and_map_to_stream_ids(
@@ -158,7 +162,7 @@ def test_create_without_events_starts_at_version_zero(store: RedisEventStore) ->
     result = store.create("m1", [], {"variant": "gin"})
 
     assert result == AppendResult(version=0, events=())
-    assert (store.version("m1"), store.read("m1"), store.meta("m1")) == (0, [], {"variant": "gin"})
+    assert (version(store, "m1"), store.read("m1"), store.meta("m1")) == (0, [], {"variant": "gin"})
     with pytest.raises(MatchExists):
         store.create("m1", [], {})
     assert store.append("m1", 0, _events("A")).events[0].prev_hash == GENESIS_HASH
@@ -167,7 +171,7 @@ def test_create_without_events_starts_at_version_zero(store: RedisEventStore) ->
 def test_append_to_unknown_match_raises(store: RedisEventStore) -> None:
     with pytest.raises(UnknownMatch):
         store.append("ghost", 0, _events("A"))
-    assert store.version("ghost") == 0
+    assert version(store, "ghost") == 0
     assert store.meta("ghost") is None
 
 
@@ -175,19 +179,6 @@ def test_append_without_events_is_refused(store: RedisEventStore) -> None:
     match_id = _new_match(store)
     with pytest.raises(ValueError):
         store.append(match_id, 2, [])
-
-
-def test_meta_update_merges_and_guards(store: RedisEventStore) -> None:
-    store.create("m1", _events("A"), {"variant": "gin", "status": "open"})
-    store.update_meta("m1", {"status": "done", "winner": "seat-0"})
-
-    assert store.meta("m1") == {"variant": "gin", "status": "done", "winner": "seat-0"}
-    with pytest.raises(UnknownMatch):
-        store.update_meta("ghost", {"status": "done"})
-    assert store.meta("ghost") is None
-    with pytest.raises(ValueError):
-        store.update_meta("m1", {"_version": "99"})
-    assert store.version("m1") == 1
 
 
 # -- concurrency control -------------------------------------------------------------------
@@ -203,7 +194,7 @@ def test_version_conflict_leaves_stream_unchanged(store: RedisEventStore) -> Non
         assert (caught.value.expected, caught.value.actual) == (stale, 3)
 
     assert store.read(match_id) == before
-    assert store.version(match_id) == 3
+    assert version(store, match_id) == 3
 
 
 def test_concurrent_appends_at_same_version_exactly_one_wins(
@@ -213,7 +204,7 @@ def test_concurrent_appends_at_same_version_exactly_one_wins(
     match_id = _new_match(store)
     writers = 16
     stores = [other_store() for _ in range(writers)]
-    assert all(s.version(match_id) == 2 for s in stores)  # they all see the same server
+    assert all(version(s, match_id) == 2 for s in stores)  # they all see the same server
     barrier = threading.Barrier(writers)
     outcomes: list[object] = [None] * writers
 
@@ -234,7 +225,7 @@ def test_concurrent_appends_at_same_version_exactly_one_wins(
     losses = [o for o in outcomes if isinstance(o, VersionConflict)]
     assert (len(wins), len(losses)) == (1, writers - 1)
     assert all(loss.actual == 3 for loss in losses)
-    assert store.version(match_id) == 3
+    assert version(store, match_id) == 3
     assert store.read(match_id, after=2) == list(wins[0].events)
 
 
@@ -339,7 +330,7 @@ def test_decode_responses_client_reads_the_same_events(
 
     assert text_store.read("m1") == store.read("m1")
     assert text_store.meta("m1") == {"variant": "gin"}
-    assert text_store.version("m1") == 2
+    assert version(text_store, "m1") == 2
     assert text_store.match_ids() == ["m1"]
     assert text_store.append("m1", 1, _events("B"), idempotency_key="k", fingerprint="f").replayed
     _assert_chain(store.read("m1"))
@@ -355,7 +346,7 @@ def test_same_idempotency_key_appends_once(store: RedisEventStore) -> None:
 
     assert (first.version, first.replayed, len(first.events)) == (3, False, 1)
     assert again == AppendResult(version=3, events=(), replayed=True)
-    assert store.version(match_id) == 3
+    assert version(store, match_id) == 3
 
 
 def test_replay_reports_first_version_even_after_later_appends(store: RedisEventStore) -> None:
@@ -365,7 +356,7 @@ def test_replay_reports_first_version_even_after_later_appends(store: RedisEvent
 
     replay = store.append(match_id, 2, _events("Draw"), idempotency_key="k1", fingerprint="fp")
     assert replay == AppendResult(version=3, events=(), replayed=True)
-    assert store.version(match_id) == 4
+    assert version(store, match_id) == 4
 
 
 def test_reused_idempotency_key_with_other_fingerprint_raises(store: RedisEventStore) -> None:
@@ -374,7 +365,7 @@ def test_reused_idempotency_key_with_other_fingerprint_raises(store: RedisEventS
 
     with pytest.raises(IdempotencyKeyReused):
         store.append(match_id, 3, _events("Knock"), idempotency_key="k1", fingerprint="knock")
-    assert store.version(match_id) == 3
+    assert version(store, match_id) == 3
 
 
 def test_idempotency_keys_are_per_match(store: RedisEventStore) -> None:
@@ -412,37 +403,6 @@ def test_read_after_and_until(store: RedisEventStore) -> None:
     assert versions(after=2, until=99) == [3, 4, 5]
 
 
-def test_wait_returns_existing_events_at_once(store: RedisEventStore) -> None:
-    match_id = _new_match(store, count=3)
-    assert [e.version for e in store.wait(match_id, 1, timeout_ms=5000)] == [2, 3]
-
-
-def test_wait_times_out_with_nothing(store: RedisEventStore) -> None:
-    match_id = _new_match(store)
-    started = time.monotonic()
-    assert store.wait(match_id, 2, timeout_ms=150) == []
-    assert time.monotonic() - started >= 0.1
-
-
-def test_wait_wakes_when_another_client_appends(
-    store: RedisEventStore,
-    other_store: OtherStore,
-) -> None:
-    match_id = _new_match(store)
-    writer = other_store()
-    timer = threading.Timer(0.2, writer.append, args=(match_id, 2, _events("Late")))
-
-    started = time.monotonic()
-    timer.start()
-    try:
-        events = store.wait(match_id, 2, timeout_ms=8000)
-    finally:
-        timer.join()
-    # Well before the 8 s timeout: the wait was woken, it did not run out.
-    assert time.monotonic() - started < 4
-    assert [(e.version, e.type) for e in events] == [(3, "Late")]
-
-
 def test_match_ids_newest_first_with_paging(store: RedisEventStore) -> None:
     for match_id in ("first", "second", "third", "fourth"):
         store.create(match_id, _events("A"), {})
@@ -476,7 +436,7 @@ def test_a_known_prev_hash_skips_the_head_read_and_a_wrong_one_is_refused(
     head = store.read(match_id)[-1]
     with pytest.raises(VersionConflict):
         store.append(match_id, head.version, _events("Forged"), prev_hash="f" * 64)
-    assert store.version(match_id) == head.version
+    assert version(store, match_id) == head.version
     result = store.append(match_id, head.version, _events("Next"), prev_hash=head.hash)
     assert result.events[0].prev_hash == head.hash
     assert store.read(match_id)[-1] == result.events[0]

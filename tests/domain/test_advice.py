@@ -23,7 +23,7 @@ SOLVERS = {"gin": lambda state: gin_solver(state.options), "gem": gem_solver}
 def test_a_view_advises_only_legal_discards_and_the_least_deadwood_they_leave(variant,
                                                                               players):
     """``best_discard`` is advice a client may follow blindly: never the card just taken
-    from the pile (RULES.md 1.4) nor one that strands gem's deep card (2.6)."""
+    from the pile (docs/rules.md 1.4) nor one that strands gem's deep card (2.6)."""
     rng = random.Random(11)
     start, _, seed = new_match(rng, players, variant, target=80)
     advised = 0

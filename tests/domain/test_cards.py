@@ -1,4 +1,4 @@
-"""Card codes, decks and dealing as RULES.md section 0 describes them."""
+"""Card codes, decks and dealing as docs/rules.md section 0 describes them."""
 
 from __future__ import annotations
 

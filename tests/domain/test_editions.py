@@ -2,7 +2,7 @@
 under the edition it was created with.
 
 tests/fixtures/edition1 holds logs played over HTTP before edition 2 (3-4-player gin hands
-whose top score is shared, RULES.md 1.8 and 1.10): they must fold to the state they had
+whose top score is shared, docs/rules.md 1.8 and 1.10): they must fold to the state they had
 and verify, although today's rules would score the same hands differently.
 """
 

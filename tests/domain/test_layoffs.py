@@ -1,4 +1,4 @@
-"""Defender lay-offs (RULES.md 1.6 and 2.5): what fits where, and the exact best outcome."""
+"""Defender lay-offs (docs/rules.md 1.6 and 2.5): what fits where, and the exact best outcome."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The meld solver: deadwood, best discard and arrangements (RULES.md 1.2, 1.7, 2.3, 4).
+"""The meld solver: deadwood, best discard and arrangements (docs/rules.md 1.2, 1.7, 2.3, 4).
 
 The property tests compare the solver with a tiny brute force written from the rules
 alone: every group of cards that is a valid meld, every choice of disjoint groups.
@@ -29,7 +29,7 @@ def hand(text: str) -> list[str]:
 
 
 def is_meld(cards: list[str]) -> bool:
-    """RULES.md 1.2 and 1.7, read literally."""
+    """docs/rules.md 1.2 and 1.7, read literally."""
     jokers = cards.count(JOKER)
     naturals = [c for c in cards if c != JOKER]
     if len(naturals) <= jokers or len(cards) < 3:
@@ -151,7 +151,7 @@ joker_hands = st.one_of(
 two_deck_hands = st.one_of(hands_from(TWO_DECKS, 10), hands_from(TWO_DECKS, 11))
 
 
-# -- RULES.md section 4 ------------------------------------------------------------------
+# -- docs/rules.md section 4 ------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -171,7 +171,7 @@ def test_presence_reaches_streams_and_views_but_never_the_log(wiring):
     wait_for(lambda: public.presence[-1] == {"seat": 1, "online": False})
     assert [s["online"] for s in seats()] == [False, False]
     assert [e.type for e in wiring.store.read(match_id)].count("presence") == 0
-    assert wiring.store.version(match_id) == acted["version"]
+    assert wiring.repository.get(match_id).version == acted["version"]
     assert all("presence" not in e for e in public.received)
     public.stop()
 
@@ -265,7 +265,7 @@ def test_every_writer_of_a_followed_key_announces_it_on_the_keys_channel(wiring)
         assert heard.take() == [events_key]
         matches.play.act(match_id, bob, {"type": "pass"})
         assert heard.take() == [events_key] * 2
-        stream = matches.streams.follow(match_id, bob, store.version(match_id), 100)
+        stream = matches.streams.follow(match_id, bob, wiring.repository.get(match_id).version, 100)
         next(stream)
         assert heard.take()[-1] == live_key  # seat 1 came online
         matches.play.abort(match_id, ADMIN, {"reason": "test"})

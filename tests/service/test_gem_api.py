@@ -1,5 +1,5 @@
 """Gem Rummy over HTTP: a whole three-player hand with a deep pick, and hidden information
-in random two- and three-player gem games (RULES.md section 2)."""
+in random two- and three-player gem games (docs/rules.md section 2)."""
 
 from __future__ import annotations
 

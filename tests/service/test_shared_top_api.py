@@ -1,4 +1,4 @@
-"""3-4-player gin over HTTP when the top score of a hand is shared (RULES.md 1.3, 1.8,
+"""3-4-player gin over HTTP when the top score of a hand is shared (docs/rules.md 1.3, 1.8,
 1.10): the hand is won, the deal moves on as the policy says, one player takes the game
 bonus, and the server's own verifier and `rummy verify` agree with the log."""
 

@@ -1,4 +1,4 @@
-"""The gem deck (RULES.md 2.1), the dice (2.2) and Gem Parts (2.5), with examples 10 and 11."""
+"""The gem deck (docs/rules.md 2.1), the dice (2.2) and Gem Parts (2.5), with examples 10 and 11."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Gem melds in the shared solver (RULES.md 2.3): sets, runs, stashes (kings through either
+"""Gem melds in the shared solver (docs/rules.md 2.3): sets, runs, stashes (kings through either
 gem, in one meld only) and Queen's Diamonds; checked against brute force."""
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ class TestMeldedCards:
 
 
 def all_melds(hand: tuple[str, ...], diamond: str) -> list[frozenset[str]]:
-    """Every meld of the rules inside ``hand``, written out from RULES.md 2.3 directly."""
+    """Every meld of the rules inside ``hand``, written out from docs/rules.md 2.3 directly."""
     held = set(hand)
     out: list[frozenset[str]] = []
     for rank in RANKS:

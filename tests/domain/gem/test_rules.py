@@ -1,4 +1,4 @@
-"""Gem Rummy deals, turns, knocks and hand ends (RULES.md 2.2-2.4, 2.6), given/when/then."""
+"""Gem Rummy deals, turns, knocks and hand ends (docs/rules.md 2.2-2.4, 2.6), given/when/then."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Gem Rummy showdowns and scores (RULES.md 2.5, 2.6), with example 12, given/when/then."""
+"""Gem Rummy showdowns and scores (docs/rules.md 2.5, 2.6), with example 12, given/when/then."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Random legal-move playouts: the rules agree with their own legal actions, replay is
-deterministic, and no projection leaks a hidden card (DESIGN.md, *Views*)."""
+deterministic, and no projection leaks a hidden card (docs/architecture.md, *Views*)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Gin Rummy turns, knocks and hand ends (RULES.md 1.3-1.5, 1.8, 1.9), given/when/then."""
+"""Gin Rummy turns, knocks and hand ends (docs/rules.md 1.3-1.5, 1.8, 1.9), given/when/then."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from domain.gin.state import COMPLETING, DEALING, DISCARD, DRAW, SCORING, UPCARD
 from domain.viewer import Viewer
 from tests.builders import act, gin_match
 
-# Seat 1 (non-dealer) holds RULES.md example 1 (deadwood 7); seat 0 holds 70 of deadwood.
+# Seat 1 (non-dealer) holds docs/rules.md example 1 (deadwood 7); seat 0 holds 70 of deadwood.
 EXAMPLE_1 = "4D 4S 4H 9C TC JC QC KC 2H 5S"
 LOOSE = "2C 7C 3D 5D 9D JD 6H QH 8S KS"
 

@@ -1,4 +1,4 @@
-"""Hand scores and match bonuses: RULES.md 1.6, 1.8, 1.10 and worked examples 6-9."""
+"""Hand scores and match bonuses: docs/rules.md 1.6, 1.8, 1.10 and worked examples 6-9."""
 
 from __future__ import annotations
 
@@ -131,7 +131,7 @@ class TestNextDealer:
 
     @pytest.mark.parametrize("policy", ["alternate", "winner", "loser"])
     def test_a_tied_hand_is_dealt_again_by_the_same_dealer(self, policy):
-        # RULES.md 1.3: nobody won (5 against 5, no undercut on a tie), so dealer 0 deals again
+        # docs/rules.md 1.3: nobody won (5 against 5, no undercut on a tie), so dealer 0 deals again
         state = knocked("7H 8H 9H 4D 4S 4H JC QC KC 5S", draw="AS", discard="AS",
                         defender="2C 3C 4C 9S 9D 9C 6D 7D 8D 5H", upcard="KD",
                         undercut_on_tie=False, next_dealer=policy)
@@ -156,7 +156,7 @@ class TestThreePlayers:
 
 
 class TestKnockersArrangement:
-    """RULES.md 1.5 (ours): among equal arrangements, the one best for the knocker."""
+    """docs/rules.md 1.5 (ours): among equal arrangements, the one best for the knocker."""
 
     KNOCKER = "7C 7D 7S 7H 8H 9H TH AC 2C 3D"  # 7s + 7H-TH, or all four 7s + 8H-TH
     DEFENDER = "6H QS KS JD 9D QD KC 5C 4S 2S"  # 6H fits only the run 7H-TH
@@ -207,7 +207,7 @@ class TestJokers:
         assert events[0].data["points"] == [0, 52 - 3]
 
 
-# --- a shared top score (RULES.md 1.8, 1.10; the README's "Rules decisions") ------------
+# --- a shared top score (docs/rules.md 1.8, 1.10; the README's "Rules decisions") ------------
 
 KNOCKER = "4D 4S 4H 9C TC JC 5S"  # seat 1 draws KD and knocks it: 4s, 9C-JC, deadwood 5S
 TIES_AT_5 = ["6S 7S 8S 9S TS 2D 3H", KNOCKER, "6H 7H 8H QS QH QD 5D"]
@@ -228,7 +228,7 @@ def shared_top(hands, **options):
 
 
 class TestASharedTopIsAWonHand:
-    """RULES.md 1.8: every pairing a player wins is a won hand, so a hand whose top score
+    """docs/rules.md 1.8: every pairing a player wins is a won hand, so a hand whose top score
     is shared is not a drawn one (1.3 keeps the dealer only after a drawn hand)."""
 
     @pytest.mark.parametrize("policy, dealer", [("alternate", 1), ("winner", 2), ("loser", 1)])
@@ -269,7 +269,7 @@ class TestASharedTopIsAWonHand:
 
 
 class TestSeveralPlayersPassTheTargetInOneHand:
-    """RULES.md 1.10 *(ours)*: one winner takes the game bonus: the most hand points, then
+    """docs/rules.md 1.10 *(ours)*: one winner takes the game bonus: the most hand points, then
     the first clockwise from the final hand's knocker; the shutout looks at every other
     seat."""
 
@@ -295,7 +295,7 @@ class TestSeveralPlayersPassTheTargetInOneHand:
         assert match_bonuses(state)["bonuses"][0]["shutout"] is True
 
     def test_with_two_players_the_one_who_reached_the_target_wins(self):
-        # RULES.md 1.10: seat 1 won seven small hands, seat 0 reached 100 with one big gin
+        # docs/rules.md 1.10: seat 1 won seven small hands, seat 0 reached 100 with one big gin
         state = replace(finished([100, 95], [1, 7]), results=({"knocker": 0},))
         result = match_bonuses(state)
         assert result["final_scores"] == [100 + 100 + 25, 95 + 175]

@@ -1,4 +1,4 @@
-"""Rummy and Rami turns, openings, jokers and round ends (RULES.md 3.1-3.6), given/when/then.
+"""Rummy and Rami turns, openings, jokers and round ends (docs/rules.md 3.1-3.6), given/when/then.
 
 Two players with seat 0 dealing, so seat 1 plays first, unless a test says otherwise.
 """

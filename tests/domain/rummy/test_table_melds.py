@@ -1,4 +1,4 @@
-"""Table melds with declared jokers (RULES.md 3.2, 3.5) and rummy's meld values (3.4, 3.6)."""
+"""Table melds with declared jokers (docs/rules.md 3.2, 3.5) and rummy's meld values (3.4, 3.6)."""
 
 from __future__ import annotations
 
