@@ -169,7 +169,6 @@ class RedisEventStore:
         self._append_script = client.register_script(scripts.APPEND)
         self._claim_script = client.register_script(scripts.CLAIM)
         self._rotate_script = client.register_script(scripts.ROTATE)
-        self._block_slice_ms = _block_slice_ms(client)
 
     # -- keys -------------------------------------------------------------------------------
 
