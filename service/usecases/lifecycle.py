@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from domain.events import HAND_SCORED, MATCH_ABORTED, MATCH_COMPLETED, SEAT_FORFEITED
@@ -27,8 +27,8 @@ from service.ports import (
     Organisers,
     StoredEvent,
     WebhookStore,
-    entry_order,
 )
+from service.usecases.following import Followed, follow
 from service.usecases.subscribers import Appended
 
 KIND_OF = {HAND_SCORED.name: "hand_scored", MATCH_COMPLETED.name: "match_completed",
@@ -122,57 +122,28 @@ def follow_feed(hub: FanOut, feed: Feed, owner: str, after: str,
     """(entry id, message) for every feed message after ``after`` that matches, as they
     come; None marks a keep-alive tick. Messages filtered out still move the position.
 
-    The backlog comes from normal reads; new messages from the process's stream hub
-    (``service.ports.FanOut``), subscribed at the position the backlog reached and read
-    once more after subscribing, so the switch neither loses nor repeats a message.
+    The feed's key is followed with the one gap-free follower
+    (``service.usecases.following``), as match streams follow theirs.
     """
-    key = feed.key(owner)
     wanted = set(tags)
-    position = [after]
-
-    def take(entries: Iterable[tuple[str, str]]) -> Iterator[tuple[str, dict[str, Any]]]:
-        for entry, text in entries:
-            if entry_order(entry) <= entry_order(position[0]):
-                continue
-            position[0] = entry
+    followed = Followed(feed.key(owner), after,
+                        read=lambda position: feed.after(owner, position),
+                        decode=lambda entry, fields: feed.message(fields))
+    idle_since = time.monotonic()
+    for delivery in follow(hub, followed, keepalive_ms / 1000):
+        if delivery is None:  # the hub's keep-alive nudge
+            yield None
+            idle_since = time.monotonic()
+            continue
+        sent = False
+        for entry, text in delivery.fresh:
             message = json.loads(text)
             if wanted <= set(message.get("tags") or []) and (
                     not kinds or message.get("kind") in kinds):
-                yield entry, message
-
-    def backlog() -> Iterator[tuple[str, dict[str, Any]]]:
-        while True:
-            entries = feed.after(owner, position[0])
-            yield from take(entries)
-            if not entries:
-                return
-
-    yield from backlog()
-    sub = hub.subscribe({key: position[0]}, keepalive_ms / 1000)
-    try:
-        yield from backlog()
-        idle_since = time.monotonic()
-        while True:
-            arrived = sub.get()
-            if not arrived and sub.closed:  # this process's hub is closing
-                return
-            if not arrived:  # the hub's keep-alive nudge
-                yield None
-                idle_since = time.monotonic()
-                continue
-            sent = False
-            for item in take((_text(entry_id), feed.message(fields))
-                             for _, entries in arrived for entry_id, fields in entries):
                 sent = True
-                yield item
-            if sent:
-                idle_since = time.monotonic()
-            elif time.monotonic() - idle_since >= keepalive_ms / 1000:
-                yield None
-                idle_since = time.monotonic()
-    finally:
-        hub.unsubscribe(sub)
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
+                yield entry, message
+        if sent:
+            idle_since = time.monotonic()
+        elif time.monotonic() - idle_since >= keepalive_ms / 1000:
+            yield None
+            idle_since = time.monotonic()

@@ -5,11 +5,9 @@ the one redaction path (``render_event`` with ``HandIndex.viewer_of``); this mod
 decides *which* stored events and presence messages a stream gets, and keeps this
 process's presence entries alive.
 
-A stream reads the events after the client's position from the store, subscribes to the
-process's stream hub (``service.ports.FanOut``) at the version it reached, then reads
-once more: the hub delivers everything dispatched after the subscription and that second
-read everything before it, and versions already sent are dropped, so the switch neither
-loses nor repeats an event.
+A stream follows the match's events key with the one gap-free follower
+(``service.usecases.following``: the backlog, then the process's stream hub), and the
+match's live key beside it for presence.
 
 A seat's stream holds the hash of the token that opened it (``SeatHolder``). Rotating that
 token ends the stream (``Ended``), in whichever process holds it: the rotation is announced
@@ -31,7 +29,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.viewer import Viewer
-from service.ports import EventStore, FanOut, PresenceStore, StoredEvent, StoreUnavailable
+from service.ports import (
+    EventStore,
+    FanOut,
+    PresenceStore,
+    StoredEvent,
+    StoreUnavailable,
+    entry_order,
+)
+from service.usecases.following import Followed, follow
 from service.usecases.subscribers import Appended
 
 log = logging.getLogger("rummy.live")
@@ -87,60 +93,45 @@ class LiveStreams:
     def follow(self, match_id: str, after: int, keepalive_ms: int,
                holder: SeatHolder | None = None) -> Iterator[LiveItem]:
         """The match's events after ``after``, then new ones and presence messages as they
-        come. A seat's stream (``holder``) counts as that seat's presence while open, and
-        ends with ``Ended`` once its token is rotated. Ends otherwise only when closed (the
-        caller stops after the match's terminal event)."""
-        backlog = self.store.read(match_id, after)
-        if backlog:
-            after = backlog[-1].version
+        come (``service.usecases.following``). A seat's stream (``holder``) counts as that
+        seat's presence while open, and ends with ``Ended`` once its token is rotated.
+        Ends otherwise only when closed (the caller stops after the match's terminal
+        event)."""
         member = f"{holder.seat}:{uuid.uuid4().hex[:12]}" if holder is not None else None
         events_key = self.store.events_key(match_id)
-        sub = None
+        followed = Followed(
+            events_key, f"{after}-0",
+            read=lambda position: [(f"{event.version}-0", event) for event in
+                                   self.store.read(match_id, entry_order(position)[0])],
+            decode=lambda entry, fields: self._decoded(events_key, entry, fields))
+        check = None
+        if holder is not None:
+            check = lambda: None if holder.still_holds() else Ended(TOKEN_ROTATED)  # noqa: E731
         try:
             if member is not None:
                 self._hold(match_id, member)
-            sub = self.hub.subscribe({events_key: f"{after}-0",
-                                      self.presence.live_key(match_id):
-                                          self.presence.last_live_id(match_id)},
-                                     keepalive_ms / 1000)
-            late = self.store.read(match_id, after)
-            if late:
-                after = late[-1].version
-            if holder is not None and not holder.still_holds():
-                yield Ended(TOKEN_ROTATED)
-                return
-            if backlog or late:
-                yield backlog + late
-            while True:
-                batches = sub.get()
-                if not batches:
-                    if sub.closed:  # this process's hub is closing
-                        return
-                    yield None
+            live = {self.presence.live_key(match_id): self.presence.last_live_id(match_id)}
+            for delivery in follow(self.hub, followed, keepalive_ms / 1000, live, check):
+                if delivery is None or isinstance(delivery, Ended):
+                    yield delivery
                     continue
-                if holder is not None and self._revokes(batches, events_key, holder.token_hash):
+                if holder is not None and self._revokes(delivery.companions,
+                                                        holder.token_hash):
                     yield Ended(TOKEN_ROTATED)
                     return
-                fresh: list[StoredEvent] = []
-                messages: list[dict[str, Any]] = []
-                for key, entries in batches:
-                    for entry_id, fields in entries:
-                        if key != events_key:
-                            message = self.presence.message(fields)
-                            if message is not None:
-                                messages.append(message)
-                        elif int(entry_id.partition("-")[0]) > after:
-                            event = self._decoded(key, entry_id, fields)
-                            fresh.append(event)
-                            after = event.version
-                if fresh:
-                    yield fresh
-                yield from messages
+                if delivery.fresh:
+                    yield [event for _, event in delivery.fresh]
+                yield from self._presence_messages(delivery.companions)
         finally:
-            if sub is not None:
-                self.hub.unsubscribe(sub)
             if member is not None:
                 self._release(match_id, member)
+
+    def _presence_messages(self, companions: list[Any]) -> Iterator[dict[str, Any]]:
+        for _, entries in companions:
+            for _, fields in entries:
+                message = self.presence.message(fields)
+                if message is not None:
+                    yield message
 
     def _decoded(self, key: str, entry_id: str, fields: Any) -> StoredEvent:
         """An entry the hub delivered, decoded once in this process for all its streams."""
@@ -240,10 +231,9 @@ class LiveStreams:
     def seats(self, match_id: str, count: int) -> list[dict[str, Any]]:
         return self.presence.of(match_id, count)
 
-    def _revokes(self, batches: list[Any], events_key: str, token_hash: str) -> bool:
-        """Whether the hub's batches announce ``token_hash`` rotated. The batches of one take
-        are checked whole before any of their events is sent: the hub delivers a rotation no
-        later than the events appended after it, possibly in the same take."""
+    def _revokes(self, companions: list[Any], token_hash: str) -> bool:
+        """Whether the live key's entries of one take announce ``token_hash`` rotated. A
+        take is checked whole before any of its events is sent: the hub delivers a
+        rotation no later than the events appended after it, possibly in the same take."""
         return any(self.presence.revocation(fields) == token_hash
-                   for key, entries in batches if key != events_key
-                   for _, fields in entries)
+                   for _, entries in companions for _, fields in entries)
