@@ -49,7 +49,8 @@ from domain.events import (
     Event,
     names,
 )
-from domain.fairness import UNFOLDED_EVENTS, Deal, commitment, hand_seed, shuffled_deck
+from domain.evolving import folded
+from domain.fairness import Deal, commitment, hand_seed, shuffled_deck
 from domain.match import Match, Recorded
 from domain.shuffle import choose
 from domain.steps import SystemStep, decide_step
@@ -223,7 +224,7 @@ class _Replayer:
     def _expected(self, command_id: str, records: list[Record],
                   events: list[Event]) -> tuple[list[Event], str]:
         """What the command should have appended, and the check that judges it."""
-        played = [e for e in events if e.type not in UNFOLDED_EVENTS]
+        played = [e for e in events if folded(e)]
         if command_id.startswith("create:"):
             return self._created(played), "rules"
         if command_id.startswith("seat"):
@@ -254,7 +255,7 @@ class _Replayer:
         (older logs have none), so a reveal left out or misplaced fails like a wrong score."""
         if event.type in REVEALS:
             return self.seed_commitment is not None
-        return event.type not in UNFOLDED_EVENTS
+        return folded(event)
 
     # --- recomputing -------------------------------------------------------------------
 
@@ -315,7 +316,7 @@ class _Replayer:
         sent = first.get("command")
         if isinstance(sent, Mapping) and "control" in sent:
             return self._control(first, "clock", events)
-        return self._seat_action("", first, [e for e in events if e.type not in UNFOLDED_EVENTS])
+        return self._seat_action("", first, [e for e in events if folded(e)])
 
     def _inferred_action(self, seat: int, played: list[Event]) -> list[Event]:
         """Logs written before commands were stored: some legal action must explain them."""
