@@ -26,6 +26,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from domain.viewer import Viewer
@@ -104,9 +105,7 @@ class LiveStreams:
             read=lambda position: [(f"{event.version}-0", event) for event in
                                    self.store.read(match_id, entry_order(position)[0])],
             decode=lambda entry, fields: self._decoded(events_key, entry, fields))
-        check = None
-        if holder is not None:
-            check = lambda: None if holder.still_holds() else Ended(TOKEN_ROTATED)  # noqa: E731
+        check = None if holder is None else partial(_rotated_away, holder)
         try:
             if member is not None:
                 self._hold(match_id, member)
@@ -237,3 +236,8 @@ class LiveStreams:
         rotation no later than the events appended after it, possibly in the same take."""
         return any(self.presence.revocation(fields) == token_hash
                    for _, entries in companions for _, fields in entries)
+
+
+def _rotated_away(holder: SeatHolder) -> Ended | None:
+    """The end of a seat's stream whose token was rotated before it subscribed."""
+    return None if holder.still_holds() else Ended(TOKEN_ROTATED)
