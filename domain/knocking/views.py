@@ -8,11 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from domain import views
 from domain.cards import sort_cards, without
-from domain.controls import ended_of
-from domain.knocking.turns import COMPLETE, DEALING, DISCARD
+from domain.knocking.turns import DISCARD
 from domain.melds import MeldSolver
-from domain.steps import awaiting_step
 from domain.viewer import Viewer
 
 Legal = Callable[[Any, int], list[dict[str, Any]]]
@@ -22,36 +21,12 @@ COMPLETION_KEYS = ("winner", "winners", "bonuses", "final_scores")
 def table(state: Any, viewer: Viewer, game: str) -> dict[str, Any]:
     """The match as ``viewer`` may see it, but for a seat's own section (the service adds
     ``id`` and ``version``)."""
-    out: dict[str, Any] = {
-        "variant": game,
-        "options": state.options.to_dict(),
-        "phase": state.phase,
-        "awaiting": awaiting_step(state),
-        "dealer": state.dealer,
-        "turn": state.turn,
-        "hand_number": state.hand_number,
-        "knock_limit": state.knock_limit,
-        "commitment": state.commitment,
-        "scores": list(state.scores),
-        "hands_won": list(state.hands_won),
-        "stock_count": len(state.stock),
-        "discard_pile": list(state.discard_pile),
-        "seats": [{"seat": s, "name": name,
-                   "hand_count": len(state.hands[s]) if state.hands else 0}
-                  for s, name in enumerate(state.players)],
-        "hands": [dict(result) for result in state.results],
-    }
-    if state.ending is not None and state.phase != DEALING:
-        out["ending"] = dict(state.ending)
-    if state.phase == COMPLETE and state.completion is not None:
-        out.update({key: state.completion[key] for key in COMPLETION_KEYS})
-    ended = ended_of(state)
-    if ended is not None:
-        out["ended"] = ended
-    if viewer.is_full:
-        out["all_hands"] = [list(hand) for hand in state.hands]
-        out["stock"] = list(state.stock)
-    return out
+    out = views.head(state, game)
+    out.update(knock_limit=state.knock_limit, hands_won=list(state.hands_won),
+               seats=[{"seat": s, "name": name,
+                       "hand_count": len(state.hands[s]) if state.hands else 0}
+                      for s, name in enumerate(state.players)])
+    return views.ends(out, state, viewer, COMPLETION_KEYS)
 
 
 def seat_section(state: Any, seat: int, solver: MeldSolver, legal: Legal) -> dict[str, Any]:

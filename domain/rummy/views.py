@@ -9,50 +9,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain import redaction
+from domain import redaction, views
 from domain.cards import sort_cards
-from domain.controls import ended_of
 from domain.events import Event
 from domain.rummy.actions import legal_actions
 from domain.rummy.events import STOCK_REBUILT
 from domain.rummy.rules import may_open_now
-from domain.rummy.state import COMPLETE, DEALING, PLAY, RummyState
+from domain.rummy.state import PLAY, RummyState
 from domain.rummy.table import best_opening, meld_value, minus_points
-from domain.steps import awaiting_step
 from domain.table_melds import hand_melds
 from domain.viewer import Viewer
 
 
 def view(state: RummyState, viewer: Viewer) -> dict[str, Any]:
     """The game as ``viewer`` may see it (the service adds ``id`` and ``version``)."""
-    out: dict[str, Any] = {
-        "variant": state.variant,
-        "options": state.options.to_dict(),
-        "phase": state.phase,
-        "awaiting": awaiting_step(state),
-        "dealer": state.dealer,
-        "turn": state.turn,
-        "hand_number": state.hand_number,
-        "rounds_played": state.rounds_played,
-        "commitment": state.commitment,
-        "scores": list(state.scores),
-        "stock_count": len(state.stock),
-        "discard_pile": list(state.discard_pile),
-        "table": [meld.to_dict() for meld in state.table],
-        "seats": [_seat_summary(state, seat, name) for seat, name in enumerate(state.players)],
-        "hands": [dict(result) for result in state.results],
-    }
-    if state.ending is not None and state.phase != DEALING:
-        out["ending"] = dict(state.ending)
-    if state.phase == COMPLETE and state.completion is not None:
-        out.update({key: state.completion[key] for key in ("winner", "winners", "final_scores")})
-    ended = ended_of(state)
-    if ended is not None:
-        out["ended"] = ended
-    if viewer.is_full:
-        out["all_hands"] = [list(hand) for hand in state.hands]
-        out["stock"] = list(state.stock)
-    elif viewer.seat is not None and viewer.seat < state.seats:
+    out = views.head(state, state.variant)
+    out.update(rounds_played=state.rounds_played,
+               table=[meld.to_dict() for meld in state.table],
+               seats=[_seat_summary(state, seat, name)
+                      for seat, name in enumerate(state.players)])
+    views.ends(out, state, viewer, ("winner", "winners", "final_scores"))
+    if not viewer.is_full and viewer.seat is not None and viewer.seat < state.seats:
         out.update(seat_section(state, viewer.seat))
     return out
 
