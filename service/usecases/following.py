@@ -7,28 +7,31 @@ subscription and that second read everything before it, and entries at or before
 position are dropped, so each entry comes once, in order. Match streams
 (``service.usecases.live``) and the organisers' feed (``service.usecases.lifecycle``)
 both follow their key this way; what they do with the entries is their own.
+
+``Follower`` is an object with a blocking ``next`` rather than a generator, and what it
+hands over is plain tuples: with 1,000 streams on one match, each move is taken 1,000
+times, and a generator layer per stream with a small object per take cost the API about
+10 ms of CPU per fanned-out move (bench/streams.py: 44 against 35 ms per round).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from service.ports import FanOut, entry_order
+from service.ports import FanOut, Subscription, entry_order
 
 T = TypeVar("T")
 Entries = list[tuple[str, T]]
+Take = list[tuple[str, list[tuple[str, Mapping[Any, Any]]]]]
 
 
-@dataclass(frozen=True)
-class Delivery(Generic[T]):
-    """What came: the followed key's new entries (entry id, item), in order, and what the
-    companion keys delivered beside them in the same take (raw, as the fan-out gives it)."""
-
-    fresh: Entries[T]
-    companions: list[tuple[str, list[tuple[str, Mapping[Any, Any]]]]] = field(
-        default_factory=list)
+Delivery = tuple[list[T], Take]
+"""What came: the followed key's new entries, decoded, in order, and what the companion
+keys delivered beside them in the same take (raw, as the fan-out gives it). A plain
+tuple: one is made per stream for every take fanned out, and a named tuple's
+constructor cost the fan-out of a move to 1,000 streams a tenth of its time."""
 
 
 @dataclass(frozen=True)
@@ -40,55 +43,69 @@ class Followed(Generic[T]):
     position: str
     read: Callable[[str], Entries[T]]
     decode: Callable[[str, Mapping[Any, Any]], T]
+    """An entry the fan-out delivered, as ``read`` gives its items."""
 
 
-def follow(fanout: FanOut, followed: Followed[T], idle_s: float,
-           companions: Mapping[str, str] | None = None,
-           check: Callable[[], object | None] | None = None) -> Iterator[Any]:
-    """Deliveries of ``followed.key`` (and its ``companions``: other keys from their own
-    positions) as they come; None is the fan-out's nudge after ``idle_s`` of nothing.
+class Follower(Generic[T]):
+    """Follows ``followed.key`` (and its ``companions``: other keys from their own
+    positions, delivered raw beside it). ``start`` subscribes and returns the backlog;
+    ``next`` waits for the next delivery; ``close`` unsubscribes (always call it)."""
 
-    The backlog and the read after subscribing come as one delivery. ``check``, asked
-    after those reads and before anything is delivered, may end the follow: what it
-    returns, when not None, is yielded last. Ends when the fan-out closes; closing the
-    generator unsubscribes.
-    """
-    position = [followed.position]
+    def __init__(self, fanout: FanOut, followed: Followed[T], idle_s: float,
+                 companions: Mapping[str, str] | None = None) -> None:
+        self._fanout = fanout
+        self._followed = followed
+        self._idle_s = idle_s
+        self._companions = dict(companions or {})
+        self._position = followed.position
+        self._order = entry_order(followed.position)
+        self._sub: Subscription | None = None
 
-    def unseen(entries: Entries[T]) -> Entries[T]:
-        fresh = [(entry, item) for entry, item in entries
-                 if entry_order(entry) > entry_order(position[0])]
-        if fresh:
-            position[0] = fresh[-1][0]
-        return fresh
+    @property
+    def closed(self) -> bool:
+        """Whether the fan-out is closing (this process is stopping): stop following."""
+        return self._sub is None or self._sub.closed
 
-    def read_all() -> Entries[T]:
-        found: Entries[T] = []
-        while page := unseen(followed.read(position[0])):
-            found += page
-        return found
+    def start(self) -> list[T]:
+        """The backlog: every entry after the position, read before and after
+        subscribing, so the fan-out takes over exactly where the reads ended."""
+        backlog = self._read_all()
+        self._sub = self._fanout.subscribe(
+            {self._followed.key: self._position, **self._companions}, self._idle_s)
+        return [item for _, item in backlog + self._read_all()]
 
-    backlog = read_all()
-    sub = fanout.subscribe({followed.key: position[0], **(companions or {})}, idle_s)
-    try:
-        backlog += read_all()
-        stop = check() if check is not None else None
-        if stop is not None:
-            yield stop
-            return
-        if backlog:
-            yield Delivery(backlog)
-        while True:
-            take = sub.get()
-            if not take:
-                if sub.closed:  # this process's fan-out is closing
-                    return
-                yield None
+    def next(self) -> Delivery[T] | None:
+        """The next delivery, waiting for it; None is the fan-out's nudge after
+        ``idle_s`` of nothing, or its close (see ``closed``)."""
+        assert self._sub is not None, "start() first"
+        take = self._sub.get()
+        if not take:
+            return None
+        key, decode = self._followed.key, self._followed.decode
+        fresh: list[T] = []
+        companions: Take = []
+        for taken_key, entries in take:
+            if taken_key != key:
+                companions.append((taken_key, entries))
                 continue
-            fresh = unseen([(entry, followed.decode(entry, fields))
-                            for key, entries in take if key == followed.key
-                            for entry, fields in entries])
-            yield Delivery(fresh, [(key, entries) for key, entries in take
-                                   if key != followed.key])
-    finally:
-        fanout.unsubscribe(sub)
+            for entry, fields in entries:
+                order = entry_order(entry)
+                if order > self._order:
+                    fresh.append(decode(entry, fields))
+                    self._order, self._position = order, entry
+        return fresh, companions
+
+    def close(self) -> None:
+        if self._sub is not None:
+            self._fanout.unsubscribe(self._sub)
+
+    def _read_all(self) -> Entries[T]:
+        found: Entries[T] = []
+        while True:
+            page = [(entry, item) for entry, item in self._followed.read(self._position)
+                    if entry_order(entry) > self._order]
+            if not page:
+                return found
+            found += page
+            self._position = page[-1][0]
+            self._order = entry_order(self._position)

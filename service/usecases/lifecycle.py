@@ -28,7 +28,7 @@ from service.ports import (
     StoredEvent,
     WebhookStore,
 )
-from service.usecases.following import Followed, follow
+from service.usecases.following import Followed, Follower
 from service.usecases.subscribers import Appended
 
 KIND_OF = {HAND_SCORED.name: "hand_scored", MATCH_COMPLETED.name: "match_completed",
@@ -127,23 +127,40 @@ def follow_feed(hub: FanOut, feed: Feed, owner: str, after: str,
     """
     wanted = set(tags)
     followed = Followed(feed.key(owner), after,
-                        read=lambda position: feed.after(owner, position),
-                        decode=lambda entry, fields: feed.message(fields))
-    idle_since = time.monotonic()
-    for delivery in follow(hub, followed, keepalive_ms / 1000):
-        if delivery is None:  # the hub's keep-alive nudge
-            yield None
-            idle_since = time.monotonic()
-            continue
-        sent = False
-        for entry, text in delivery.fresh:
-            message = json.loads(text)
-            if wanted <= set(message.get("tags") or []) and (
-                    not kinds or message.get("kind") in kinds):
+                        read=lambda position: [(entry, (entry, text)) for entry, text
+                                               in feed.after(owner, position)],
+                        decode=lambda entry, fields: (entry, feed.message(fields)))
+    follower = Follower(hub, followed, keepalive_ms / 1000)
+    try:
+        backlog = follower.start()
+        yield from _matching(backlog, wanted, kinds)
+        idle_since = time.monotonic()
+        while True:
+            delivery = follower.next()
+            if delivery is None:  # the hub's keep-alive nudge, or its close
+                if follower.closed:
+                    return
+                yield None
+                idle_since = time.monotonic()
+                continue
+            sent = False
+            for found in _matching(delivery[0], wanted, kinds):
                 sent = True
-                yield entry, message
-        if sent:
-            idle_since = time.monotonic()
-        elif time.monotonic() - idle_since >= keepalive_ms / 1000:
-            yield None
-            idle_since = time.monotonic()
+                yield found
+            if sent:
+                idle_since = time.monotonic()
+            elif time.monotonic() - idle_since >= keepalive_ms / 1000:
+                yield None
+                idle_since = time.monotonic()
+    finally:
+        follower.close()
+
+
+def _matching(entries: list[tuple[str, str]], wanted: set[str],
+              kinds: Sequence[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The feed messages among ``entries`` with every wanted tag and of a wanted kind."""
+    for entry, text in entries:
+        message = json.loads(text)
+        if wanted <= set(message.get("tags") or []) and (
+                not kinds or message.get("kind") in kinds):
+            yield entry, message

@@ -26,7 +26,6 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from domain.viewer import Viewer
@@ -38,7 +37,7 @@ from service.ports import (
     StoreUnavailable,
     entry_order,
 )
-from service.usecases.following import Followed, follow
+from service.usecases.following import Followed, Follower
 from service.usecases.subscribers import Appended
 
 log = logging.getLogger("rummy.live")
@@ -105,23 +104,38 @@ class LiveStreams:
             read=lambda position: [(f"{event.version}-0", event) for event in
                                    self.store.read(match_id, entry_order(position)[0])],
             decode=lambda entry, fields: self._decoded(events_key, entry, fields))
-        check = None if holder is None else partial(_rotated_away, holder)
+        follower: Follower[StoredEvent] | None = None
         try:
             if member is not None:
                 self._hold(match_id, member)
-            live = {self.presence.live_key(match_id): self.presence.last_live_id(match_id)}
-            for delivery in follow(self.hub, followed, keepalive_ms / 1000, live, check):
-                if delivery is None or isinstance(delivery, Ended):
-                    yield delivery
+            follower = Follower(self.hub, followed, keepalive_ms / 1000,
+                                {self.presence.live_key(match_id):
+                                 self.presence.last_live_id(match_id)})
+            backlog = follower.start()
+            if holder is not None and (ended := _rotated_away(holder)) is not None:
+                yield ended
+                return
+            if backlog:
+                yield backlog
+            while True:
+                delivery = follower.next()
+                if delivery is None:
+                    if follower.closed:  # this process's hub is closing
+                        return
+                    yield None
                     continue
-                if holder is not None and self._revokes(delivery.companions,
-                                                        holder.token_hash):
+                fresh, companions = delivery
+                if holder is not None and companions and self._revokes(
+                        companions, holder.token_hash):
                     yield Ended(TOKEN_ROTATED)
                     return
-                if delivery.fresh:
-                    yield [event for _, event in delivery.fresh]
-                yield from self._presence_messages(delivery.companions)
+                if fresh:
+                    yield fresh
+                if companions:
+                    yield from self._presence_messages(companions)
         finally:
+            if follower is not None:
+                follower.close()
             if member is not None:
                 self._release(match_id, member)
 
