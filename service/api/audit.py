@@ -14,9 +14,9 @@ blp = ApiBlueprint("audit", __name__, url_prefix="/v1/matches",
                    description="Replay a match to any step, export its log, verify it")
 
 
-
 @blp.route("/<match_id>/state")
 class State(MethodView):
+    @blp.conditional
     @blp.arguments(StateQuerySchema, location="query")
     @blp.response(200, MatchViewSchema)
     @blp.doc(security=ANYONE)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, cast
@@ -51,7 +53,8 @@ class ApiBlueprint(Blueprint):
         super().__init__(*args, **kwargs)
         self.before_request(_token_first)
 
-    def doc(self, *, ticket: bool = False, **kwargs: Any) -> Any:  # type: ignore[override]
+    def doc(self, *, ticket: bool = False,  # type: ignore[override]
+            caller: str | None = None, **kwargs: Any) -> Any:
         """flask-smorest's ``doc``. A view documented with a security (``BEARER`` or
         ``ANYONE``) reads a token: one that names nobody is refused with a 401
         ``invalid_token`` before anything else. With ``security=BEARER`` it also refuses a
@@ -60,7 +63,10 @@ class ApiBlueprint(Blueprint):
         unauthorised whatever else is wrong with it (not a 400 about its body).
 
         ``ticket``: a ``?ticket=`` stands in for the token (the feed), so the view itself
-        decides whether one is missing.
+        decides whether one is missing. ``caller``: who may call the view at all
+        (``ORGANISER_CALLER``, ``ADMIN_CALLER``: ``Access.require_caller``);
+        anyone else gets their 401/403 before the view reads its arguments, so a caller
+        who may not call it learns nothing about what a valid body looks like.
         """
         document = super().doc(**kwargs)
         security = kwargs.get("security")
@@ -71,8 +77,29 @@ class ApiBlueprint(Blueprint):
             documented = document(func)
             documented.reads_token = True  # copied outwards by every functools.wraps
             documented.needs_token = security == BEARER and not ticket
+            documented.caller = caller
             return documented
         return decorate
+
+    def conditional(self, func: Any) -> Any:
+        """A GET whose answer carries an ``ETag`` (a hash of the body, so it changes with
+        anything the caller sees: a move, presence, a clock) and answers 304 with no body
+        to an ``If-None-Match`` that names it. A client polling a view pays for a body
+        only when something changed. Put it above ``@blp.response``."""
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            response = func(*args, **kwargs)
+            if response.status_code == 200:
+                response.add_etag()
+                response.make_conditional(request)
+            return response
+        wrapper._apidoc = copy.deepcopy(getattr(wrapper, "_apidoc", {}))
+        arguments = wrapper._apidoc.setdefault("arguments", {})  # beside the view's own
+        arguments.setdefault("parameters", []).append(dict(IF_NONE_MATCH))
+        return self.doc(responses={304: {"description": "Not modified: the body would be "
+                                         "the one whose ETag the If-None-Match names"},
+                                   200: {"headers": {"ETag": ETAG}}})(wrapper)
 
     def errors(self, *statuses: int) -> Any:
         """Document the error responses a view can give (all ``ErrorSchema``)."""
@@ -83,6 +110,11 @@ class ApiBlueprint(Blueprint):
         return decorate
 
 
+ETAG = {"description": "The body's entity tag; send it back in If-None-Match",
+        "schema": {"type": "string"}}
+IF_NONE_MATCH = {"in": "header", "name": "If-None-Match", "required": False,
+                 "description": "An ETag this view gave: 304 with no body while it is "
+                                "still the current one", "schema": {"type": "string"}}
 BEARER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 """OpenAPI security of a view that needs a token."""
 ANYONE: list[dict[str, list[str]]] = [{}, {"bearerAuth": []}]
@@ -125,6 +157,9 @@ def _token_first() -> None:
     if not token or not use_cases().access.names_anybody(token, match_id):
         raise Unauthenticated("invalid_token", "the bearer token is not one this server "
                               "issued (or it was rotated, or its key revoked)")
+    caller = getattr(handler, "caller", None)
+    if caller is not None:
+        use_cases().access.require_caller(token, caller)
 
 
 def bearer_token() -> str | None:

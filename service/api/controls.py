@@ -14,9 +14,6 @@ blp = ApiBlueprint("controls", __name__, url_prefix="/v1/matches",
                    description="Organiser controls: end a match early, as logged events")
 
 
-
-
-
 @blp.route("/<match_id>/forfeit")
 class Forfeit(MethodView):
     @blp.arguments(ForfeitSchema)

@@ -27,6 +27,9 @@ def _error(status: int, code: str, message: str, errors: Any = None) -> Any:
     return jsonify(body), status
 
 
+STORE_RETRY_AFTER_S = 2
+"""A 503's ``Retry-After``: Redis restarts or fails over in seconds."""
+
 MALFORMED = frozenset({"invalid_action"})
 """Rule-error codes that mean the request was malformed for the variant, not illegal."""
 
@@ -62,8 +65,10 @@ def register(app: Flask, unavailable: tuple[type[Exception], ...]) -> None:
 
     def store_down(exc: Exception) -> Any:
         app.logger.error("redis unavailable: %s", exc)
-        return _error(503, "store_unavailable",
-                      "the event store does not answer; nothing was changed, retry later")
+        body, status = _error(503, "store_unavailable",
+                              "the event store does not answer; nothing was changed, "
+                              "retry later")
+        return body, status, {"Retry-After": str(STORE_RETRY_AFTER_S)}
 
     for kind in unavailable:
         app.register_error_handler(kind, store_down)

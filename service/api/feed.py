@@ -13,6 +13,7 @@ from service.api.base import BEARER, ApiBlueprint, sse_response, use_cases
 from service.api.schemas import ErrorSchema, TicketSchema
 from service.api.webhook_schemas import FeedQuerySchema
 from service.api.webhooks import calling_organiser
+from service.usecases.access import ORGANISER_CALLER
 from service.usecases.errors import Invalid
 from service.usecases.lifecycle import parse_entry_id
 
@@ -79,7 +80,7 @@ class Feed(MethodView):
 @blp.route("/tickets")
 class FeedTickets(MethodView):
     @blp.response(201, TicketSchema)
-    @blp.doc(security=BEARER)
+    @blp.doc(security=BEARER, caller=ORGANISER_CALLER)
     @blp.alt_response(401, schema=ErrorSchema)
     @blp.alt_response(403, schema=ErrorSchema)
     @blp.alt_response(429, schema=ErrorSchema)

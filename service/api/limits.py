@@ -32,6 +32,7 @@ from limits import parse
 from werkzeug.exceptions import TooManyRequests
 
 from service.api.base import bearer_token, use_cases
+from service.api.errors import STORE_RETRY_AFTER_S
 from service.config import Settings
 
 log = logging.getLogger("rummy.limits")
@@ -133,6 +134,18 @@ class FailedAuthentication:
         return response
 
 
+def retry_after_only_when_refused(response: Response) -> Response:
+    """Flask-Limiter puts ``Retry-After`` on every limited route's answer; it means "come
+    back then" and belongs only to a 429 (and a 503, whose handler sets its own: the
+    limiter's is its window's, which says nothing about the store coming back). The
+    ``RateLimit-*`` headers stay on every answer: they are how a client paces itself."""
+    if response.status_code == 503:
+        response.headers["Retry-After"] = str(STORE_RETRY_AFTER_S)
+    elif response.status_code != 429:
+        response.headers.pop("Retry-After", None)
+    return response
+
+
 def log_outages_once(outage: StorageOutageLog) -> None:
     """Put ``outage`` on Flask-Limiter's logger in place of an earlier app's (a process
     serves one app; tests build many, and the newest is the one under test)."""
@@ -147,6 +160,7 @@ def limit_abuse(app: Flask, settings: Settings) -> None:
     limits = settings.rate_limits
     if limits is None:
         return
+    app.after_request(retry_after_only_when_refused)  # registered first, so it runs last
     limiter = Limiter(get_remote_address, app=app, headers_enabled=True,
                       header_name_mapping=HEADERS, retry_after="delta-seconds",
                       storage_uri=settings.redis_url or "memory://",

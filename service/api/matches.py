@@ -7,7 +7,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Response, current_app, request
+from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 
 from service.api.action_schemas import ActionSchema
@@ -24,20 +24,18 @@ from service.api.schemas import (
     TicketSchema,
 )
 from service.api.tournament_schemas import MatchListQuerySchema, MatchListSchema
+from service.usecases.access import ORGANISER_CALLER
 from service.usecases.errors import Invalid
 
 blp = ApiBlueprint("matches", __name__, url_prefix="/v1/matches",
                    description="Create matches, play them move by move, follow them live")
 
 
-
-
-
-
 @blp.route("")
 class Matches(MethodView):
     @blp.arguments(MatchCreateSchema)
-    @blp.response(201, MatchCreatedSchema)
+    @blp.response(201, MatchCreatedSchema, headers={"Location": {
+        "description": "The new match's view (GET)", "schema": {"type": "string"}}})
     @blp.doc(security=ANYONE)
     @blp.errors(400, 401, 403, 429)
     def post(self, body: dict[str, Any]) -> Any:
@@ -46,11 +44,12 @@ class Matches(MethodView):
         Returns each seat's bearer token once. ``seed`` and ``deck`` need the organiser
         (admin) token.
         """
-        return use_cases().creation.create(body, bearer_token())
+        created = use_cases().creation.create(body, bearer_token())
+        return created, 201, {"Location": url_for("matches.Match", match_id=created["id"])}
 
     @blp.arguments(MatchListQuerySchema, location="query")
     @blp.response(200, MatchListSchema)
-    @blp.doc(security=BEARER)
+    @blp.doc(security=BEARER, caller=ORGANISER_CALLER)
     @blp.errors(400, 401, 403)
     def get(self, query: dict[str, Any]) -> Any:
         """List matches, newest first: an organiser key's own, or every match for the admin.
@@ -67,6 +66,7 @@ class Matches(MethodView):
 
 @blp.route("/<match_id>")
 class Match(MethodView):
+    @blp.conditional
     @blp.response(200, MatchViewSchema)
     @blp.doc(security=ANYONE)
     @blp.errors(401, 404)
@@ -140,6 +140,7 @@ class Actions(MethodView):
 
 @blp.route("/<match_id>/events")
 class Events(MethodView):
+    @blp.conditional
     @blp.arguments(EventQuerySchema, location="query")
     @blp.response(200, EventListSchema)
     @blp.doc(security=ANYONE)

@@ -15,6 +15,7 @@ from service.api.tournament_schemas import (
     ResultsQuerySchema,
     ResultsSchema,
 )
+from service.usecases.access import ORGANISER_CALLER
 from service.usecases.tournaments import Tournaments, results_csv
 
 batches = ApiBlueprint("batches", __name__, url_prefix="/v1/batches",
@@ -31,7 +32,7 @@ def tournaments() -> Tournaments:
 class Batches(MethodView):
     @batches.arguments(BatchCreateSchema)
     @batches.response(201, BatchCreatedSchema)
-    @batches.doc(security=BEARER, responses={201: {"links": {"GetBatch": {
+    @batches.doc(security=BEARER, caller=ORGANISER_CALLER, responses={201: {"links": {"GetBatch": {
         "operationRef": "#/paths/~1v1~1batches~1{batch_id}/get",
         "parameters": {"batch_id": "$response.body#/id"},
         "description": "The batch just created"}}}})
@@ -52,7 +53,7 @@ class Batches(MethodView):
 @batches.route("/<batch_id>")
 class Batch(MethodView):
     @batches.response(200, BatchSchema)
-    @batches.doc(security=BEARER)
+    @batches.doc(security=BEARER, caller=ORGANISER_CALLER)
     @batches.errors(401, 403, 404)
     def get(self, batch_id: str) -> Any:
         """A batch and its matches as listed (its owner or the admin; others get 404)."""
@@ -69,7 +70,7 @@ class Results(MethodView):
         "match_id, match_external_id, variant, tags (joined by ';'), batch, "
         "duplicate_group, duplicate_table, seat, name, player_external_id, winner "
         "(true/false), final_score, bonus"))
-    @results.doc(security=BEARER)
+    @results.doc(security=BEARER, caller=ORGANISER_CALLER)
     @results.errors(400, 401, 403)
     def get(self, query: dict[str, Any]) -> Any:
         """Completed matches carrying every ``tag``: players, winner(s), final scores, bonuses.

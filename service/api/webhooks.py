@@ -15,6 +15,7 @@ from service.api.webhook_schemas import (
     WebhookListSchema,
     WebhookSchema,
 )
+from service.usecases.access import ORGANISER_CALLER
 
 blp = ApiBlueprint("webhooks", __name__, url_prefix="/v1/webhooks",
                    description="Webhooks: signed POSTs of an organiser's match lifecycle events")
@@ -29,7 +30,7 @@ def calling_organiser() -> str:
 class WebhookCollection(MethodView):
     @blp.arguments(WebhookCreateSchema)
     @blp.response(201, WebhookSchema)
-    @blp.doc(security=BEARER)
+    @blp.doc(security=BEARER, caller=ORGANISER_CALLER)
     @blp.errors(400, 401, 403, 422)
     def post(self, body: dict[str, Any]) -> Any:
         """Register an endpoint for the lifecycle events of the caller's matches.
@@ -50,7 +51,7 @@ class WebhookCollection(MethodView):
                                              body["events"])
 
     @blp.response(200, WebhookListSchema)
-    @blp.doc(security=BEARER)
+    @blp.doc(security=BEARER, caller=ORGANISER_CALLER)
     @blp.errors(401, 403)
     def get(self) -> Any:
         """The caller's endpoints (never their secrets)."""
@@ -60,7 +61,7 @@ class WebhookCollection(MethodView):
 @blp.route("/<webhook_id>")
 class WebhookItem(MethodView):
     @blp.response(204)
-    @blp.doc(security=BEARER)
+    @blp.doc(security=BEARER, caller=ORGANISER_CALLER)
     @blp.errors(401, 403, 404)
     def delete(self, webhook_id: str) -> Any:
         """Remove an endpoint and its delivery log; pending retries stop."""
@@ -72,7 +73,7 @@ class WebhookItem(MethodView):
 class Deliveries(MethodView):
     @blp.arguments(DeliveryQuerySchema, location="query")
     @blp.response(200, DeliveryListSchema)
-    @blp.doc(security=BEARER)
+    @blp.doc(security=BEARER, caller=ORGANISER_CALLER)
     @blp.errors(400, 401, 403, 404)
     def get(self, query: dict[str, Any], webhook_id: str) -> Any:
         """The delivery log, newest first (the last 500 deliveries are kept)."""

@@ -15,6 +15,11 @@ from service.credentials import same_secret, token_hash
 from service.ports import ADMIN, EventStore, Organisers, Tokens, Waiting
 from service.usecases.errors import Forbidden, NotFound, Unauthenticated, not_allowed, storable
 
+ORGANISER_CALLER = "organiser"
+"""Who may call an operation (``Access.require_caller``): an organiser key or the admin."""
+ADMIN_CALLER = "admin_token"
+"""Who may call an operation: the admin token only."""
+
 
 class Access:
     """Authorisation of callers against matches."""
@@ -76,6 +81,18 @@ class Access:
 
     def is_admin(self, token: str | None) -> bool:
         return token is not None and token != "" and same_secret(token, self._admin_token)
+
+    def require_caller(self, token: str | None, caller: str) -> None:
+        """Refuse a caller who may not call an operation at all: ``ADMIN_CALLER`` needs the
+        admin token (403/401 ``admin_only``), ``ORGANISER_CALLER`` an organiser key or the
+        admin token (``organiser_only``). The API asks before it reads a request's body,
+        with the codes and words the use cases themselves answer."""
+        if caller == ADMIN_CALLER:
+            if not self.is_admin(token):
+                raise not_allowed(token is not None, "admin_only", "this needs the admin token")
+        elif self.organiser(token) is None:
+            raise not_allowed(token is not None, "organiser_only",
+                              "this needs an organiser key (or the admin token)")
 
     def organiser(self, token: str | None) -> str | None:
         """``ADMIN`` for the admin token, an organiser's id for its live key, else None."""
