@@ -94,8 +94,9 @@ class ApiBlueprint(Blueprint):
                 response.add_etag()
                 response.make_conditional(request)
             return response
-        wrapper._apidoc = copy.deepcopy(getattr(wrapper, "_apidoc", {}))
-        arguments = wrapper._apidoc.setdefault("arguments", {})  # beside the view's own
+        apidoc = copy.deepcopy(getattr(wrapper, "_apidoc", {}))
+        setattr(wrapper, "_apidoc", apidoc)  # flask-smorest's doc of the view, copied
+        arguments = apidoc.setdefault("arguments", {})  # beside the view's own
         arguments.setdefault("parameters", []).append(dict(IF_NONE_MATCH))
         return self.doc(responses={304: {"description": "Not modified: the body would be "
                                          "the one whose ETag the If-None-Match names"},
