@@ -95,7 +95,7 @@ class ApiBlueprint(Blueprint):
                 response.make_conditional(request)
             return response
         apidoc = copy.deepcopy(getattr(wrapper, "_apidoc", {}))
-        setattr(wrapper, "_apidoc", apidoc)  # flask-smorest's doc of the view, copied
+        wrapper._apidoc = apidoc  # type: ignore[attr-defined]  # flask-smorest reads it
         arguments = apidoc.setdefault("arguments", {})  # beside the view's own
         arguments.setdefault("parameters", []).append(dict(IF_NONE_MATCH))
         return self.doc(responses={304: {"description": "Not modified: the body would be "
