@@ -233,6 +233,8 @@ class _Replayer:
             return self._job(command_id.split(":")[1], events), "scores"
         if command_id.startswith("organiser:"):
             return self._control(records[0], "organiser", events), "rules"
+        if command_id.startswith("resign:"):
+            return self._control(records[0], "seat", events), "rules"
         if command_id.startswith("clock:"):
             return self._clocked(command_id, records[0], events), "rules"
         self.checks["rules"].skipped.append(
@@ -281,7 +283,8 @@ class _Replayer:
         return self._inferred_action(int(command_id[4:].split(":")[0]), played)
 
     def _control(self, first: Record, by: str, events: list[Event]) -> list[Event]:
-        """An organiser's forfeit or abort (or the clock's forfeit): ``domain.controls``."""
+        """An organiser's forfeit or abort, the clock's forfeit or a seat's resignation:
+        ``domain.controls``."""
         sent = first.get("command")
         control = controls.command_of(sent if isinstance(sent, Mapping) else {})
         if control.by != by:

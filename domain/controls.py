@@ -1,4 +1,5 @@
-"""Ending a match early: an organiser's forfeit or abort, or a clock's forfeit (any family).
+"""Ending a match early: an organiser's forfeit or abort, a clock's forfeit, or a seat
+resigning (any family).
 
 - ``SeatForfeited {seat, reason, by, winner, winners, ranking, final_scores, bonuses}``: the
   seat loses the match and the match ends at once (phase ``complete``). The forfeiting seat
@@ -9,9 +10,10 @@
   and no end-of-match bonuses are paid (``bonuses`` is empty).
 - ``MatchAborted {reason, by}``: the match is void, with no winner (phase ``aborted``).
 
-``by`` says who ended it: ``organiser`` (the match's owner or the admin) or ``clock`` (the
-seat's time ran out, ``domain.clocks``). Neither is possible once the match has reached
-its end (``completing``, ``complete``, ``aborted``): ``match_over``.
+``by`` says who ended it: ``organiser`` (the match's owner or the admin), ``clock`` (the
+seat's time ran out, ``domain.clocks``) or ``seat`` (the seat resigned: a forfeit of its
+own, with its own token). None is possible once the match has reached its end
+(``completing``, ``complete``, ``aborted``): ``match_over``.
 
 ``ending_events`` puts before the control's event the seed reveals that keep the log
 verifiable (docs/fairness.md): the current hand's seed unless it is out already, then the
@@ -49,8 +51,10 @@ append that settles it, with its score (then ``dealing``, or ``completing`` and 
 ``complete``) or with the forfeit or abort that ends the match mid-hand (``complete``,
 ``aborted``)."""
 
-BY = ("organiser", "clock")
+BY = ("organiser", "clock", "seat")
 REASON_MAX = 500
+RESIGNED = "resigned"
+"""The reason a resignation gives when the player gives none."""
 
 State = TypeVar("State")
 
@@ -60,6 +64,11 @@ class ForfeitSeat:
     seat: int
     reason: str
     by: str = "organiser"
+
+    @classmethod
+    def resignation(cls, seat: int, reason: str = RESIGNED) -> ForfeitSeat:
+        """The seat gives up: a forfeit of its own (``by`` ``seat``)."""
+        return cls(seat, reason, "seat")
 
 
 @dataclass(frozen=True)
@@ -81,7 +90,7 @@ def command_of(stored: Mapping[str, Any]) -> Control:
         if isinstance(seat, bool) or not isinstance(seat, int):
             raise RuleError("invalid_command", "a forfeit needs a seat")
         return ForfeitSeat(seat, reason, str(by))
-    if kind == "abort":
+    if kind == "abort" and by != "seat":  # a seat resigns; only an organiser voids
         return AbortMatch(reason, str(by))
     raise RuleError("invalid_command", f"no control {kind!r}")
 

@@ -344,7 +344,7 @@ SEED_COMMITTED = EventType(
 
 SEED_REVEALED = EventType(
     "SeedRevealed", schema=1,
-    appended_by="system step (scoring); the organiser or the clock, ending a match mid-hand",
+    appended_by="system step (scoring); the organiser, the clock or a resigning seat, ending a match mid-hand",
     description="A finished hand's seed is revealed: anyone can now check its deal, and "
                 "all of the hand's events are public.",
     fields=(
@@ -355,7 +355,7 @@ SEED_REVEALED = EventType(
 
 MATCH_SEED_REVEALED = EventType(
     "MatchSeedRevealed", schema=1,
-    appended_by="system step (bonuses); the organiser or the clock, ending a match",
+    appended_by="system step (bonuses); the organiser, the clock or a resigning seat, ending a match",
     description="At the match's end its seed is revealed: every hand seed and the drawn "
                 "first dealer derive from it.",
     fields=(Field("seed", "the match's seed, hex; SHA-256 of it is SeedCommitted's",
@@ -383,14 +383,16 @@ CLOCK_SET = EventType(
 # --- ending a match early (domain.controls) ---------------------------------------------
 
 SEAT_FORFEITED = EventType(
-    "SeatForfeited", schema=1, appended_by="the organiser, or the clock",
+    "SeatForfeited", schema=1, appended_by="the organiser, the clock, or the seat itself "
+                                           "(resigning)",
     description="A seat forfeits: it loses, and the match ends at once with the others "
                 "ranked by their scores.",
     fields=(
         Field("seat", "the seat that forfeits", schema=seat()),
-        Field("reason", "why, in the organiser's words (the clock's: time ran out)",
-              schema=string()),
-        Field("by", "organiser or clock", schema=string("organiser", "clock")),
+        Field("reason", "why, in the organiser's or the resigning player's words (the "
+                        "clock's: time ran out)", schema=string()),
+        Field("by", "organiser, clock or seat (it resigned)",
+              schema=string("organiser", "clock", "seat")),
         Field("winner", "the winning seat; null when several share the win",
               schema=nullable(seat())),
         Field("winners", "the best-ranked seats", schema=seats()),

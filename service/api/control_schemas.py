@@ -8,7 +8,7 @@ from apispec import APISpec
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from domain.clocks import MAX_SECONDS, MIN_SECONDS, ON_TIMEOUT
-from domain.controls import REASON_MAX
+from domain.controls import REASON_MAX, RESIGNED
 from service.api.inputs import JsonNumber
 from service.api.plain_text import PlainText
 
@@ -71,7 +71,8 @@ class EndedSchema(Schema):
         "description": "The forfeited seat"})
     reason = fields.String(required=True)
     initiator = fields.String(required=True, metadata={
-        "description": "organiser (the match's owner or the admin) or clock (time ran out)"})
+        "description": "organiser (the match's owner or the admin), clock (time ran out) "
+                       "or seat (the player resigned)"})
 
 
 def reason_field() -> PlainText:
@@ -84,6 +85,12 @@ class ForfeitSchema(Schema):
     seat = fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=63),
                           metadata={"description": "The seat that loses the match"})
     reason = reason_field()
+
+
+class ResignSchema(Schema):
+    reason = PlainText(max_length=REASON_MAX, load_default=RESIGNED, metadata={
+        "description": "Why, in the player's words (kept in the log and shown to everyone)",
+        "example": "had to go"})
 
 
 class AbortSchema(Schema):

@@ -1,4 +1,5 @@
-"""Organiser controls: forfeit a seat, abort a match (domain.controls)."""
+"""Ending a match early (domain.controls): an organiser forfeits a seat or aborts the match;
+a player resigns their own seat."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ from typing import Any
 from flask.views import MethodView
 
 from service.api.base import BEARER, ApiBlueprint, bearer_token, use_cases
-from service.api.control_schemas import AbortSchema, ForfeitSchema
+from service.api.control_schemas import AbortSchema, ForfeitSchema, ResignSchema
 from service.api.schemas import MatchViewSchema
 
 blp = ApiBlueprint("controls", __name__, url_prefix="/v1/matches",
-                   description="Organiser controls: end a match early, as logged events")
+                   description="End a match early, as logged events: organiser controls, "
+                               "and a player's resignation")
 
 
 @blp.route("/<match_id>/forfeit")
@@ -45,3 +47,22 @@ class Abort(MethodView):
         already over is a 422 ``match_over``.
         """
         return use_cases().play.abort(match_id, bearer_token(), body)
+
+
+@blp.route("/<match_id>/resign")
+class Resign(MethodView):
+    @blp.arguments(ResignSchema)
+    @blp.response(200, MatchViewSchema)
+    @blp.doc(security=BEARER)
+    @blp.errors(400, 401, 403, 404, 409, 422)
+    def post(self, body: dict[str, Any], match_id: str) -> Any:
+        """Resign: the caller's seat (its token) forfeits, and the match ends at once.
+
+        Appends the seed reveals and ``SeatForfeited`` with ``by`` ``seat``, as a forfeit
+        by the organiser does (with three or more players the resigning seat is ranked
+        last and the others by their scores); returns the seat's view. ``reason`` is
+        optional (``resigned``). Only a seat token may (403 ``seat_only``); a match
+        already over is a 422 ``match_over``; one still waiting for players a 409
+        ``match_not_started``.
+        """
+        return use_cases().play.resign(match_id, bearer_token(), body["reason"])

@@ -15,7 +15,7 @@ from domain.controls import AbortMatch, ForfeitSeat
 from domain.viewer import Viewer
 from service.usecases.access import Access
 from service.usecases.commands import EndMatch, SeatAction
-from service.usecases.errors import NotFound, invalid
+from service.usecases.errors import Forbidden, NotFound, invalid
 from service.usecases.queries import MatchQueries
 from service.usecases.runner import CommandRunner, Idempotency, command_id
 
@@ -56,6 +56,20 @@ class Play:
                               "unknown_seat")
         control = ForfeitSeat(seat, body["reason"])
         return self._end(match_id, control, f"organiser:forfeit:{uuid.uuid4().hex}")
+
+    def resign(self, match_id: str, token: str | None, reason: str) -> dict[str, Any]:
+        """A seat gives up with its own token: it forfeits and the match ends
+        (domain.controls, ``by`` ``seat``); the answer is that seat's view. Only a seat
+        token may: an organiser forfeits a seat with ``forfeit``, naming it."""
+        viewer = self.access.viewer(match_id, token)
+        if viewer.seat is None:
+            raise Forbidden("seat_only", "only a seat's own token resigns it (an organiser "
+                                         "forfeits a seat with /forfeit)")
+        self.queries.load(match_id)
+        resignation = ForfeitSeat.resignation(viewer.seat, reason)
+        command = EndMatch(resignation, f"resign:{viewer.seat}:{uuid.uuid4().hex}")
+        outcome = self.runner.run(match_id, command)
+        return self.queries.render(match_id, outcome.match, viewer)
 
     def abort(self, match_id: str, token: str | None,
               body: Mapping[str, Any]) -> dict[str, Any]:

@@ -23,6 +23,21 @@ def test_a_forfeit_ranks_the_forfeiter_last_and_the_rest_by_score() -> None:
     assert tied["winner"] is None and tied["winners"] == [0, 1]
 
 
+def test_a_resignation_is_the_seats_own_forfeit_and_reads_back_from_the_log() -> None:
+    resigned = controls.ForfeitSeat.resignation(1)
+    assert (resigned.seat, resigned.reason, resigned.by) == (1, controls.RESIGNED, "seat")
+    stored = controls.stored_command(resigned)
+    assert stored == {"control": "forfeit", "seat": 1, "reason": "resigned", "by": "seat"}
+    assert controls.command_of(stored) == resigned
+
+
+def test_a_seat_cannot_void_a_match() -> None:
+    """A player's way out is resigning (losing); only an organiser (or its clock) voids."""
+    with pytest.raises(RuleError) as refused:
+        controls.command_of({"control": "abort", "reason": "bored", "by": "seat"})
+    assert refused.value.code == "invalid_command"
+
+
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_every_variant_folds_the_controls(name: str) -> None:
     variant = VARIANTS[name]

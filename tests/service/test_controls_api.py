@@ -196,6 +196,62 @@ class TestForfeitAndAbort:
         assert moved.status_code == 422
 
 
+class TestResign:
+    """A player gives up with their own token (issue 19: players could not resign)."""
+
+    def test_a_seat_resigns_and_the_other_wins(self, client):
+        match = new_match(client)
+        url = f"/v1/matches/{match['id']}"
+        bob = bearer(match["seats"][1]["token"])
+        response = client.post(url + "/resign", json={"reason": "had to go"}, headers=bob)
+        assert response.status_code == 200, response.json
+        view = response.json
+        assert "hand" in view  # the seat's own view
+        assert view["phase"] == "complete" and view["winner"] == 0
+        assert view["ended"] == {"by": "forfeit", "seat": 1, "reason": "had to go",
+                                 "initiator": "seat"}
+        events = client.get(url + "/events", headers=ADMIN_AUTH).json["events"]
+        assert [e["type"] for e in events[-3:]] == ["SeedRevealed", "MatchSeedRevealed",
+                                                    "SeatForfeited"]
+        assert events[-1]["command_id"].startswith("resign:1:")
+        assert events[-3]["command"] == {"control": "forfeit", "seat": 1,
+                                         "reason": "had to go", "by": "seat"}
+        assert events[-1]["data"]["by"] == "seat"
+        assert verified(client, match["id"])["final_phase"] == "complete"
+
+    def test_the_reason_is_optional(self, client):
+        match = new_match(client, "rummy", players=3)
+        response = client.post(f"/v1/matches/{match['id']}/resign",
+                               headers=bearer(match["seats"][0]["token"]))
+        assert response.status_code == 200, response.json
+        assert response.json["ended"]["reason"] == "resigned"
+        forfeited = client.get(f"/v1/matches/{match['id']}/events",
+                               headers=ADMIN_AUTH).json["events"][-1]["data"]
+        assert forfeited["ranking"] == [1, 2, 0]
+        verified(client, match["id"])
+
+    def test_only_a_seat_token_resigns_and_only_while_the_match_runs(self, client):
+        match = new_match(client)
+        url = f"/v1/matches/{match['id']}/resign"
+        organiser = client.post(url, json={}, headers=ADMIN_AUTH)
+        assert (organiser.status_code, organiser.json["code"]) == (403, "seat_only")
+        assert client.post(url, json={}).status_code == 401
+        bad = client.post(url, json={"reason": "x\u202e"},
+                          headers=bearer(match["seats"][0]["token"]))
+        assert (bad.status_code, bad.json["code"]) == (400, "invalid_text")
+        assert client.post(url, json={}, headers=bearer(match["seats"][0]["token"])
+                           ).status_code == 200
+        again = client.post(url, json={}, headers=bearer(match["seats"][1]["token"]))
+        assert (again.status_code, again.json["code"]) == (422, "match_over")
+
+    def test_a_match_waiting_for_players_is_not_resigned(self, client):
+        created = client.post("/v1/matches", json={
+            "variant": "gin", "players": [{"name": "Ann"}, {"open": True}]}).json
+        answer = client.post(f"/v1/matches/{created['id']}/resign", json={},
+                             headers=bearer(created["seats"][0]["token"]))
+        assert (answer.status_code, answer.json["code"]) == (409, "match_not_started")
+
+
 class TestClockSettings:
     @pytest.mark.parametrize("clock", [{}, {"turn_seconds": None, "bank_seconds": None},
                                        {"turn_seconds": 0}, {"turn_seconds": -1},
