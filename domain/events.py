@@ -344,7 +344,8 @@ SEED_COMMITTED = EventType(
 
 SEED_REVEALED = EventType(
     "SeedRevealed", schema=1,
-    appended_by="system step (scoring); the organiser, the clock or a resigning seat, ending a match mid-hand",
+    appended_by="system step (scoring); the organiser, the clock or a resigning seat, "
+                "ending a match mid-hand",
     description="A finished hand's seed is revealed: anyone can now check its deal, and "
                 "all of the hand's events are public.",
     fields=(
@@ -355,7 +356,8 @@ SEED_REVEALED = EventType(
 
 MATCH_SEED_REVEALED = EventType(
     "MatchSeedRevealed", schema=1,
-    appended_by="system step (bonuses); the organiser, the clock or a resigning seat, ending a match",
+    appended_by="system step (bonuses); the organiser, the clock or a resigning seat, "
+                "ending a match",
     description="At the match's end its seed is revealed: every hand seed and the drawn "
                 "first dealer derive from it.",
     fields=(Field("seed", "the match's seed, hex; SHA-256 of it is SeedCommitted's",
