@@ -98,9 +98,10 @@ class IdempotencyRecord:
 
 @dataclass(frozen=True)
 class SeatClaim:
-    """What ``claim_seat`` did: ``status`` is one of store_scripts' ``NO_LOBBY``,
-    ``NOT_OPEN``, ``TAKEN``, ``NEED_START``, ``CLAIMED`` (``open_seats`` left) or
-    ``STARTED`` (the match now exists at ``version``)."""
+    """What ``claim_seat`` (or ``leave_seat``) did: ``status`` is one of store_scripts'
+    ``NO_LOBBY``, ``NOT_OPEN``, ``TAKEN``, ``NEED_START``, ``CLAIMED`` (``open_seats``
+    left), ``STARTED`` (the match now exists at ``version``) or ``LEFT`` (the seat is open
+    again; ``open_seats`` now)."""
 
     status: int
     open_seats: int | None = None
@@ -119,8 +120,8 @@ class AppendResult:
 
 # --- the vocabulary the ports speak ------------------------------------------------------
 
-NO_LOBBY, NOT_OPEN, TAKEN, NEED_START, CLAIMED, STARTED = range(10, 16)
-"""What a seat claim did (``SeatClaim.status``)."""
+NO_LOBBY, NOT_OPEN, TAKEN, NEED_START, CLAIMED, STARTED, LEFT = range(10, 17)
+"""What a seat claim (or a player leaving a seat) did (``SeatClaim.status``)."""
 
 STEPS = "steps"
 CLOCKS = "clocks"
@@ -295,6 +296,8 @@ class EventStore(Protocol):
 
     def rotate_seat_token(self, match_id: str, seat: int, token_hash: str) -> str | None: ...
 
+    def leave_seat(self, match_id: str, seat: int, token_hash: str) -> SeatClaim: ...
+
     def idempotency_outcome(self, match_id: str, key: str) -> IdempotencyRecord | None: ...
 
     def record_refusal(self, match_id: str, key: str, fingerprint: str,
@@ -350,8 +353,9 @@ class PresenceStore(Protocol):
     def message(self, fields: Mapping[Any, Any]) -> dict[str, Any] | None:
         """A live-key entry as a presence message (``{"seat", "online"}``), or None."""
 
-    def revocation(self, fields: Mapping[Any, Any]) -> str | None:
-        """The token hash a live-key entry revokes, or None."""
+    def revocation(self, fields: Mapping[Any, Any]) -> tuple[str, str] | None:
+        """The token hash a live-key entry revokes and why (``rotated``, or ``left``: the
+        player gave the seat back), or None."""
 
 
 class Feed(Protocol):

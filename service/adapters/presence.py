@@ -151,9 +151,14 @@ class Presence:
         return presence_message(fields)
 
     @staticmethod
-    def revocation(fields: Mapping[Any, Any]) -> str | None:
-        """The token hash a live-stream entry revokes (``revoked_token``)."""
-        return revoked_token(fields)
+    def revocation(fields: Mapping[Any, Any]) -> tuple[str, str] | None:
+        """The token hash a live-stream entry revokes (``revoked_token``) and why:
+        ``rotated`` (``store_scripts.ROTATE``) or ``left`` (``store_scripts.LEAVE``)."""
+        revoked = revoked_token(fields)
+        if revoked is None:
+            return None
+        why = next((_text(v) for k, v in fields.items() if _text(k) == "why"), "rotated")
+        return revoked, why
 
     @_translated
     def acted(self, match_id: str, seat: int, ts: float) -> None:

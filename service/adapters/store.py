@@ -169,6 +169,7 @@ class RedisEventStore:
         self._append_script = client.register_script(scripts.APPEND)
         self._claim_script = client.register_script(scripts.CLAIM)
         self._rotate_script = client.register_script(scripts.ROTATE)
+        self._leave_script = client.register_script(scripts.LEAVE)
 
     # -- keys -------------------------------------------------------------------------------
 
@@ -273,6 +274,14 @@ class RedisEventStore:
         old = _text(self._rotate_script(keys=keys, args=[str(seat), token_hash, LIVE_MAXLEN,
                                                          LIVE_KEY_TTL_MS]))
         return old or None
+
+    def leave_seat(self, match_id: str, seat: int, token_hash: str) -> SeatClaim:
+        """Give back an open seat the holder of ``token_hash`` claimed, while the match
+        waits (``store_scripts.LEAVE``): ``LEFT`` with the open seats now, or why not."""
+        keys = [self._key(match_id, "lobby"), self._key(match_id, "live")]
+        reply = self._leave_script(keys=keys, args=[str(seat), token_hash, LIVE_MAXLEN,
+                                                    LIVE_KEY_TTL_MS])
+        return SeatClaim(int(reply[0]), open_seats=int(reply[1]) if len(reply) > 1 else None)
 
     def append(
         self,

@@ -103,6 +103,28 @@ return {15, tonumber(ARGV[at + 1])}
 """
 )
 
+# KEYS: lobby, the match's live stream. ARGV: seat, the leaving token's hash, live maxlen,
+# live key ttl ms. A player gives back an open seat they claimed, before the match starts:
+# the seat is open again (its player's fields and token hash go, ``open`` grows by one) and
+# the token is announced revoked (``why`` = ``left``) on the live stream, so a stream it
+# opened ends in whichever process holds it. Replies {NO_LOBBY} (started or expired),
+# {NOT_OPEN} (the creator named this seat), {TAKEN} (somebody else holds it) or
+# {LEFT, open seats}.
+LEAVE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return {10} end
+local seat = ARGV[1]
+if redis.call('HGET', KEYS[1], 'seat:' .. seat) ~= 'open' then return {11} end
+if redis.call('HGET', KEYS[1], 'token:' .. seat) ~= ARGV[2] then return {12} end
+redis.call('HDEL', KEYS[1], 'token:' .. seat, 'name:' .. seat, 'entropy:' .. seat,
+           'external_id:' .. seat)
+local open = redis.call('HINCRBY', KEYS[1], 'open', 1)
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'seat', seat, 'revoked', ARGV[2],
+           'why', 'left')
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+redis.call('SPUBLISH', KEYS[2], '1')
+return {16, open}
+"""
+
 # KEYS: lobby, meta, the match's live stream. ARGV: seat, new token hash, live maxlen,
 # live key ttl ms. The seat's token lives in the match's meta once it started, in the
 # lobby before; replies the old hash ("" when the seat has no token: open, or no such seat

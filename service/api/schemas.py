@@ -266,6 +266,13 @@ class ClaimSchema(Schema):
         "description": "The match's invite code, when its creator set one"})
 
 
+class LeftSeatSchema(Schema):
+    id = fields.String(required=True)
+    seat = fields.Integer(required=True, metadata={"description": "The seat, open again"})
+    open_seats = fields.Integer(required=True, metadata={
+        "description": "How many seats the match now waits for"})
+
+
 class ClaimedSeatSchema(Schema):
     id = fields.String(required=True, metadata={"description": "The match"})
     seat = fields.Integer(required=True)

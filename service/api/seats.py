@@ -10,6 +10,7 @@ from service.api.base import ANYONE, BEARER, ApiBlueprint, bearer_token, use_cas
 from service.api.schemas import (
     ClaimedSeatSchema,
     ClaimSchema,
+    LeftSeatSchema,
     LobbyQuerySchema,
     LobbySchema,
     RotatedTokenSchema,
@@ -53,6 +54,23 @@ class Claim(MethodView):
         and ``/stream`` already work with the token while the match waits.
         """
         return use_cases().seats.claim(match_id, seat, body)
+
+
+@blp.route("/matches/<match_id>/seats/<int:seat>/leave")
+class Leave(MethodView):
+    @blp.response(200, LeftSeatSchema)
+    @blp.doc(security=BEARER)
+    @blp.errors(401, 403, 404, 409)
+    def post(self, match_id: str, seat: int) -> Any:
+        """Give back an open seat you claimed, before the match starts (the seat's token).
+
+        The seat is open again and listed in the lobby; the token is refused (401) from
+        now on, and a stream it opened ends with ``event: end`` ``{"reason":
+        "seat_left"}``. Another seat's token is a 403 ``not_your_seat``; a seat the
+        creator named a 409 ``seat_named``; a match that has started a 409
+        ``match_started`` (resign instead).
+        """
+        return use_cases().seats.leave(match_id, seat, bearer_token())
 
 
 @blp.route("/matches/<match_id>/seats/<int:seat>/token")

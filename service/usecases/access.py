@@ -59,6 +59,10 @@ class Access:
             return True
         return self.seat_of(match_id, token) is not None
 
+    def forget(self, digests: list[str]) -> None:
+        """Tokens that no longer name anybody (a seat given back): 401 from now on."""
+        self._tokens.forget(digests)
+
     def replace(self, match_id: str, seat: int, old_hash: str, new_hash: str) -> None:
         """Re-index a rotated seat token: the old one becomes no token at all (401)."""
         self._tokens.forget([old_hash])

@@ -43,6 +43,9 @@ from service.usecases.subscribers import Appended
 log = logging.getLogger("rummy.live")
 
 TOKEN_ROTATED = "token_rotated"
+SEAT_LEFT = "seat_left"
+"""Why a seat's stream ends: its token was replaced, or its player left the seat (before
+the match started)."""
 
 
 @dataclass(frozen=True)
@@ -125,9 +128,9 @@ class LiveStreams:
                     yield None
                     continue
                 fresh, companions = delivery
-                if holder is not None and companions and self._revokes(
-                        companions, holder.token_hash):
-                    yield Ended(TOKEN_ROTATED)
+                if holder is not None and companions and (
+                        ended := self._revoked(companions, holder.token_hash)):
+                    yield ended
                     return
                 if fresh:
                     yield fresh
@@ -244,12 +247,17 @@ class LiveStreams:
     def seats(self, match_id: str, count: int) -> list[dict[str, Any]]:
         return self.presence.of(match_id, count)
 
-    def _revokes(self, companions: list[Any], token_hash: str) -> bool:
-        """Whether the live key's entries of one take announce ``token_hash`` rotated. A
-        take is checked whole before any of its events is sent: the hub delivers a
-        rotation no later than the events appended after it, possibly in the same take."""
-        return any(self.presence.revocation(fields) == token_hash
-                   for _, entries in companions for _, fields in entries)
+    def _revoked(self, companions: list[Any], token_hash: str) -> Ended | None:
+        """The end of the stream when the live key's entries of one take announce
+        ``token_hash`` revoked. A take is checked whole before any of its events is sent:
+        the hub delivers a rotation no later than the events appended after it, possibly
+        in the same take."""
+        for _, entries in companions:
+            for _, fields in entries:
+                revocation = self.presence.revocation(fields)
+                if revocation is not None and revocation[0] == token_hash:
+                    return Ended(SEAT_LEFT if revocation[1] == "left" else TOKEN_ROTATED)
+        return None
 
 
 def _rotated_away(holder: SeatHolder) -> Ended | None:

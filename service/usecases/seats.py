@@ -23,8 +23,10 @@ from service.codec import to_store
 from service.credentials import new_token, same_secret, token_hash
 from service.ports import (
     CLAIMED,
+    LEFT,
     NEED_START,
     NO_LOBBY,
+    NOT_OPEN,
     STARTED,
     EventStore,
     Lobby,
@@ -181,6 +183,35 @@ class Seats:
                 "external_id": body.get("external_id"), "token": token,
                 "started": claim.status == STARTED, "version": claim.version,
                 "open_seats": 0 if claim.status == STARTED else claim.open_seats}
+
+    def leave(self, match_id: str, seat: int, token: str | None) -> dict[str, Any]:
+        """Give back an open seat one claimed, while the match waits: the seat is open
+        again (the lobby lists it), and the token stops working at once, its streams
+        included (they end with ``seat_left``). A seat the creator named is not left (the
+        creator aborts the match instead), and once the match started a player resigns."""
+        if not token:
+            raise Unauthenticated("missing_token", "leaving needs the seat's token")
+        if self.waiting(match_id) is None:
+            raise self._not_waiting(match_id)
+        if self._access.seat_of(match_id, token) != seat:
+            raise Forbidden("not_your_seat", f"this token does not hold seat {seat}")
+        digest = token_hash(token)
+        left = self._store.leave_seat(match_id, seat, digest)
+        if left.status == NO_LOBBY:  # it started (or expired) meanwhile
+            raise self._not_waiting(match_id)
+        if left.status == NOT_OPEN:
+            raise Conflict("seat_named", f"seat {seat} was named by the match's creator: "
+                                         "it cannot be left (the creator may abort)")
+        if left.status != LEFT:
+            raise Forbidden("not_your_seat", f"this token does not hold seat {seat}")
+        self._access.forget([digest])
+        return {"id": match_id, "seat": seat, "open_seats": left.open_seats}
+
+    def _not_waiting(self, match_id: str) -> Conflict | NotFound:
+        if self._meta(match_id) is None:
+            return NotFound("match_not_found", f"no match {match_id!r}")
+        return Conflict("match_started", "the match has started: resign instead "
+                                         "(POST /v1/matches/{id}/resign)")
 
     # --- tokens --------------------------------------------------------------------------
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import threading
+import time
 
 from tests.service.conftest import ADMIN_AUTH, bearer
 from tests.service.test_organisers_api import new_organiser
+from tests.service.test_stream_cutoff import SseReader
 from tests.service.test_stream_tickets import first_events, ticket
 
 
@@ -214,3 +216,57 @@ def test_an_open_seat_has_no_token_to_rotate(client):
     missing = client.post(f"/v1/matches/{match['id']}/seats/7/token",
                           headers=bearer(match["creator_token"]))
     assert missing.status_code == 404 and missing.json["code"] == "seat_not_found"
+
+
+class TestLeavingASeat:
+    """A player gives back an open seat before the match starts (issue 19: there was no
+    way to leave)."""
+
+    def test_a_player_leaves_and_the_seat_is_open_again(self, client):
+        match = open_match(client, players=[{"name": "Ann"}, {"open": True}, {"open": True}])
+        bob = claim(client, match, 1).json
+        url = f"/v1/matches/{match['id']}/seats/1/leave"
+        left = client.post(url, headers=bearer(bob["token"]))
+        assert left.status_code == 200, left.json
+        assert left.json == {"id": match["id"], "seat": 1, "open_seats": 2}
+        view = client.get(f"/v1/matches/{match['id']}").json
+        assert view["open_seats"] == 2 and view["seats"][1]["open"] is True
+        assert view["seats"][1]["name"] is None
+        gone = client.get(f"/v1/matches/{match['id']}", headers=bearer(bob["token"]))
+        assert (gone.status_code, gone.json["code"]) == (401, "invalid_token")
+        listed = client.get("/v1/lobby").json["matches"]
+        assert [m["open_seats"] for m in listed if m["id"] == match["id"]] == [2]
+        assert claim(client, match, 1, "Cy").status_code == 201
+        started = claim(client, match, 2, "Di").json
+        assert started["started"] is True
+        names = [s["name"] for s in client.get(f"/v1/matches/{match['id']}").json["seats"]]
+        assert names == ["Ann", "Cy", "Di"]
+
+    def test_only_the_seats_holder_leaves_and_only_before_the_start(self, client):
+        match = open_match(client, players=[{"name": "Ann"}, {"open": True}, {"open": True}])
+        bob = claim(client, match, 1).json
+        base = f"/v1/matches/{match['id']}/seats"
+        ann = bearer(match["seats"][0]["token"])
+        other = client.post(f"{base}/1/leave", headers=ann)
+        assert (other.status_code, other.json["code"]) == (403, "not_your_seat")
+        named = client.post(f"{base}/0/leave", headers=ann)
+        assert (named.status_code, named.json["code"]) == (409, "seat_named")
+        assert client.post(f"{base}/1/leave").status_code == 401
+        assert client.post(f"{base}/1/leave", headers=ADMIN_AUTH).status_code == 403
+        cy = claim(client, match, 2, "Cy").json
+        assert cy["started"] is True
+        late = client.post(f"{base}/1/leave", headers=bearer(bob["token"]))
+        assert (late.status_code, late.json["code"]) == (409, "match_started")
+        assert client.post("/v1/matches/nope/seats/1/leave",
+                           headers=bearer(bob["token"])).status_code == 404
+
+    def test_leaving_ends_the_seats_stream(self, client):
+        match = open_match(client, players=[{"name": "Ann"}, {"open": True}, {"open": True}])
+        bob = claim(client, match, 1).json
+        stream = SseReader(client.get(f"/v1/matches/{match['id']}/stream",
+                                      headers=bearer(bob["token"])))
+        time.sleep(0.3)
+        assert client.post(f"/v1/matches/{match['id']}/seats/1/leave",
+                           headers=bearer(bob["token"])).status_code == 200
+        stream.wait_closed(2)
+        assert stream.items[-1] == ("end", {"reason": "seat_left"})
