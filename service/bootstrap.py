@@ -189,13 +189,14 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
                     organiser_keys)
     creation = MatchCreation(runner, store, lobby, access, catalog, settings.lobby_ttl_s)
     queries = MatchQueries(repository, lobby, access, live)
+    seats = Seats(creation, store, lobby, access, repository.meta, settings.lobby_ttl_s)
     wiring = Wiring(
         settings, client, store, repository, runner, clocks, work, index, in_process,
         catalog=catalog, access=access, creation=creation, queries=queries,
-        play=Play(runner, access, queries),
+        play=Play(runner, access, queries, seats),
         streams=MatchStreams(queries, live, feed),
         tickets=StreamTickets(TicketStore(client, prefix), access, queries.is_over),
-        seats=Seats(creation, store, lobby, access, repository.meta, settings.lobby_ttl_s),
+        seats=seats,
         audits=Audits(queries, reports, work.verify),
         tournaments=Tournaments(creation, queries, access, catalog, BatchStore(client, prefix)),
         webhooks=WebhookRegistration(webhooks, access, settings.private_webhooks,

@@ -235,6 +235,15 @@ class Waiting:
         """Token hashes by seat; "" for a seat nobody holds yet."""
         return [self.fields.get(f"token:{seat}", "") for seat in range(self.seats)]
 
+    @property
+    def aborted(self) -> dict[str, Any] | None:
+        """How the match was called off before it started (``reason``, ``by``: creator or
+        organiser, ``at``), or None while it still waits."""
+        if "aborted_at" not in self.fields:
+            return None
+        return {"reason": self.fields["aborted_reason"], "by": self.fields["aborted_by"],
+                "at": float(self.fields["aborted_at"])}
+
 
 @dataclass(frozen=True)
 class Webhook:
@@ -298,6 +307,8 @@ class EventStore(Protocol):
 
     def leave_seat(self, match_id: str, seat: int, token_hash: str) -> SeatClaim: ...
 
+    def abandon_waiting(self, match_id: str, reason: str, by: str) -> bool | None: ...
+
     def idempotency_outcome(self, match_id: str, key: str) -> IdempotencyRecord | None: ...
 
     def record_refusal(self, match_id: str, key: str, fingerprint: str,
@@ -352,6 +363,9 @@ class PresenceStore(Protocol):
 
     def message(self, fields: Mapping[Any, Any]) -> dict[str, Any] | None:
         """A live-key entry as a presence message (``{"seat", "online"}``), or None."""
+
+    def ends(self, fields: Mapping[Any, Any]) -> bool:
+        """Whether a live-key entry announces the match's end before it started."""
 
     def revocation(self, fields: Mapping[Any, Any]) -> tuple[str, str] | None:
         """The token hash a live-key entry revokes and why (``rotated``, or ``left``: the

@@ -151,6 +151,12 @@ class Presence:
         return presence_message(fields)
 
     @staticmethod
+    def ends(fields: Mapping[Any, Any]) -> bool:
+        """Whether a live-stream entry announces a waiting match called off
+        (``store_scripts.ABANDON``)."""
+        return any(_text(k) == "ended" for k in fields)
+
+    @staticmethod
     def revocation(fields: Mapping[Any, Any]) -> tuple[str, str] | None:
         """The token hash a live-stream entry revokes (``revoked_token``) and why:
         ``rotated`` (``store_scripts.ROTATE``) or ``left`` (``store_scripts.LEAVE``)."""

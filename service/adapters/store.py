@@ -170,6 +170,7 @@ class RedisEventStore:
         self._claim_script = client.register_script(scripts.CLAIM)
         self._rotate_script = client.register_script(scripts.ROTATE)
         self._leave_script = client.register_script(scripts.LEAVE)
+        self._abandon_script = client.register_script(scripts.ABANDON)
 
     # -- keys -------------------------------------------------------------------------------
 
@@ -282,6 +283,16 @@ class RedisEventStore:
         reply = self._leave_script(keys=keys, args=[str(seat), token_hash, LIVE_MAXLEN,
                                                     LIVE_KEY_TTL_MS])
         return SeatClaim(int(reply[0]), open_seats=int(reply[1]) if len(reply) > 1 else None)
+
+    def abandon_waiting(self, match_id: str, reason: str, by: str) -> bool | None:
+        """Call off a match that waits for players (``store_scripts.ABANDON``): True when
+        this call did, False when it was called off already, None when no such match
+        waits (it started, expired, or never was)."""
+        keys = [self._key(match_id, "lobby"), self._key(match_id, "live")]
+        reply = self._abandon_script(keys=keys, args=[reason, by, repr(self._now()),
+                                                      LIVE_MAXLEN, LIVE_KEY_TTL_MS])
+        status = int(reply[0])
+        return None if status == 10 else status == 0
 
     def append(
         self,

@@ -70,6 +70,7 @@ CLAIM = (
     _XADD_EVENTS
     + """
 if redis.call('EXISTS', KEYS[1]) == 0 then return {10} end
+if redis.call('HEXISTS', KEYS[1], 'aborted_at') == 1 then return {10} end
 local seat = ARGV[1]
 if redis.call('HGET', KEYS[1], 'seat:' .. seat) ~= 'open' then return {11} end
 if redis.call('HEXISTS', KEYS[1], 'token:' .. seat) == 1 then return {12} end
@@ -112,6 +113,7 @@ return {15, tonumber(ARGV[at + 1])}
 # {LEFT, open seats}.
 LEAVE = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return {10} end
+if redis.call('HEXISTS', KEYS[1], 'aborted_at') == 1 then return {10} end
 local seat = ARGV[1]
 if redis.call('HGET', KEYS[1], 'seat:' .. seat) ~= 'open' then return {11} end
 if redis.call('HGET', KEYS[1], 'token:' .. seat) ~= ARGV[2] then return {12} end
@@ -123,6 +125,23 @@ redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'seat', seat, 'revoked'
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 redis.call('SPUBLISH', KEYS[2], '1')
 return {16, open}
+"""
+
+# KEYS: lobby, the match's live stream. ARGV: reason, by, at (epoch seconds), live maxlen,
+# live key ttl ms. A waiting match is called off before it starts: the lobby record is
+# marked (``aborted_reason``, ``aborted_by``, ``aborted_at``; it keeps its expiry, so the
+# views say what happened until then), which every claim and leave refuses, and the end is
+# announced on the live stream (``ended``), so the match's streams end in every process.
+# Replies {0}, {10} (no such waiting match) or {17} (already called off).
+ABANDON = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return {10} end
+if redis.call('HEXISTS', KEYS[1], 'aborted_at') == 1 then return {17} end
+redis.call('HSET', KEYS[1], 'aborted_reason', ARGV[1], 'aborted_by', ARGV[2],
+           'aborted_at', ARGV[3])
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[4], '*', 'ended', 'aborted')
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+redis.call('SPUBLISH', KEYS[2], '1')
+return {0}
 """
 
 # KEYS: lobby, meta, the match's live stream. ARGV: seat, new token hash, live maxlen,

@@ -44,7 +44,11 @@ class Abort(MethodView):
         """Abort (void) a match: no winner, phase ``aborted`` (the owner or the admin).
 
         Appends ``MatchAborted`` after the seed reveals; returns the full view. A match
-        already over is a 422 ``match_over``.
+        already over is a 422 ``match_over``. A match still waiting for players may also
+        be aborted with its ``creator_token``: it is called off (nothing was dealt, so
+        nothing is logged), its views show phase ``aborted`` with ``ended.initiator``
+        ``creator`` (or ``organiser``), claims and leaves answer 422 ``match_over``, its
+        streams end, and it leaves the lobby. Any other token gets 403 ``creator_only``.
         """
         return use_cases().play.abort(match_id, bearer_token(), body)
 

@@ -46,6 +46,9 @@ TOKEN_ROTATED = "token_rotated"
 SEAT_LEFT = "seat_left"
 """Why a seat's stream ends: its token was replaced, or its player left the seat (before
 the match started)."""
+MATCH_OVER = "match_over"
+"""Why every stream of a match ends after its last event, or when a match waiting for
+players is called off."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,9 @@ class LiveStreams:
                 if holder is not None and companions and (
                         ended := self._revoked(companions, holder.token_hash)):
                     yield ended
+                    return
+                if companions and self._called_off(companions):
+                    yield Ended(MATCH_OVER)
                     return
                 if fresh:
                     yield fresh
@@ -246,6 +252,11 @@ class LiveStreams:
 
     def seats(self, match_id: str, count: int) -> list[dict[str, Any]]:
         return self.presence.of(match_id, count)
+
+    def _called_off(self, companions: list[Any]) -> bool:
+        """Whether the live key announces the match called off before it started."""
+        return any(self.presence.ends(fields) for _, entries in companions
+                   for _, fields in entries)
 
     def _revoked(self, companions: list[Any], token_hash: str) -> Ended | None:
         """The end of the stream when the live key's entries of one take announce

@@ -18,15 +18,18 @@ from service.usecases.commands import EndMatch, SeatAction
 from service.usecases.errors import Forbidden, NotFound, invalid
 from service.usecases.queries import MatchQueries
 from service.usecases.runner import CommandRunner, Idempotency, command_id
+from service.usecases.seats import Seats
 
 
 class Play:
     """Seats' actions and organisers' controls."""
 
-    def __init__(self, runner: CommandRunner, access: Access, queries: MatchQueries) -> None:
+    def __init__(self, runner: CommandRunner, access: Access, queries: MatchQueries,
+                 seats: Seats) -> None:
         self.runner = runner
         self.access = access
         self.queries = queries
+        self.seats = seats
 
     def act(self, match_id: str, token: str | None, action: Mapping[str, Any],
             if_match: int | None = None, idempotency_key: str | None = None) -> dict[str, Any]:
@@ -73,7 +76,12 @@ class Play:
 
     def abort(self, match_id: str, token: str | None,
               body: Mapping[str, Any]) -> dict[str, Any]:
-        """The owner aborts the match: void, no winner (domain.controls)."""
+        """The owner aborts the match: void, no winner (domain.controls). A match still
+        waiting for players may also be aborted by its creator: it is called off
+        (``Seats.call_off``), with nothing in any log since nothing was dealt."""
+        called_off = self.seats.call_off(match_id, token, body["reason"])
+        if called_off is not None:
+            return called_off
         self.access.require_owner(match_id, token)
         self.queries.load(match_id)
         return self._end(match_id, AbortMatch(body["reason"]),

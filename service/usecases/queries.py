@@ -21,7 +21,7 @@ from service.usecases.access import Access
 from service.usecases.errors import NotFound, storable
 from service.usecases.live import LiveStreams
 from service.usecases.repository import Repository
-from service.usecases.seats import MatchNotStarted, waiting_view
+from service.usecases.seats import MatchCalledOff, MatchNotStarted, waiting_view
 
 
 class HandIndex:
@@ -75,11 +75,14 @@ class MatchQueries:
 
     def load(self, match_id: str) -> Match:
         """The match folded to its newest version (``NotFound`` when unknown,
-        ``MatchNotStarted`` while it waits for players)."""
+        ``MatchNotStarted`` while it waits for players, ``MatchCalledOff`` once it was
+        called off before it started)."""
         try:
             return self.repository.get(match_id)
         except NotFound:
             waiting = self.lobby.get(match_id) if storable(match_id) else None
+            if waiting is not None and waiting.aborted is not None:
+                raise MatchCalledOff(waiting) from None
             if waiting is not None:
                 raise MatchNotStarted(waiting) from None
             raise
@@ -93,7 +96,7 @@ class MatchQueries:
         viewer = self.access.viewer(match_id, token)
         try:
             out = self.render(match_id, self.load(match_id), viewer)
-        except MatchNotStarted as waiting:
+        except (MatchNotStarted, MatchCalledOff) as waiting:
             out = waiting_view(waiting.lobby, viewer)
         seats = out.get("seats") or []
         for seat, presence in zip(seats, self.live.seats(match_id, len(seats)), strict=True):
@@ -116,7 +119,7 @@ class MatchQueries:
         viewer = self.access.viewer(match_id, token)
         try:
             return self.log_for(match_id, viewer, after)
-        except MatchNotStarted:
+        except (MatchNotStarted, MatchCalledOff):
             return []
 
     def log_for(self, match_id: str, viewer: Viewer, after: int = 0) -> list[dict[str, Any]]:
@@ -168,6 +171,8 @@ class MatchQueries:
             return self.load(match_id).is_over
         except MatchNotStarted:
             return False
+        except MatchCalledOff:
+            return True
 
     def is_over_for(self, match_id: str, after: int) -> bool:
         """Whether the match is over and a client that has every event up to ``after``
@@ -176,5 +181,7 @@ class MatchQueries:
             loaded = self.load(match_id)
         except MatchNotStarted:
             return False
+        except MatchCalledOff:
+            return True
         return loaded.is_over and after >= loaded.version
 

@@ -40,6 +40,7 @@ from service.usecases.errors import (
     Conflict,
     Forbidden,
     NotFound,
+    Rejected,
     Unauthenticated,
     storable,
 )
@@ -55,6 +56,16 @@ class MatchNotStarted(Conflict):
     def __init__(self, lobby: Waiting) -> None:
         super().__init__("match_not_started", f"match {lobby.match_id!r} waits for players "
                                               "to claim its open seats")
+        self.lobby = lobby
+
+
+class MatchCalledOff(Rejected):
+    """The match was called off while it waited for players: nothing will ever be dealt
+    (``match_over``, as for any match that has ended)."""
+
+    def __init__(self, lobby: Waiting) -> None:
+        super().__init__("match_over", f"match {lobby.match_id!r} was called off before "
+                                       "it started")
         self.lobby = lobby
 
 
@@ -81,6 +92,11 @@ def waiting_view(waiting: Waiting, viewer: Viewer) -> dict[str, Any]:
         "created_at": waiting.created_at,
         "external_id": body.get("external_id"),
         "tags": tags_of(body)}
+    aborted = waiting.aborted
+    if aborted is not None:
+        out.update(phase="aborted", ended={"by": "abort", "seat": None,
+                                           "reason": aborted["reason"],
+                                           "initiator": aborted["by"]})
     if viewer.seat is not None:
         out.update(seat=viewer.seat, hand=[], legal_actions=[])
     return out
@@ -109,7 +125,8 @@ class Seats:
         """Matches with open seats, newest first (``GET /v1/lobby``); ``variant`` and
         ``cursor`` (an offset in digits) come validated by the API's schema."""
         found, following = self.lobby.listing(variant, int(cursor or 0), limit)
-        return {"matches": [waiting_view(w, Viewer.public()) for w in found],
+        return {"matches": [waiting_view(w, Viewer.public()) for w in found
+                            if w.aborted is None],
                 "next_cursor": None if following is None else str(following)}
 
     # --- claiming ------------------------------------------------------------------------
@@ -144,6 +161,8 @@ class Seats:
             raise _seat_taken(seat)
         if not 0 <= seat < waiting.seats:
             raise NotFound("seat_not_found", f"the match has seats 0-{waiting.seats - 1}")
+        if waiting.aborted is not None:
+            raise MatchCalledOff(waiting)
         if not waiting.is_open(seat):
             raise _seat_taken(seat)
         return waiting
@@ -191,14 +210,18 @@ class Seats:
         creator aborts the match instead), and once the match started a player resigns."""
         if not token:
             raise Unauthenticated("missing_token", "leaving needs the seat's token")
-        if self.waiting(match_id) is None:
+        waiting = self.waiting(match_id)
+        if waiting is None:
             raise self._not_waiting(match_id)
+        if waiting.aborted is not None:
+            raise MatchCalledOff(waiting)
         if self._access.seat_of(match_id, token) != seat:
             raise Forbidden("not_your_seat", f"this token does not hold seat {seat}")
         digest = token_hash(token)
         left = self._store.leave_seat(match_id, seat, digest)
-        if left.status == NO_LOBBY:  # it started (or expired) meanwhile
-            raise self._not_waiting(match_id)
+        if left.status == NO_LOBBY:  # it started, expired or was called off meanwhile
+            called_off = self.waiting(match_id)
+            raise MatchCalledOff(called_off) if called_off else self._not_waiting(match_id)
         if left.status == NOT_OPEN:
             raise Conflict("seat_named", f"seat {seat} was named by the match's creator: "
                                          "it cannot be left (the creator may abort)")
@@ -206,6 +229,29 @@ class Seats:
             raise Forbidden("not_your_seat", f"this token does not hold seat {seat}")
         self._access.forget([digest])
         return {"id": match_id, "seat": seat, "open_seats": left.open_seats}
+
+    def call_off(self, match_id: str, token: str | None,
+                 reason: str) -> dict[str, Any] | None:
+        """Abort a match that waits for players, for its creator (the creator token) or
+        its organiser: it never starts; its views say ``aborted`` (``ended``, initiator
+        ``creator`` or ``organiser``) until the lobby record expires, claims and leaves
+        are refused (422 ``match_over``) and its streams end. Nothing was dealt, so no log
+        is written. None when the match is not waiting (any more): the caller aborts it
+        as a started match."""
+        if self.waiting(match_id) is None:
+            return None
+        self._require_manager(match_id, token)
+        by = "organiser" if self._access.organiser(token) is not None else "creator"
+        done = self._store.abandon_waiting(match_id, reason, by)
+        if done is None:
+            return None
+        waiting = self.waiting(match_id)
+        if waiting is None:
+            raise NotFound("match_not_found", f"no match {match_id!r}")
+        if not done:
+            raise MatchCalledOff(waiting)
+        self.lobby.unlist(match_id, waiting.variant)
+        return waiting_view(waiting, Viewer.full())
 
     def _not_waiting(self, match_id: str) -> Conflict | NotFound:
         if self._meta(match_id) is None:

@@ -18,13 +18,9 @@ from domain.variants import VARIANTS
 from domain.viewer import Viewer
 from service.credentials import token_hash
 from service.usecases.lifecycle import Feed, follow_feed
-from service.usecases.live import Ended, LiveStreams, SeatHolder
+from service.usecases.live import MATCH_OVER, Ended, LiveStreams, SeatHolder
 from service.usecases.queries import HandIndex, MatchQueries
-from service.usecases.seats import MatchNotStarted
-
-MATCH_OVER = "match_over"
-"""Why a stream ends after the match's last event (``MatchCompleted``, ``SeatForfeited``
-or ``MatchAborted``)."""
+from service.usecases.seats import MatchCalledOff, MatchNotStarted
 
 
 class MatchStreams:
@@ -65,6 +61,8 @@ class MatchStreams:
                                         credential))
         try:
             loaded = self.queries.load(match_id)
+        except MatchCalledOff:
+            return None  # called off before it started: nothing will ever come
         except MatchNotStarted as waiting:
             return self._follow(match_id, VARIANTS[waiting.lobby.variant], viewer, after,
                                 keepalive_ms, holder)

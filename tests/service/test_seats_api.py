@@ -270,3 +270,56 @@ class TestLeavingASeat:
                            headers=bearer(bob["token"])).status_code == 200
         stream.wait_closed(2)
         assert stream.items[-1] == ("end", {"reason": "seat_left"})
+
+
+class TestCallingOffAWaitingMatch:
+    """A creator may abort a match that has not started (issue 19: abort answered 403
+    ``organiser_only`` even to the match's creator)."""
+
+    def test_the_creator_calls_off_a_waiting_match(self, client):
+        match = open_match(client, players=[{"name": "Ann"}, {"open": True}, {"open": True}])
+        bob = claim(client, match, 1).json
+        stream = SseReader(client.get(f"/v1/matches/{match['id']}/stream",
+                                      headers=bearer(bob["token"])))
+        time.sleep(0.3)
+        answer = client.post(f"/v1/matches/{match['id']}/abort", json={"reason": "no one came"},
+                             headers=bearer(match["creator_token"]))
+        assert answer.status_code == 200, answer.json
+        assert answer.json["phase"] == "aborted"
+        assert answer.json["ended"] == {"by": "abort", "seat": None, "reason": "no one came",
+                                        "initiator": "creator"}
+        stream.wait_closed(2)
+        assert stream.items[-1] == ("end", {"reason": "match_over"})
+        seat_view = client.get(f"/v1/matches/{match['id']}", headers=bearer(bob["token"]))
+        assert seat_view.status_code == 200 and seat_view.json["phase"] == "aborted"
+        assert match["id"] not in [m["id"] for m in client.get("/v1/lobby").json["matches"]]
+        late = claim(client, match, 2, "Cy")
+        assert (late.status_code, late.json["code"]) == (422, "match_over")
+        leave = client.post(f"/v1/matches/{match['id']}/seats/1/leave",
+                            headers=bearer(bob["token"]))
+        assert (leave.status_code, leave.json["code"]) == (422, "match_over")
+        acted = client.post(f"/v1/matches/{match['id']}/actions", json={"type": "pass"},
+                            headers=bearer(bob["token"]))
+        assert (acted.status_code, acted.json["code"]) == (422, "match_over")
+        assert client.get(f"/v1/matches/{match['id']}/stream").status_code == 204
+        again = client.post(f"/v1/matches/{match['id']}/abort", json={"reason": "x"},
+                            headers=bearer(match["creator_token"]))
+        assert (again.status_code, again.json["code"]) == (422, "match_over")
+        assert client.get(f"/v1/matches/{match['id']}/events").json == {"events": []}
+
+    def test_only_the_creator_or_its_organiser_calls_it_off(self, client):
+        key = bearer(new_organiser(client, "Club")["key"])
+        match = open_match(client, auth=key)
+        url = f"/v1/matches/{match['id']}/abort"
+        seat = client.post(url, json={"reason": "x"}, headers=bearer(match["seats"][0]["token"]))
+        assert (seat.status_code, seat.json["code"]) == (403, "creator_only")
+        by_organiser = client.post(url, json={"reason": "closing"}, headers=key)
+        assert by_organiser.status_code == 200, by_organiser.json
+        assert by_organiser.json["ended"]["initiator"] == "organiser"
+
+    def test_once_started_the_creator_may_not_abort(self, client):
+        match = open_match(client)
+        assert claim(client, match, 1).json["started"] is True
+        answer = client.post(f"/v1/matches/{match['id']}/abort", json={"reason": "x"},
+                             headers=bearer(match["creator_token"]))
+        assert (answer.status_code, answer.json["code"]) == (403, "organiser_only")
