@@ -57,8 +57,9 @@ export const FINAL_EVENTS = new Set(["MatchCompleted", "SeatForfeited", "MatchAb
 // per connection; on an error it reconnects with a new ticket after the last id seen, unless
 // the match is over (`isOver` asks the server), which also covers the 204 that ends a stream.
 // The server's `end` event (the match is over, or this seat's token was rotated) stops it for
-// good: reconnecting with a rotated token would only collect 401s.
-export function follow(id, {token = null, after = 0, onEvent, isOver}) {
+// good: reconnecting with a rotated token would only collect 401s. `onState` hears "open"
+// each time the stream (re)connects and "lost" each time it drops.
+export function follow(id, {token = null, after = 0, onEvent, isOver, onState = () => {}}) {
   let source = null;
   let stopped = false;
   let last = after;
@@ -78,16 +79,17 @@ export function follow(id, {token = null, after = 0, onEvent, isOver}) {
     if (token) query.set("ticket", await api.ticket(id, token));
     if (stopped) return;
     source = new EventSource(`${match(id)}/stream?${query}`);
+    source.onopen = () => onState("open");
     source.onmessage = receive;
     EVENT_TYPES.forEach((type) => source.addEventListener(type, receive));
     source.addEventListener("end", (message) => { stop(); onEvent("end", JSON.parse(message.data)); });
-    source.onerror = () => { source.close(); source = null; reconnect(); };
+    source.onerror = () => { source.close(); source = null; onState("lost"); reconnect(); };
   }
 
   async function reconnect() {
     if (stopped) return;
     if (sawEnd || await isOver().catch(() => false)) { stop(); return; }
-    setTimeout(() => open().catch(reconnect), delay);
+    setTimeout(() => open().catch(() => { onState("lost"); reconnect(); }), delay);
     delay = Math.min(delay * 2, 10000);
   }
 
@@ -96,6 +98,6 @@ export function follow(id, {token = null, after = 0, onEvent, isOver}) {
     if (source) source.close();
   }
 
-  open().catch(reconnect);
+  open().catch(() => { onState("lost"); reconnect(); });
   return {stop, get connected() { return source !== null && source.readyState === 1; }};
 }

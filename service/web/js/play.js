@@ -1,27 +1,49 @@
 // A live table: a seat's (with its token from this tab's sessionStorage) or a spectator's.
-// Every stream event re-reads the view; actions are only ever ones the view lists.
+// Every stream event re-reads the view; actions are only ever ones the view lists, and
+// only while the view is current: a read that fails (a 5xx, a 429, the network) is tried
+// again with backoff until it succeeds, and meanwhile the page says it is reconnecting
+// and offers no move (the server would refuse a move made on a stale table).
 import {api, follow} from "./api.js";
 import {h, notice, replace} from "./dom.js";
 import {handOverLink, otherSeats, seatOf} from "./store.js";
 import {renderTable, secondsLeft} from "./table.js";
 
 const OVER = new Set(["complete", "aborted"]);
+const RETRY_FIRST_MS = 500;
+const RETRY_MAX_MS = 8000;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// A failure that passes by itself: the server busy or down (5xx, 429) or no answer at
+// all (the network: fetch's TypeError has no status). A 4xx is an answer: the match or
+// the token is gone, and asking again would not change it.
+const passing = (error) => !error.status || error.status >= 500 || error.status === 429;
 
 export function openTable(root, matchId, {spectate = false} = {}) {
   const seat = spectate ? null : seatOf(matchId);
   const token = seat && seat.token;
   const message = h("div", {class: "messages"});
+  const connection = h("p", {class: "connection", role: "status", "data-connection": "connecting"});
   const board = h("div", {class: "board"});
   let view = null;
   let busy = false;
+  let stale = false;
   let live = null;
   let renders = 0;
+  const mounted = () => root.contains(board);
 
   replace(root, h("div", {class: "table-page", "data-match": matchId, "data-mode": token ? "seat" : "spectator"},
     h("p", {class: "muted small"}, token ? `Match ${matchId} · seat ${seat.seat} (${seat.name || "you"})`
       : `Match ${matchId} · watching`, " · ", h("a", {href: `#/watch/${matchId}`}, "spectator view"),
       " · ", h("a", {href: `#/replay/${matchId}`}, "replay & verify")),
-    handOver(matchId, token), message, board));
+    handOver(matchId, token), connection, message, board));
+
+  // "live" (the view is current and the stream open), "reconnecting" (a read failed or
+  // the stream dropped: retrying), "ended" (the stream ended for good).
+  function setConnection(state) {
+    connection.dataset.connection = state;
+    connection.textContent = state === "reconnecting" ? "Connection lost: reconnecting…" : "";
+  }
 
   function show(next) {
     // A stream re-read and an action's answer may cross: never go back to an older version.
@@ -29,7 +51,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     view = next;
     renders += 1;
     board.dataset.renders = String(renders);
-    replace(board, renderTable(view, {onAction: token && !busy ? act : null}));
+    replace(board, renderTable(view, {onAction: token && !busy && !stale ? act : null}));
   }
 
   let reading = null;
@@ -37,9 +59,22 @@ export function openTable(root, matchId, {spectate = false} = {}) {
   async function reread() {
     if (reading) { again = true; return reading; }
     reading = (async () => {
+      let delay = RETRY_FIRST_MS;
       do {
         again = false;
-        try { show(await api.view(matchId, token)); } catch (error) { notice(message, error.message, "error"); }
+        try {
+          const next = await api.view(matchId, token);
+          if (stale) { stale = false; notice(message, ""); }
+          if (live === null || live.connected) setConnection("live");
+          show(next);
+        } catch (error) {
+          if (!passing(error)) { notice(message, error.message, "error"); break; }
+          if (!stale && view) { stale = true; show({...view}); }  // no moves on a stale table
+          setConnection("reconnecting");
+          await sleep(delay);
+          delay = Math.min(delay * 2, RETRY_MAX_MS);
+          again = mounted();
+        }
       } while (again);
       reading = null;
     })();
@@ -71,7 +106,13 @@ export function openTable(root, matchId, {spectate = false} = {}) {
 
   reread().then(() => {
     if (!view) return;
-    live = follow(matchId, {token, after: view.version, onEvent: () => reread(),
+    live = follow(matchId, {token, after: view.version, onEvent: (type) => {
+      if (type === "end") setConnection("ended");
+      reread();
+    }, onState: (state) => {
+      if (state === "open") { setConnection(stale ? "reconnecting" : "live"); reread(); }
+      else if (state === "lost") setConnection("reconnecting");
+    },
       isOver: async () => { await reread(); return OVER.has(view.phase) || Boolean(view.ended); }});
     root.dataset.following = "1";
   });

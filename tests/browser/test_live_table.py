@@ -1,0 +1,82 @@
+"""A live table recovers by itself (issue 19, finding 1): a re-read that fails, or a few
+seconds without the network, once left a page stale for good ("Kim's turn", no moves)
+until a reload. Now the page says it is reconnecting, offers no move meanwhile, and comes
+back to the current table with its moves once the server answers again."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from tests.browser.test_reference_client import Page, choose, click, create_and_join
+
+
+def mover(ann: Page, bob: Page) -> tuple[Page, Page]:
+    """(the seat whose turn it is, the other), once one of them is offered moves."""
+    for _ in range(200):
+        if ann.actions():
+            return ann, bob
+        if bob.actions():
+            return bob, ann
+        time.sleep(0.05)
+    raise AssertionError("nobody was offered a move")
+
+
+def connection(player: Page) -> str | None:
+    return player.attribute(".connection", "data-connection")
+
+
+def recovered(watcher: Page, version: int) -> None:
+    watcher.page.wait_for_function(
+        "v => Number(document.querySelector('.table').dataset.version) >= v "
+        "&& document.querySelector('.connection').dataset.connection === 'live'",
+        arg=version, timeout=20_000)
+
+
+def test_a_failed_read_is_retried_until_the_table_is_current(browser, api_url):
+    ann, bob = Page(browser, f"{api_url}/#/"), Page(browser, f"{api_url}/#/")
+    match_id = create_and_join(ann, bob)
+    player, other = mover(ann, bob)
+    other.page.wait_for_function("document.getElementById('app').dataset.following === '1'")
+    failures: list[str] = []
+
+    def fail_three_reads(route: Any) -> None:
+        if route.request.method == "GET" and len(failures) < 3:
+            failures.append(route.request.url)
+            route.fulfill(status=503, content_type="application/json",
+                          body='{"code": "store_unavailable", "message": "down"}')
+        else:
+            route.continue_()
+
+    other.page.route(re.compile(rf".*/v1/matches/{match_id}$"), fail_three_reads)
+    click(player, choose(player.actions(), player.best_discard()))
+    other.page.wait_for_selector(".connection[data-connection=reconnecting]")
+    assert not other.actions()  # nothing offered while the table may be stale
+    recovered(other, player.version())
+    assert len(failures) == 3
+    assert other.page.text_content(".connection") == ""
+    mover(ann, bob)  # and whoever's turn it is now has their moves again
+    for page in (ann, bob):
+        page.page.close()
+
+
+def test_a_table_comes_back_after_seconds_without_the_network(browser, api_url):
+    ann, bob = Page(browser, f"{api_url}/#/"), Page(browser, f"{api_url}/#/")
+    create_and_join(ann, bob)
+    player, other = mover(ann, bob)
+    other.page.wait_for_function("document.getElementById('app').dataset.following === '1'")
+    other.page.route(re.compile(r".*/v1/.*"), lambda route: route.abort("internetdisconnected"))
+    other.page.evaluate("window.dispatchEvent(new Event('offline'))")
+    click(player, choose(player.actions(), player.best_discard()))
+    time.sleep(3)
+    other.page.unroute(re.compile(r".*/v1/.*"))
+    # the stream's own retry, or the next event, brings it back
+    recovered(other, player.version())
+    next_player, _ = mover(ann, bob)
+    click(next_player, choose(next_player.actions(), next_player.best_discard()))
+    recovered(other, next_player.version())
+    for page in (ann, bob):
+        assert not [e for e in page.errors if "ERR_INTERNET_DISCONNECTED" not in e
+                    and "Failed to fetch" not in e and "503" not in e], page.errors
+        page.page.close()
