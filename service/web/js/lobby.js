@@ -2,7 +2,7 @@
 // an optional invite code), list matches waiting for players, claim an open seat.
 import {api} from "./api.js";
 import {h, notice, replace} from "./dom.js";
-import {keepOtherSeats, keepSeat} from "./store.js";
+import {keepCreator, keepOtherSeats, keepSeat} from "./store.js";
 
 export async function openLobby(root) {
   const message = h("div", {class: "messages"});
@@ -39,6 +39,7 @@ function createForm(variants, you, message) {
     if (invite.value) body.invite_code = invite.value;
     try {
       const created = await api.create(body);
+      keepCreator(created.id, created.creator_token);
       const named = created.seats.filter((seat) => seat.token);
       if (named.length) {
         keepSeat(created.id, named[0].seat, named[0].token, named[0].name);
@@ -132,7 +133,7 @@ function claimButton(match, seat, you, message) {
     }
     try {
       const claimed = await api.claim(match.id, seat, body);
-      keepSeat(match.id, claimed.seat, claimed.token, claimed.name);
+      keepSeat(match.id, claimed.seat, claimed.token, claimed.name, {claimed: true});
       location.hash = `#/table/${match.id}`;
     } catch (error) {
       notice(message, error.message, "error");

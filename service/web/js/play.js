@@ -5,10 +5,11 @@
 // and offers no move (the server would refuse a move made on a stale table).
 import {api, follow} from "./api.js";
 import {h, notice, replace} from "./dom.js";
-import {handOverLink, otherSeats, seatOf} from "./store.js";
-import {renderTable, secondsLeft} from "./table.js";
+import {creatorOf, handOverLink, keepCreator, keepSeat, otherSeats, seatOf} from "./store.js";
+import {isOver, renderTable, secondsLeft, showdown} from "./table.js";
 
 const OVER = new Set(["complete", "aborted"]);
+const SHOWDOWN_MS = 12000;
 const RETRY_FIRST_MS = 500;
 const RETRY_MAX_MS = 8000;
 
@@ -25,7 +26,11 @@ export function openTable(root, matchId, {spectate = false} = {}) {
   const message = h("div", {class: "messages"});
   const connection = h("p", {class: "connection", role: "status", "data-connection": "connecting"});
   const board = h("div", {class: "board"});
+  const shown = h("div", {class: "showdown-box"});
   let view = null;
+  let handsSeen = null;
+  let showdownTimer = null;
+  let confirming = null;
   let busy = false;
   let stale = false;
   let live = null;
@@ -36,7 +41,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     h("p", {class: "muted small"}, token ? `Match ${matchId} · seat ${seat.seat} (${seat.name || "you"})`
       : `Match ${matchId} · watching`, " · ", h("a", {href: `#/watch/${matchId}`}, "spectator view"),
       " · ", h("a", {href: `#/replay/${matchId}`}, "replay & verify")),
-    handOver(matchId, token), connection, message, board));
+    handOver(matchId, token), connection, message, shown, board));
 
   // "live" (the view is current and the stream open), "reconnecting" (a read failed or
   // the stream dropped: retrying), "ended" (the stream ended for good).
@@ -48,10 +53,83 @@ export function openTable(root, matchId, {spectate = false} = {}) {
   function show(next) {
     // A stream re-read and an action's answer may cross: never go back to an older version.
     if (view && next.version < view.version) return;
+    const hands = (next.hands || []).length;
+    if (isOver(next)) closeShowdown();  // the end screen shows the last hand itself
+    else if (handsSeen !== null && hands > handsSeen) openShowdown(next);
+    handsSeen = hands;
     view = next;
     renders += 1;
     board.dataset.renders = String(renders);
-    replace(board, renderTable(view, {onAction: token && !busy && !stale ? act : null}));
+    replace(board, renderTable(view, {onAction: token && !busy && !stale ? act : null,
+      controls: {seat: seatControls(), rematch: token && isOver(view) ? rematchButton() : null}}));
+  }
+
+  // The hand that just ended, laid open above the new deal until the player continues
+  // (or SHOWDOWN_MS pass): the next hand is dealt within milliseconds of a knock.
+  function openShowdown(next) {
+    const hand = next.hands[next.hands.length - 1];
+    clearTimeout(showdownTimer);
+    replace(shown, h("section", {class: "showdown-panel", role: "dialog", "aria-label": "hand result"},
+      showdown(next, hand),
+      h("button", {type: "button", class: "continue primary", onclick: closeShowdown}, "Continue")));
+    showdownTimer = setTimeout(closeShowdown, SHOWDOWN_MS);
+  }
+
+  function closeShowdown() {
+    clearTimeout(showdownTimer);
+    replace(shown);
+  }
+
+  // A seat's own controls: resign while the match runs, give the seat back (a seat
+  // claimed from the lobby) or call the match off (its creator) while it waits. Each asks
+  // once more on the page before it is sent.
+  function seatControls() {
+    if (!view || isOver(view)) return null;
+    const creator = creatorOf(matchId);
+    const buttons = [];
+    if (token && view.phase !== "waiting") buttons.push(["resign", "Resign", () => api.resign(matchId, token)]);
+    if (token && view.phase === "waiting" && seat.claimed) {
+      buttons.push(["leave", "Leave this seat", () => api.leave(matchId, seat.seat, token)]);
+    }
+    if (creator && view.phase === "waiting") {
+      buttons.push(["call-off", "Call the match off", () => api.abort(matchId, creator, "called off by its creator")]);
+    }
+    if (!buttons.length) return null;
+    return h("div", {class: "seat-controls"}, buttons.map(([name, text, send]) => confirming === name
+      ? h("span", {class: "confirm"}, `${text}? `,
+        h("button", {type: "button", class: `danger ${name}-yes`, onclick: () => control(name, send)}, `Yes, ${text.toLowerCase()}`),
+        h("button", {type: "button", onclick: () => { confirming = null; show({...view}); }}, "No"))
+      : h("button", {type: "button", class: `control ${name}`, onclick: () => { confirming = name; show({...view}); }}, text)));
+  }
+
+  async function control(name, send) {
+    confirming = null;
+    try {
+      const answer = await send();
+      if (name === "leave") { if (live) live.stop(); location.hash = "#/"; return; }
+      if (answer && answer.version !== undefined) show(answer);
+      else await reread();
+    } catch (error) {
+      notice(message, error.message, "error");
+      await reread();
+    }
+  }
+
+  // Play again: the same variant and options, you in seat 0 and every other seat open in
+  // the lobby (the others join from there).
+  function rematchButton() {
+    return h("button", {type: "button", class: "rematch primary", onclick: async () => {
+      const players = view.seats.map((s, n) => n === 0 ? {name: seat.name || s.name || "Player 1"} : {open: true});
+      try {
+        const created = await api.create({variant: view.variant, options: view.options, players});
+        const mine = created.seats[0];
+        keepSeat(created.id, mine.seat, mine.token, mine.name);
+        keepCreator(created.id, created.creator_token);
+        location.hash = `#/table/${created.id}`;
+      } catch (error) {
+        notice(message, error.message, "error");
+      }
+    }}, "Play again");
   }
 
   let reading = null;
@@ -106,8 +184,12 @@ export function openTable(root, matchId, {spectate = false} = {}) {
 
   reread().then(() => {
     if (!view) return;
-    live = follow(matchId, {token, after: view.version, onEvent: (type) => {
-      if (type === "end") setConnection("ended");
+    live = follow(matchId, {token, after: view.version, onEvent: (type, data) => {
+      if (type === "end") {
+        setConnection("ended");
+        // this token no longer works (rotated, or the seat given back): nothing to re-read
+        if (data && data.reason !== "match_over") return;
+      }
       reread();
     }, onState: (state) => {
       if (state === "open") { setConnection(stale ? "reconnecting" : "live"); reread(); }

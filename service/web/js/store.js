@@ -9,8 +9,20 @@ export function seatOf(matchId) {
   return stored ? JSON.parse(stored) : null;
 }
 
-export function keepSeat(matchId, seat, token, name) {
-  sessionStorage.setItem(KEY(matchId), JSON.stringify({seat, token, name}));
+// `claimed`: the seat was taken from the lobby (it can be given back while the match waits).
+export function keepSeat(matchId, seat, token, name, {claimed = false} = {}) {
+  sessionStorage.setItem(KEY(matchId), JSON.stringify({seat, token, name, claimed}));
+}
+
+// The creator token of a match this tab created: it may call the match off while it waits.
+const CREATOR = (matchId) => `rummy.creator.${matchId}`;
+
+export function keepCreator(matchId, token) {
+  if (token) sessionStorage.setItem(CREATOR(matchId), token);
+}
+
+export function creatorOf(matchId) {
+  return sessionStorage.getItem(CREATOR(matchId));
 }
 
 // Tokens of the other named seats of a match this tab created, for hand-over links.

@@ -6,18 +6,24 @@ import {actionLabel, back, card, cards, label, meldText} from "./cards.js";
 
 const VARIANT_NAMES = {gin: "Gin Rummy", gem: "Gem Rummy", rummy: "Rummy", rami: "Rami"};
 
-export function renderTable(view, {onAction = null} = {}) {
+// `controls`: buttons of the page around the table (resign, leave, rematch...), drawn in
+// the table's own places: seat controls under the hand, the rematch on the end screen.
+export function renderTable(view, {onAction = null, controls = {}} = {}) {
   const actions = onAction ? view.legal_actions || [] : [];
-  return h("section", {class: `table variant-${view.variant}`, "data-version": view.version,
-      "data-phase": view.phase, "data-turn": view.turn ?? ""},
+  const over = isOver(view);
+  return h("section", {class: `table variant-${view.variant}${over ? " over" : ""}`,
+      "data-version": view.version, "data-phase": view.phase, "data-turn": view.turn ?? ""},
     heading(view),
+    over ? matchEnd(view, controls.rematch) : null,
     seats(view),
-    middle(view, actions, onAction),
-    view.hand ? mine(view, actions, onAction) : null,
+    over ? null : middle(view, actions, onAction),
+    view.hand && !over ? mine(view, actions, onAction) : null,
     actionBar(actions, onAction),
-    ending(view),
+    controls.seat || null,
     history(view));
 }
+
+export const isOver = (view) => view.phase === "complete" || view.phase === "aborted";
 
 const nameOf = (view, seat) => (view.seats[seat] && view.seats[seat].name) || `seat ${seat}`;
 
@@ -31,8 +37,7 @@ function heading(view) {
 }
 
 function status(view) {
-  if (view.ended) return `Ended by ${view.ended.by}${view.ended.seat !== undefined && view.ended.seat !== null
-    ? ` of ${nameOf(view, view.ended.seat)}` : ""}${view.ended.reason ? `: ${view.ended.reason}` : ""}`;
+  if (view.ended) return endedText(view);
   if (view.phase === "waiting") return `Waiting for players (${view.open_seats} open seat${view.open_seats === 1 ? "" : "s"})`;
   if (view.phase === "complete") return winners(view);
   if (view.phase === "aborted") return "Aborted";
@@ -43,16 +48,35 @@ function status(view) {
 }
 
 function winners(view) {
-  const won = view.winners || (view.winner !== undefined && view.winner !== null ? [view.winner] : []);
+  const won = winnersOf(view);
   return won.length ? `Complete: ${won.map((seat) => nameOf(view, seat)).join(" and ")} won` : "Complete";
 }
 
+const winnersOf = (view) => view.winners
+  || (view.winner !== undefined && view.winner !== null ? [view.winner] : []);
+
+// Who ended the match early, and who won by it: "Fay resigned (had to go). Ann wins."
+function endedText(view) {
+  const ended = view.ended;
+  const why = ended.reason ? ` (${ended.reason})` : "";
+  if (ended.by === "abort") {
+    const who = {creator: "its creator", organiser: "the organiser", clock: "the clock"}[ended.initiator] || "the organiser";
+    return `${view.version ? "Aborted" : "Called off before it started"} by ${who}${why}: nobody wins.`;
+  }
+  const seat = nameOf(view, ended.seat);
+  const how = {seat: `${seat} resigned`, clock: `${seat} ran out of time`}[ended.initiator]
+    || `${seat} was forfeited by the organiser`;
+  const won = winnersOf(view).map((s) => nameOf(view, s));
+  return `${how}${why}. ${won.length ? `${won.join(" and ")} ${won.length > 1 ? "share the win" : "wins"}.` : ""}`;
+}
+
 function seats(view) {
+  const over = isOver(view);
   return h("ol", {class: "seats"}, view.seats.map((seat) => {
-    const shown = view.all_hands && view.all_hands[seat.seat];
+    const shown = !over && view.all_hands && view.all_hands[seat.seat];
     const classes = ["seat", seat.seat === view.turn ? "turn" : "", seat.seat === view.seat ? "you" : ""];
     return h("li", {class: classes.join(" "), "data-seat": seat.seat},
-      h("div", {class: "seat-name"}, presence(seat),
+      h("div", {class: "seat-name"}, over ? null : presence(seat),
         seat.open ? h("em", {}, "open seat") : seat.name,
         seat.seat === view.seat ? h("span", {class: "chip"}, "you") : null,
         seat.seat === view.dealer ? h("span", {class: "chip", title: "dealer"}, "D") : null),
@@ -61,7 +85,7 @@ function seats(view) {
         seat.opened !== undefined ? h("span", {}, seat.opened ? "opened" : "not opened") : null,
         clockOf(view, seat.seat)),
       shown ? cards(shown, {gems: view.gems})
-        : seat.seat === view.seat || !seat.hand_count ? null
+        : over || seat.seat === view.seat || !seat.hand_count ? null
           : h("span", {class: "cards backs", title: `${seat.hand_count} cards`},
             Array.from({length: Math.min(seat.hand_count, 14)}, () => back()),
             h("span", {class: "muted"}, ` ${seat.hand_count}`)));
@@ -159,12 +183,65 @@ function actionBar(actions, onAction) {
       onclick: () => onAction(action)}, actionLabel(action))));
 }
 
-function ending(view) {
-  if (!view.final_scores) return null;
-  return h("div", {class: "final"}, h("h3", {}, "Final scores"),
-    h("table", {}, h("tr", {}, h("th", {}, "seat"), h("th", {}, "final score"), h("th", {}, "bonus")),
-      view.seats.map((seat) => h("tr", {}, h("td", {}, seat.name), h("td", {}, String(view.final_scores[seat.seat])),
-        h("td", {}, String(((view.bonuses || []).find((b) => b.seat === seat.seat) || {}).total ?? ""))))));
+// The end of the match: who won and how, final scores with bonuses, every hand, and
+// (for a seat) the rematch button.
+function matchEnd(view, rematch) {
+  const won = winnersOf(view);
+  const headline = view.ended ? endedText(view)
+    : view.phase === "aborted" ? "Aborted: nobody wins."
+      : won.length ? `${won.map((s) => nameOf(view, s)).join(" and ")} ${won.length > 1 ? "share the win" : "wins the match"}`
+        : "The match is over";
+  const bonus = (seat) => (view.bonuses || []).find((b) => b.seat === seat);
+  const finals = view.final_scores || view.scores || [];
+  return h("section", {class: "match-end", "data-winners": JSON.stringify(won)},
+    h("h3", {class: "headline"}, headline),
+    view.seats.length ? h("table", {class: "final"},
+      h("tr", {}, h("th", {}, "player"), h("th", {}, "score"), h("th", {}, "bonuses"), h("th", {}, "final")),
+      view.seats.map((seat) => {
+        const b = bonus(seat.seat);
+        return h("tr", {class: won.includes(seat.seat) ? "winner" : "", "data-seat": seat.seat},
+          h("td", {}, nameOf(view, seat.seat)), h("td", {}, String((view.scores || [])[seat.seat] ?? "")),
+          h("td", {}, b ? bonusText(b) : "—"), h("td", {}, String(finals[seat.seat] ?? "")));
+      })) : null,
+    view.hands && view.hands.length && !view.ended ? showdown(view, view.hands[view.hands.length - 1]) : null,
+    handsTable(view),
+    rematch || null);
+}
+
+function bonusText(b) {
+  const parts = [b.game ? `game ${b.game}` : null, b.line ? `line ${b.line}` : null,
+    b.shutout ? "shutout" : null].filter(Boolean);
+  return `${b.total}${parts.length ? ` (${parts.join(", ")})` : ""}`;
+}
+
+function handsTable(view) {
+  if (!view.hands || !view.hands.length) return null;
+  return h("table", {class: "hands"},
+    h("tr", {}, h("th", {}, "hand"), h("th", {}, "result"), h("th", {}, "won by"),
+      view.seats.map((seat) => h("th", {}, nameOf(view, seat.seat)))),
+    view.hands.map((hand) => h("tr", {},
+      h("td", {}, String(hand.hand_number)), h("td", {}, hand.result || ""),
+      h("td", {}, hand.winner !== undefined && hand.winner !== null ? nameOf(view, hand.winner) : "—"),
+      view.seats.map((seat) => h("td", {}, String((hand.points || [])[seat.seat] ?? ""))))));
+}
+
+// One finished hand laid open: each seat's melds (apart), deadwood, lay-offs and points.
+export function showdown(view, hand) {
+  const winner = hand.winner !== undefined && hand.winner !== null ? nameOf(view, hand.winner) : null;
+  return h("div", {class: "showdown-hand", "data-hand": hand.hand_number},
+    h("p", {class: "showdown-title"}, `Hand ${hand.hand_number}: ${hand.result || ""}`,
+      hand.knocker !== undefined && hand.knocker !== null ? ` by ${nameOf(view, hand.knocker)}` : "",
+      winner ? ` · ${winner} wins the hand` : ""),
+    (hand.seats || []).map((seat) => h("div", {class: "showdown", "data-seat": seat.seat},
+      h("strong", {class: "who"}, nameOf(view, seat.seat)),
+      h("span", {class: "melds"}, (seat.melds || []).map((meld) => cards(meld.cards))),
+      seat.unmatched && seat.unmatched.length ? h("span", {class: "deadwood"}, "deadwood ", cards(seat.unmatched)) : null,
+      seat.deadwood !== undefined ? h("span", {class: "muted"}, ` ${seat.deadwood} deadwood`) : null,
+      seat.minus_points !== undefined ? h("span", {class: "muted"}, ` ${seat.minus_points} minus points`) : null,
+      seat.layoffs && seat.layoffs.length ? h("span", {class: "muted"},
+        ` laid off ${seat.layoffs.map((l) => label(l.card)).join(" ")}`) : null,
+      hand.points ? h("span", {class: "points"}, ` ${hand.points[seat.seat]} points`) : null,
+      hand.gem_parts && hand.gem_parts[seat.seat] ? h("span", {class: "muted"}, ` (gem parts ${hand.gem_parts[seat.seat]})`) : null)));
 }
 
 function history(view) {
@@ -174,11 +251,5 @@ function history(view) {
       h("summary", {}, `Hand ${hand.hand_number}: ${hand.result || ""}`,
         hand.winner !== undefined && hand.winner !== null ? `, ${nameOf(view, hand.winner)} wins` : "",
         hand.points ? ` · points ${hand.points.join(" / ")}` : ""),
-      (hand.seats || []).map((seat) => h("div", {class: "showdown"},
-        h("strong", {}, `${nameOf(view, seat.seat)} `),
-        (seat.melds || []).map((meld) => cards(meld.cards)),
-        seat.unmatched && seat.unmatched.length ? [" deadwood ", cards(seat.unmatched)] : null,
-        seat.deadwood !== undefined ? h("span", {class: "muted"}, ` (${seat.deadwood})`) : null,
-        seat.layoffs && seat.layoffs.length ? h("span", {class: "muted"},
-          ` laid off ${seat.layoffs.map((l) => label(l.card)).join(" ")}`) : null)))));
+      showdown(view, hand))));
 }

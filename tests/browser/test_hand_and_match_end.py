@@ -1,0 +1,142 @@
+"""What a player sees when a hand and a match end, and the seat controls (issue 19,
+findings 2-4): the showdown of every hand stays on screen until the player continues;
+the end of a match names the winner (by resignation too), shows final scores, bonuses and
+every hand with no card face down and no presence dots, and offers "Play again"; a
+player resigns, gives back a claimed seat, and a creator calls off a waiting match."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+from typing import Any
+from urllib.parse import urlencode
+
+from tests.browser.test_reference_client import Page, choose, click, shot
+
+
+def created(api_url: str, variant: str = "gin", **options: Any) -> dict[str, Any]:
+    body = {"variant": variant, "players": [{"name": "Ann"}, {"name": "Bob"}],
+            "options": options}
+    request = urllib.request.Request(f"{api_url}/v1/matches", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.load(answer)
+
+
+def seated(browser: Any, api_url: str, match: dict[str, Any], seat: int) -> Page:
+    """The seat's page, its token handed over in the URL fragment as the client does."""
+    handed = match["seats"][seat]
+    fragment = urlencode({"seat": seat, "token": handed["token"], "name": handed["name"]})
+    player = Page(browser, f"{api_url}/#/table/{match['id']}?{fragment}")
+    player.page.wait_for_selector(".table-page[data-mode=seat] .table")
+    player.page.wait_for_function("document.getElementById('app').dataset.following === '1'")
+    return player
+
+
+def play_until(players: list[Page], done: Any, limit: int = 2000) -> int:
+    moves = 0
+    for _ in range(limit):
+        if done():
+            return moves
+        moved = False
+        for player in players:
+            actions = player.actions()
+            if actions:
+                click(player, choose(actions, player.best_discard()))
+                moves += 1
+                moved = True
+                break
+        if not moved:
+            time.sleep(0.02)
+    raise AssertionError("the play did not get there")
+
+
+def test_a_hands_showdown_stays_until_the_player_continues(browser, api_url, tmp_path):
+    match = created(api_url, target=500)
+    ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
+    panel = ".showdown-panel .showdown-hand[data-hand='1']"
+    play_until([ann, bob], lambda: ann.page.locator(panel).count() > 0)
+    bob.page.wait_for_selector(panel)
+    for player in (ann, bob):
+        seats = player.page.locator(f"{panel} .showdown")
+        assert seats.count() == 2  # both seats laid open: melds, deadwood, points
+        for row in range(2):
+            assert seats.nth(row).locator(".card").count() >= 1
+        assert player.page.locator(f"{panel} .showdown .card").count() >= 15
+        assert "points" in (player.page.text_content(f"{panel} .showdown .points") or "")
+    shot(ann, tmp_path, "gin-showdown.png")
+    time.sleep(2)  # the next hand is already dealt beneath; the showdown is still there
+    assert ann.page.locator(panel).count() == 1
+    assert ann.attribute(".table", "data-phase") != "scoring"
+    ann.page.click(".showdown-panel button.continue")
+    assert ann.page.locator(".showdown-panel").count() == 0
+    assert bob.page.locator(panel).count() == 1  # each player continues for themself
+    for player in (ann, bob):
+        assert not player.errors, player.errors
+        player.page.close()
+
+
+def test_the_end_of_a_match_names_the_winner_and_offers_a_rematch(browser, api_url, tmp_path):
+    match = created(api_url, target=1)
+    ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
+    play_until([ann, bob], lambda: ann.attribute(".table", "data-phase") == "complete")
+    bob.page.wait_for_selector(".table[data-phase=complete] .match-end")
+    for player in (ann, bob):
+        headline = player.page.text_content(".match-end .headline") or ""
+        assert "wins the match" in headline, headline
+        assert player.page.locator(".match-end table.final tr[data-seat]").count() == 2
+        assert player.page.locator(".match-end table.hands tr").count() >= 2
+        assert player.page.locator(".seat .card.back").count() == 0  # nothing hidden now
+        assert player.page.locator(".presence").count() == 0
+        assert player.page.locator(".match-end .showdown-hand").count() == 1
+    shot(ann, tmp_path, "gin-match-end.png")
+    ann.page.click(".match-end button.rematch")
+    ann.page.wait_for_selector(".table-page[data-mode=seat] .table[data-phase=waiting]")
+    assert ann.attribute(".table-page", "data-match") != match["id"]
+    for player in (ann, bob):
+        assert not player.errors, player.errors
+        player.page.close()
+
+
+def test_a_player_resigns_and_the_other_is_told_they_won(browser, api_url):
+    match = created(api_url, target=100)
+    ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
+    bob.page.click(".seat-controls button.resign")
+    bob.page.click(".seat-controls button.resign-yes")
+    for player in (ann, bob):
+        player.page.wait_for_selector(".table[data-phase=complete] .match-end")
+        headline = player.page.text_content(".match-end .headline") or ""
+        assert headline.startswith("Bob resigned") and "Ann wins" in headline, headline
+    for player in (ann, bob):
+        assert not player.errors, player.errors
+        player.page.close()
+
+
+def test_a_claimed_seat_is_given_back_and_the_creator_calls_the_match_off(browser, api_url):
+    ann, bob = Page(browser, f"{api_url}/#/"), Page(browser, f"{api_url}/#/")
+    ann.page.fill("input[name=you]", "Ann")
+    ann.page.select_option("select[name=variant]", "gin")
+    ann.page.select_option("select[name=use-1]", "open")
+    ann.page.select_option("select[name=use-2]", "open")
+    ann.page.click("form.create button[type=submit]")
+    ann.page.wait_for_selector(".table-page[data-mode=seat] .table[data-phase=waiting]")
+    match_id = ann.attribute(".table-page", "data-match")
+    bob.page.fill("input[name=you]", "Bob")
+    bob.page.click("button.refresh")
+    bob.page.click(f"li[data-match='{match_id}'] button[data-claim='1']")
+    bob.page.wait_for_selector(".table-page[data-mode=seat] .table[data-phase=waiting]")
+    bob.page.click(".seat-controls button.leave")
+    bob.page.click(".seat-controls button.leave-yes")
+    bob.page.wait_for_selector(f"li[data-match='{match_id}'] button[data-claim='1']")
+    ann.page.click(".seat-controls button.call-off")
+    ann.page.click(".seat-controls button.call-off-yes")
+    ann.page.wait_for_selector(".table[data-phase=aborted] .match-end")
+    assert "Called off before it started by its creator" in (
+        ann.page.text_content(".match-end .headline") or "")
+    bob.page.click("button.refresh")
+    bob.page.wait_for_function(
+        "id => !document.querySelector(`li[data-match='${id}']`)", arg=match_id)
+    for player in (ann, bob):
+        assert not player.errors, player.errors
+        player.page.close()
