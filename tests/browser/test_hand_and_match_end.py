@@ -12,6 +12,8 @@ import urllib.request
 from typing import Any
 from urllib.parse import urlencode
 
+import pytest
+
 from tests.browser.test_reference_client import Page, choose, click, shot
 
 
@@ -34,6 +36,18 @@ def seated(browser: Any, api_url: str, match: dict[str, Any], seat: int) -> Page
     return player
 
 
+EAGER = ("big_gin", "knock", "lay_down", "lay_off", "exchange_joker", "pass")
+
+
+def eager(actions: list[dict[str, Any]], best: list[str]) -> dict[str, Any]:
+    """End hands soon: knock, lay down and lay off whenever offered, else as ``choose``."""
+    for kind in EAGER:
+        offered = [a for a in actions if a["type"] == kind]
+        if offered:
+            return offered[0]
+    return choose(actions, best)
+
+
 def play_until(players: list[Page], done: Any, limit: int = 2000) -> int:
     moves = 0
     for _ in range(limit):
@@ -43,7 +57,7 @@ def play_until(players: list[Page], done: Any, limit: int = 2000) -> int:
         for player in players:
             actions = player.actions()
             if actions:
-                click(player, choose(actions, player.best_discard()))
+                click(player, eager(actions, player.best_discard()))
                 moves += 1
                 moved = True
                 break
@@ -137,6 +151,38 @@ def test_a_claimed_seat_is_given_back_and_the_creator_calls_the_match_off(browse
     bob.page.click("button.refresh")
     bob.page.wait_for_function(
         "id => !document.querySelector(`li[data-match='${id}']`)", arg=match_id)
+    for player in (ann, bob):
+        assert not player.errors, player.errors
+        player.page.close()
+
+
+SCREENSHOT_TABLES = {"gin": ({"target": 300}, {"target": 1}),
+                     "gem": ({"target": 300}, {"target": 1}),
+                     "rummy": ({"rounds": 3}, {"rounds": 1})}
+"""(options for a match that goes on after a hand, options for one that ends with it)."""
+
+
+@pytest.mark.parametrize("variant", sorted(SCREENSHOT_TABLES))
+def test_every_variant_mid_hand_at_a_showdown_and_at_the_end(browser, api_url, tmp_path,
+                                                             variant):
+    """The three screens a player meets, in every family (docs/screenshots, README)."""
+    going_on, ending = SCREENSHOT_TABLES[variant]
+    match = created(api_url, variant, **going_on)
+    ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
+    play_until([ann, bob], lambda: ann.version() > 8 and bool(ann.actions()))
+    assert ann.page.locator(".mine .card").count() >= 10
+    shot(ann, tmp_path, f"{variant}-mid-hand.png")
+    panel = ".showdown-panel .showdown-hand[data-hand='1']"
+    play_until([ann, bob], lambda: ann.page.locator(panel).count() > 0, limit=4000)
+    shot(ann, tmp_path, f"{variant}-showdown.png")
+    for player in (ann, bob):
+        player.page.close()
+    match = created(api_url, variant, **ending)
+    ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
+    play_until([ann, bob], lambda: ann.attribute(".table", "data-phase") == "complete",
+               limit=4000)
+    ann.page.wait_for_selector(".match-end .headline")
+    shot(ann, tmp_path, f"{variant}-match-end.png")
     for player in (ann, bob):
         assert not player.errors, player.errors
         player.page.close()

@@ -16,13 +16,18 @@ export function card(code, {action, onAction, note, gems} = {}) {
     ? [h("span", {class: "rank"}, "★"), h("span", {class: "suit"}, "JK")]
     : [h("span", {class: "rank"}, RANKS[code[0]] || code[0]), h("span", {class: "suit"}, SUITS[code[1]])];
   const extra = [note ? h("small", {class: "note"}, note) : null,
-    gems && gems.length ? h("small", {class: "gems"}, gems.join(" ")) : null];
+    gems && gems.length ? h("small", {class: "gems", title: gems.join(", ")}, gems.map(gem)) : null];
   const attrs = {class: `card${red ? " red" : ""}${code === "JK" ? " joker" : ""}`, title: label(code),
     "data-card": code};
   if (!action) return h("span", attrs, face, extra);
   return h("button", {...attrs, class: `${attrs.class} playable`, "data-action": JSON.stringify(action),
     title: `${actionLabel(action)}`, onclick: () => onAction(action)}, face, extra);
 }
+
+// A gem as its initial (the eight are G, E, M, P, A, R, T, S: "GEM PARTS") in its colour,
+// its name on hover and for screen readers: whole names did not fit under a card.
+const gem = (name) => h("abbr", {class: `gem gem-${name}`, title: name, "aria-label": name},
+  name.charAt(0).toUpperCase());
 
 export function back(count) {
   return h("span", {class: "card back", title: count === undefined ? "hidden card" : `${count} cards`},

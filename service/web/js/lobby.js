@@ -28,6 +28,7 @@ function createForm(variants, you, message) {
   const players = h("div", {class: "players"});
   const options = h("div", {class: "options"});
   const invite = h("input", {name: "invite_code", placeholder: "invite code (optional, 4+ characters)", minlength: 4, maxlength: 64});
+  const clock = clockFields();
   const described = () => variants.find((v) => v.name === variant.value);
   const redraw = () => { drawPlayers(players, described()); drawOptions(options, described()); };
   variant.addEventListener("change", redraw);
@@ -37,6 +38,8 @@ function createForm(variants, you, message) {
     event.preventDefault();
     const body = {variant: variant.value, players: readPlayers(players, you.value), options: readOptions(options, described())};
     if (invite.value) body.invite_code = invite.value;
+    const timed = readClock(clock);
+    if (timed) body.clock = timed;
     try {
       const created = await api.create(body);
       keepCreator(created.id, created.creator_token);
@@ -55,7 +58,8 @@ function createForm(variants, you, message) {
     h("form", {class: "create", onsubmit: submit},
       h("label", {}, "Variant ", variant), players,
       h("details", {}, h("summary", {}, "Options"), options),
-      invite,
+      h("details", {}, h("summary", {}, "Clock"), clock),
+      h("label", {}, "Invite code ", invite),
       h("button", {type: "submit", class: "primary"}, "Create match")));
 }
 
@@ -81,9 +85,34 @@ function readPlayers(container, you) {
   return players;
 }
 
+// Option names in words ("big_gin" -> "Big gin"), each with its description beneath.
+export const optionLabel = (name) => name.charAt(0).toUpperCase() + name.slice(1).replace(/_/g, " ");
+
 function drawOptions(container, variant) {
-  replace(container, variant.options.map((spec) => h("label", {class: "option", title: spec.description},
-    `${spec.name} `, optionInput(spec))));
+  replace(container, variant.options.map((spec) => h("label", {class: "option", "data-option": spec.name},
+    h("span", {class: "option-name"}, optionLabel(spec.name)), " ", optionInput(spec),
+    h("small", {class: "muted option-help"}, spec.description))));
+}
+
+// The match clock (optional): a per-turn limit and/or a time bank per seat.
+function clockFields() {
+  return h("div", {class: "clock-fields"},
+    h("label", {}, "Seconds per turn ", h("input", {type: "number", name: "clock-turn", min: 1, placeholder: "no limit"})),
+    h("label", {}, "Time bank per player (seconds) ", h("input", {type: "number", name: "clock-bank", min: 1, placeholder: "none"})),
+    h("label", {}, "When time runs out ", h("select", {name: "clock-timeout"},
+      h("option", {value: "forfeit"}, "the player forfeits"), h("option", {value: "auto_play"}, "a safe move is played"))));
+}
+
+function readClock(container) {
+  const number = (name) => {
+    const value = container.querySelector(`[name="${name}"]`).value;
+    return value === "" ? null : Number(value);
+  };
+  const turn = number("clock-turn");
+  const bank = number("clock-bank");
+  if (turn === null && bank === null) return null;
+  return {turn_seconds: turn, bank_seconds: bank,
+    on_timeout: container.querySelector("[name=clock-timeout]").value};
 }
 
 function optionInput(spec) {
@@ -115,21 +144,42 @@ async function list(container, you, message) {
   let page;
   try { page = await api.lobby(); } catch (error) { notice(message, error.message, "error"); return; }
   if (!page.matches.length) { replace(container, h("p", {class: "muted"}, "No match is waiting for players.")); return; }
-  replace(container, h("ul", {class: "waiting"}, page.matches.map((match) => h("li", {"data-match": match.id},
-    h("strong", {}, match.variant), ` ${match.id.slice(0, 8)} · `,
-    match.seats.map((seat) => seat.open
-      ? claimButton(match, seat.seat, you, message)
-      : h("span", {class: "chip"}, seat.name)),
-    match.invite_only ? h("span", {class: "chip", title: "needs the invite code"}, "invite only") : null))));
+  replace(container, h("ul", {class: "waiting"}, page.matches.map((match) => {
+    const code = match.invite_only ? h("input", {name: "invite", class: "invite", placeholder: "invite code",
+      maxlength: 64, size: 12}) : null;
+    return h("li", {"data-match": match.id},
+      h("strong", {}, match.variant), ` · ${age(match.created_at)} · `,
+      h("span", {class: "muted small"}, optionSummary(match.options)), " ",
+      match.seats.map((seat) => seat.open
+        ? claimButton(match, seat.seat, you, message, code)
+        : h("span", {class: "chip"}, seat.name)),
+      match.invite_only ? h("span", {class: "chip", title: "needs the invite code"}, "invite only") : null,
+      code);
+  })));
 }
 
-function claimButton(match, seat, you, message) {
+// "created 3 min ago"
+function age(createdAt) {
+  const seconds = Math.max(0, Math.round(Date.now() / 1000 - createdAt));
+  if (seconds < 60) return "created just now";
+  if (seconds < 3600) return `created ${Math.round(seconds / 60)} min ago`;
+  return `created ${Math.round(seconds / 3600)} h ago`;
+}
+
+// The options that shape a table, in words: "Target 100 · Big gin on".
+function optionSummary(options) {
+  const shown = ["target", "rounds", "big_gin", "undercut_bonus", "knock_limit", "players"];
+  return Object.entries(options || {}).filter(([name]) => shown.includes(name))
+    .map(([name, value]) => `${optionLabel(name)} ${value === true ? "on" : value === false ? "off" : value}`)
+    .join(" · ");
+}
+
+function claimButton(match, seat, you, message, code) {
   async function claim() {
     const body = {name: you.value || `Player ${seat + 1}`};
     if (match.invite_only) {
-      const code = prompt("Invite code");
-      if (!code) return;
-      body.invite_code = code;
+      if (!code.value) { notice(message, "This table needs its invite code: type it beside the seat.", "error"); code.focus(); return; }
+      body.invite_code = code.value;
     }
     try {
       const claimed = await api.claim(match.id, seat, body);

@@ -13,6 +13,40 @@ const SHOWDOWN_MS = 12000;
 const RETRY_FIRST_MS = 500;
 const RETRY_MAX_MS = 8000;
 
+const TITLE = "Rummy reference client";
+
+// The card the last move put on the discard pile, marked until the next view.
+function markLastMove(board, previous, next) {
+  const top = (view) => (view && view.discard_pile && view.discard_pile.length
+    ? `${view.discard_pile.length}:${view.discard_pile[view.discard_pile.length - 1]}` : null);
+  if (!previous || top(previous) === top(next) || !top(next)) return;
+  const cards = board.querySelectorAll(".pile.discards .card");
+  if (cards.length) cards[cards.length - 1].classList.add("last-move");
+}
+
+// One short tone (Web Audio); silent where the browser allows no sound yet.
+function beep() {
+  try {
+    const audio = new AudioContext();
+    const tone = audio.createOscillator();
+    const volume = audio.createGain();
+    volume.gain.value = 0.05;
+    tone.frequency.value = 660;
+    tone.connect(volume).connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.15);
+    tone.onended = () => audio.close();
+  } catch {
+    // no audio: the title says it
+  }
+}
+
+// A table opened without a seat's token is a spectator's: say so, and how to play.
+function spectatorHint() {
+  return h("p", {class: "notice spectator-hint"}, "You are watching this table. To play, take an open seat ",
+    h("a", {href: "#/"}, "in the lobby"), ", or open the link the match's creator handed you for your seat.");
+}
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // A failure that passes by itself: the server busy or down (5xx, 429) or no answer at
@@ -41,6 +75,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     h("p", {class: "muted small"}, token ? `Match ${matchId} · seat ${seat.seat} (${seat.name || "you"})`
       : `Match ${matchId} · watching`, " · ", h("a", {href: `#/watch/${matchId}`}, "spectator view"),
       " · ", h("a", {href: `#/replay/${matchId}`}, "replay & verify")),
+    token ? null : spectatorHint(),
     handOver(matchId, token), connection, message, shown, board));
 
   // "live" (the view is current and the stream open), "reconnecting" (a read failed or
@@ -57,11 +92,24 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     if (isOver(next)) closeShowdown();  // the end screen shows the last hand itself
     else if (handsSeen !== null && hands > handsSeen) openShowdown(next);
     handsSeen = hands;
+    const previous = view;
     view = next;
     renders += 1;
     board.dataset.renders = String(renders);
     replace(board, renderTable(view, {onAction: token && !busy && !stale ? act : null,
       controls: {seat: seatControls(), rematch: token && isOver(view) ? rematchButton() : null}}));
+    markLastMove(board, previous, view);
+    alertTurn(previous, view);
+  }
+
+  // Your turn, said where a player looks away to: the tab's title, and one short tone.
+  function alertTurn(previous, next) {
+    if (!token) return;
+    const mine = next.turn === seat.seat && (next.legal_actions || []).length > 0 && !isOver(next);
+    document.title = mine ? `● Your turn · ${TITLE}` : TITLE;
+    board.dataset.yourTurn = mine ? "1" : "0";
+    const wasMine = previous && previous.turn === seat.seat && (previous.legal_actions || []).length > 0;
+    if (mine && previous && !wasMine) beep();
   }
 
   // The hand that just ended, laid open above the new deal until the player continues
@@ -138,23 +186,28 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     if (reading) { again = true; return reading; }
     reading = (async () => {
       let delay = RETRY_FIRST_MS;
-      do {
-        again = false;
-        try {
-          const next = await api.view(matchId, token);
+      try {
+        do {
+          again = false;
+          let next;
+          try {
+            next = await api.view(matchId, token);
+          } catch (error) {
+            if (!passing(error)) { notice(message, error.message, "error"); break; }
+            if (!stale && view) { stale = true; show({...view}); }  // no moves on a stale table
+            setConnection("reconnecting");
+            await sleep(delay);
+            delay = Math.min(delay * 2, RETRY_MAX_MS);
+            again = mounted();
+            continue;
+          }
           if (stale) { stale = false; notice(message, ""); }
           if (live === null || live.connected) setConnection("live");
           show(next);
-        } catch (error) {
-          if (!passing(error)) { notice(message, error.message, "error"); break; }
-          if (!stale && view) { stale = true; show({...view}); }  // no moves on a stale table
-          setConnection("reconnecting");
-          await sleep(delay);
-          delay = Math.min(delay * 2, RETRY_MAX_MS);
-          again = mounted();
-        }
-      } while (again);
-      reading = null;
+        } while (again);
+      } finally {
+        reading = null;  // a failure of drawing must not block every later read
+      }
     })();
     return reading;
   }

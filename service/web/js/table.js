@@ -11,13 +11,14 @@ const VARIANT_NAMES = {gin: "Gin Rummy", gem: "Gem Rummy", rummy: "Rummy", rami:
 export function renderTable(view, {onAction = null, controls = {}} = {}) {
   const actions = onAction ? view.legal_actions || [] : [];
   const over = isOver(view);
+  const waiting = view.phase === "waiting";
   return h("section", {class: `table variant-${view.variant}${over ? " over" : ""}`,
       "data-version": view.version, "data-phase": view.phase, "data-turn": view.turn ?? ""},
     heading(view),
     over ? matchEnd(view, controls.rematch) : null,
     seats(view),
-    over ? null : middle(view, actions, onAction),
-    view.hand && !over ? mine(view, actions, onAction) : null,
+    over || waiting ? null : middle(view, actions, onAction),
+    view.hand && !over && !waiting ? mine(view, actions, onAction) : null,
     actionBar(actions, onAction),
     controls.seat || null,
     history(view));
@@ -232,10 +233,15 @@ export function showdown(view, hand) {
     h("p", {class: "showdown-title"}, `Hand ${hand.hand_number}: ${hand.result || ""}`,
       hand.knocker !== undefined && hand.knocker !== null ? ` by ${nameOf(view, hand.knocker)}` : "",
       winner ? ` · ${winner} wins the hand` : ""),
+    hand.table && hand.table.length && hand.table[0].owner !== undefined
+      ? h("div", {class: "showdown table-at-end"}, h("strong", {class: "who"}, "Table"),
+        h("span", {class: "melds"}, hand.table.map((meld) => cards(meld.cards)))) : null,
     (hand.seats || []).map((seat) => h("div", {class: "showdown", "data-seat": seat.seat},
       h("strong", {class: "who"}, nameOf(view, seat.seat)),
       h("span", {class: "melds"}, (seat.melds || []).map((meld) => cards(meld.cards))),
       seat.unmatched && seat.unmatched.length ? h("span", {class: "deadwood"}, "deadwood ", cards(seat.unmatched)) : null,
+      !seat.melds && seat.hand && seat.hand.length ? h("span", {class: "deadwood"}, "left in hand ", cards(seat.hand)) : null,
+      !seat.melds && seat.hand && !seat.hand.length ? h("span", {class: "muted"}, "went out") : null,
       seat.deadwood !== undefined ? h("span", {class: "muted"}, ` ${seat.deadwood} deadwood`) : null,
       seat.minus_points !== undefined ? h("span", {class: "muted"}, ` ${seat.minus_points} minus points`) : null,
       seat.layoffs && seat.layoffs.length ? h("span", {class: "muted"},
