@@ -29,7 +29,7 @@ from service.api import (
 from service.api.action_schemas import document_actions
 from service.api.base import RummyApi, null_only_for_none
 from service.api.control_schemas import document_clock
-from service.api.event_schemas import document_events, document_options
+from service.api.event_schemas import document_commands, document_events, document_options
 from service.api.limits import limit_abuse
 from service.api.schemas import document_players
 from service.bootstrap import bootstrap
@@ -74,8 +74,9 @@ def create_app(settings: Settings | None = None, client: Any = None,
     document_actions(api.spec)
     document_players(api.spec)
     document_clock(api.spec)
-    document_events(api.spec)
     document_options(api.spec)
+    document_commands(api.spec)
+    document_events(api.spec)
     for blueprint in (health.blp, variants.blp, matches.blp, seats.blp, audit.blp, organisers.blp,
                       tournaments.batches, tournaments.results, controls.blp, webhooks.blp,
                       feed.blp, log_audits.blp):

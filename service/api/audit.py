@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, stream_with_context
+from flask import Response, request, stream_with_context
 from flask.views import MethodView
 
 from service.api.base import ANYONE, ApiBlueprint, bearer_token, use_cases
@@ -31,19 +31,29 @@ class State(MethodView):
         return use_cases().queries.state_at(match_id, bearer_token(), query["at"])
 
 
+EXPORT_TYPES = ("application/x-ndjson", "application/octet-stream")
+"""What an export is sent as: NDJSON, or plain bytes for clients (and generated clients)
+that know no NDJSON type."""
+
+
 @blp.route("/<match_id>/export")
 class Export(MethodView):
     @blp.doc(security=ANYONE, responses={"200": {
         "description": "NDJSON: one event per line, as in /events (version, hashes, command, "
-                       "redacted), keys sorted. Check it offline with `rummy verify FILE`.",
-        "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}})
+                       "redacted), keys sorted. Check it offline with `rummy verify FILE`. "
+                       "`application/x-ndjson` unless the request's Accept prefers "
+                       "`application/octet-stream` (the same bytes).",
+        "content": {ndjson: {"schema": {"type": "string", "format": "binary"}}
+                    for ndjson in EXPORT_TYPES}}})
     @blp.errors(401, 404)
     def get(self, match_id: str) -> Any:
         """The whole log for archiving, redacted for the caller like /events."""
         lines = use_cases().queries.export(match_id, bearer_token())
-        return Response(stream_with_context(lines), mimetype="application/x-ndjson",
+        kind = request.accept_mimetypes.best_match(EXPORT_TYPES) or EXPORT_TYPES[0]
+        return Response(stream_with_context(lines), mimetype=kind,
                         headers={"Content-Disposition":
                                  f'attachment; filename="{match_id}.ndjson"'})
+
 
 
 @blp.route("/<match_id>/verifications")

@@ -15,8 +15,18 @@ from typing import Any
 
 from apispec import APISpec
 
+from domain.controls import BY
 from domain.event_registry import REGISTRY
-from domain.events import HAND_DEALT, EventType, Field, card, cards, integer, nullable
+from domain.events import (
+    HAND_DEALT,
+    MATCH_CREATED,
+    EventType,
+    Field,
+    card,
+    cards,
+    integer,
+    nullable,
+)
 
 REDACTED_FIELDS: dict[str, tuple[Field, ...]] = {HAND_DEALT.name: (
     Field("upcard", "Seen by all but the organiser (whose copy has the whole deck): the first "
@@ -40,15 +50,23 @@ ENVELOPE: dict[str, Any] = {
                    "description": "The command that appended it (seat moves, steps, controls)"},
     "prev_hash": {"type": "string", "description": "The previous event's hash (hash chain)"},
     "hash": {"type": "string", "description": "SHA-256 over this event and prev_hash"},
-    "command": {"type": "object", "nullable": True, "additionalProperties": True,
-                "description": "The seat's action as sent ({seat, action}), on the first event "
-                               "it caused; shown to that seat, the organiser, and everyone once "
-                               "the hand is revealed"},
+    "command": {"anyOf": [{"$ref": "#/components/schemas/Command"},
+                          {"type": "object", "nullable": True, "enum": [None]}],
+                "description": "The command that caused the event, on the first event it "
+                               "caused (null on the others, and for steps): a seat's action as "
+                               "sent, or a control; a seat's is shown to that seat, the "
+                               "organiser, and everyone once the hand is revealed"},
     "redacted": {"type": "boolean",
                  "description": "Whether anything was left out for the caller (only unredacted "
                                 "events can be re-hashed)"},
 }
 """What every event carries besides ``type`` and ``data``."""
+
+
+TYPED_FIELDS: dict[tuple[str, str], dict[str, Any]] = {
+    (MATCH_CREATED.name, "options"): {"allOf": [{"$ref": REF.format("MatchOptions")}]},
+}
+"""Fields the registry declares as a plain mapping whose keys the spec knows elsewhere."""
 
 
 def payload_schema(event_type: EventType) -> dict[str, Any]:
@@ -57,8 +75,8 @@ def payload_schema(event_type: EventType) -> dict[str, Any]:
     properties: dict[str, Any] = {}
     for field in (*event_type.fields, *REDACTED_FIELDS.get(event_type.name, ())):
         only = f" ({', '.join(field.only)} only)" if field.only else ""
-        properties[field.name] = {**_plain(field.schema),
-                                  "description": field.meaning + only}
+        schema = TYPED_FIELDS.get((event_type.name, field.name)) or _plain(field.schema)
+        properties[field.name] = {**schema, "description": field.meaning + only}
     return {"type": "object", "description": event_type.description,
             "properties": properties, "additionalProperties": False}
 
@@ -94,6 +112,35 @@ def document_events(spec: APISpec) -> None:
                        "its kind (docs/events.md)",
         "oneOf": [{"$ref": ref} for ref in mapping.values()],
         "discriminator": {"propertyName": "type", "mapping": mapping}})
+
+
+def document_commands(spec: APISpec) -> None:
+    """``Command``: what the log records as the cause of a group of events. A seat's
+    action as it sent it (``SeatCommand``; ``auto`` when the clock played it for the
+    seat), or a control (``ControlCommand``: an organiser's forfeit or abort, the clock's
+    forfeit, a seat's resignation)."""
+    spec.components.schema("SeatCommand", {
+        "type": "object", "additionalProperties": False, "required": ["seat", "action"],
+        "description": "A seat's move, as sent (an Action)",
+        "properties": {
+            "seat": {"type": "integer", "minimum": 0},
+            "action": {"$ref": REF.format("Action")},
+            "auto": {"type": "boolean", "description": "The clock played it for the seat "
+                                                       "(on_timeout auto_play)"}}})
+    spec.components.schema("ControlCommand", {
+        "type": "object", "additionalProperties": False,
+        "required": ["control", "reason", "by"],
+        "description": "A match ended early (domain.controls)",
+        "properties": {
+            "control": {"type": "string", "enum": ["forfeit", "abort"]},
+            "seat": {"type": "integer", "minimum": 0,
+                     "description": "The seat that forfeits (forfeit only)"},
+            "reason": {"type": "string"},
+            "by": {"type": "string", "enum": list(BY),
+                   "description": "organiser, clock, or seat (it resigned)"}}})
+    spec.components.schema("Command", {
+        "description": "A seat's action or a control, as the log records it",
+        "oneOf": [{"$ref": REF.format("SeatCommand")}, {"$ref": REF.format("ControlCommand")}]})
 
 
 def options_schema() -> dict[str, Any]:

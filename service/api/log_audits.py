@@ -24,11 +24,16 @@ blp = ApiBlueprint("audits", __name__, url_prefix="/v1/audits",
 
 NDJSON_BODY = {
     "required": True,
-    "description": f"An export (`GET /v1/matches/{{id}}/export`): one JSON event per line; "
-                   f"at most {MAX_LOG_BYTES} bytes, {MAX_LOG_LINES} lines and "
-                   f"{MAX_LINE_BYTES} bytes a line. Sent with a `Content-Length` or chunked.",
-    "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
+    "description": f"An export (`GET /v1/matches/{{id}}/export`): one JSON event per line "
+                   f"(NDJSON); at most {MAX_LOG_BYTES} bytes, {MAX_LOG_LINES} lines and "
+                   f"{MAX_LINE_BYTES} bytes a line. Sent with a `Content-Length` or chunked. "
+                   f"The body is read as bytes whatever its Content-Type: "
+                   f"`application/x-ndjson` is the precise one, `application/octet-stream` "
+                   f"the one this spec names, as client generators handle it.",
+    "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}},
 }
+"""The body as bytes: ``application/x-ndjson`` would be exact, but generators
+(openapi-python-client) skip an operation whose body type they do not know."""
 CHUNK_BYTES = 64 * 1024
 """Read at a time: each complete line is parsed as soon as its chunk has arrived."""
 

@@ -244,3 +244,27 @@ def test_a_405_is_json_and_says_what_is_allowed(api):
     assert response.status_code == 405 and response.json["code"] == "method_not_allowed"
     assert set(response.headers["Allow"].split(", ")) >= {"GET"}
     assert api.client.delete("/v1/matches").headers["Allow"].count("POST") == 1
+
+
+def test_the_recorded_command_and_the_options_are_typed():
+    """Issue 19: an event's ``command`` and MatchCreated's ``data.options`` were free-form
+    objects a generated client could not type; now they name their keys."""
+    schemas = spec()["components"]["schemas"]
+    command = schemas["HandKnockedEvent"]["properties"]["command"]
+    assert {"$ref": "#/components/schemas/Command"} in command["anyOf"]
+    assert [branch["$ref"].rsplit("/", 1)[1] for branch in schemas["Command"]["oneOf"]] == [
+        "SeatCommand", "ControlCommand"]
+    for name in ("SeatCommand", "ControlCommand"):
+        assert schemas[name]["additionalProperties"] is False
+    options = schemas["MatchCreatedData"]["properties"]["options"]
+    assert options["allOf"] == [{"$ref": "#/components/schemas/MatchOptions"}]
+
+
+def test_an_export_is_ndjson_or_plain_bytes_as_the_client_asks(api):
+    created = api.post("/v1/matches", json={"variant": "gin", "players": [
+        {"name": "A"}, {"name": "B"}]}).json
+    url = f"/v1/matches/{created['id']}/export"
+    assert api.get(url).headers["Content-Type"] == "application/x-ndjson"
+    octets = api.get(url, headers={"Accept": "application/octet-stream"})
+    assert octets.headers["Content-Type"] == "application/octet-stream"
+    assert octets.get_data() == api.get(url).get_data()
