@@ -7,6 +7,7 @@ player resigns, gives back a claimed seat, and a creator calls off a waiting mat
 from __future__ import annotations
 
 import json
+import re
 import time
 import urllib.request
 from typing import Any
@@ -183,6 +184,32 @@ def test_every_variant_mid_hand_at_a_showdown_and_at_the_end(browser, api_url, t
                limit=4000)
     ann.page.wait_for_selector(".match-end .headline")
     shot(ann, tmp_path, f"{variant}-match-end.png")
+    for player in (ann, bob):
+        assert not player.errors, player.errors
+        player.page.close()
+
+
+def test_the_replay_lists_every_move_in_words_and_jumps_to_any(browser, api_url):
+    match = created(api_url, target=1)
+    ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
+    play_until([ann, bob], lambda: ann.attribute(".table", "data-phase") == "complete")
+    final = ann.version()
+    viewer = ann
+    viewer.page.goto(f"{api_url}/#/replay/{match['id']}")
+    viewer.page.wait_for_selector(".moves li[data-move]")
+    moves = viewer.page.eval_on_selector_all(".moves li", "els => els.map(e => e.textContent)")
+    assert len(moves) == final
+    assert moves[0].startswith("A gin match begins: Ann, Bob")
+    assert any(re.match(r"(Ann|Bob) draws from the stock", m) for m in moves), moves
+    assert any(re.match(r"(Ann|Bob) (knocks with \d+ deadwood|goes gin|goes big gin)", m)
+               for m in moves), moves
+    assert moves[-1].startswith("The match is over: ")
+    discard = next(i for i, m in enumerate(moves, 1) if " discards " in m)
+    viewer.page.click(f".moves li[data-move='{discard}'] button")
+    viewer.page.wait_for_selector(f".replay-table[data-version='{discard}']")
+    assert viewer.attribute(".event", "data-version") == str(discard)
+    assert " discards " in (viewer.page.text_content(".event h4") or "")
+    assert viewer.attribute(".moves li.current", "data-move") == str(discard)
     for player in (ann, bob):
         assert not player.errors, player.errors
         player.page.close()

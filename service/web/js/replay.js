@@ -4,6 +4,7 @@
 // browser, the rules and the scores by the server's verifier.
 import {AUDIT_MAX_BYTES, ApiError, api} from "./api.js";
 import {h, notice, replace} from "./dom.js";
+import {namesOf, sentence} from "./moves.js";
 import {renderTable} from "./table.js";
 import {checkChain, checkCommitments, parseRaw, readNdjson} from "./verify.js";
 
@@ -96,6 +97,11 @@ function show(stage, log) {
   const event = h("div", {class: "event"});
   const table = h("div", {class: "replay-table"});
   const verdict = h("div", {class: "verdict-box"});
+  const names = namesOf(log.events);
+  // The move list: every event in words; click one to jump to it.
+  const moves = h("ol", {class: "moves"}, log.events.map((shown, index) =>
+    h("li", {"data-move": index + 1, class: `move type-${shown.type}`},
+      h("button", {type: "button", class: "link", onclick: () => go(index + 1)}, sentence(shown, names)))));
   const go = (to) => { step = Math.max(1, Math.min(total, to)); slider.value = step; draw(); };
   slider.addEventListener("input", () => go(Number(slider.value)));
 
@@ -103,8 +109,11 @@ function show(stage, log) {
     const at = step;
     const shown = log.events[at - 1];
     position.textContent = `event ${at} of ${total}`;
-    replace(event, describe(shown));
+    replace(event, describe(shown, names));
     event.dataset.version = String(at);
+    moves.querySelectorAll(".current").forEach((li) => li.classList.remove("current"));
+    const current = moves.querySelector(`[data-move='${at}']`);
+    if (current) { current.classList.add("current"); current.scrollIntoView({block: "nearest"}); }
     event.dataset.type = shown.type;
     const state = await log.state(at).catch((error) => ({error}));
     if (at !== step) return;
@@ -124,16 +133,19 @@ function show(stage, log) {
       h("button", {type: "button", class: "last", title: "last event", onclick: () => go(total)}, "▶▶"),
       position,
       h("button", {type: "button", class: "verify primary", onclick: () => verifyLog(verdict, log)}, "Verify")),
-    verdict, event, table));
+    verdict, h("div", {class: "replay-body"}, h("nav", {class: "move-list"}, h("h4", {}, "Moves"), moves),
+      h("div", {class: "replay-step"}, event, table))));
   draw();
 }
 
-function describe(event) {
-  return [h("h4", {}, `#${event.version} ${event.type}`,
-      h("span", {class: "muted small"}, ` ${new Date(event.ts * 1000).toISOString()}`),
+// One event: in words first; its type, time and raw fields for an auditor, folded.
+function describe(event, names) {
+  return [h("h4", {}, `#${event.version} ${sentence(event, names)}`),
+    h("p", {class: "muted small"}, `${event.type} · ${new Date(event.ts * 1000).toISOString()}`,
       event.redacted ? h("span", {class: "chip"}, "redacted for you") : null),
-    event.command ? h("p", {class: "small"}, `command: ${JSON.stringify(event.command)}`) : null,
-    h("pre", {class: "data"}, JSON.stringify(event.data, null, 1))];
+    h("details", {class: "raw"}, h("summary", {}, "the event as logged"),
+      event.command ? h("p", {class: "small"}, `command: ${JSON.stringify(event.command)}`) : null,
+      h("pre", {class: "data"}, JSON.stringify(event.data, null, 1)))];
 }
 
 async function verifyLog(box, log) {
