@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Flask, jsonify
 
-from domain.errors import RuleError
+from domain.errors import MALFORMED_ACTION, RuleError
 from service.ports import IdempotencyKeyReused, UnknownMatch, VersionConflict
 from service.usecases.errors import (
     AppError,
@@ -30,7 +30,7 @@ def _error(status: int, code: str, message: str, errors: Any = None) -> Any:
 STORE_RETRY_AFTER_S = 2
 """A 503's ``Retry-After``: Redis restarts or fails over in seconds."""
 
-MALFORMED = frozenset({"invalid_action"})
+MALFORMED = frozenset({MALFORMED_ACTION})
 """Rule-error codes that mean the request was malformed for the variant, not illegal."""
 
 

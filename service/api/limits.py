@@ -182,6 +182,7 @@ def limit_abuse(app: Flask, settings: Settings) -> None:
     limit("seats.Claim", limits.create, ["POST"])
     limit("audits.Audits", limits.create, ["POST"])
     limit("matches.Actions", limits.actions, ["POST"], key_func=token_or_address)
+    limit("matches.ActionCheck", limits.actions, ["POST"], key_func=token_or_address)
     limit("matches.StreamTickets", limits.tickets, ["POST"], key_func=token_or_address)
     limit("feed.FeedTickets", limits.tickets, ["POST"], key_func=token_or_address)
     limit("matches.Stream", limits.streams, ["GET"])

@@ -14,6 +14,7 @@ from service.api.action_schemas import ActionSchema
 from service.api.base import ANYONE, BEARER, ApiBlueprint, bearer_token, sse_response, use_cases
 from service.api.schemas import (
     MAX_VERSION,
+    ActionCheckSchema,
     ActionHeadersSchema,
     EventListSchema,
     EventQuerySchema,
@@ -136,6 +137,27 @@ class Actions(MethodView):
         """
         return use_cases().play.act(match_id, bearer_token(), action, _if_match(headers),
                              headers.get("idempotency_key"))
+
+
+@blp.route("/<match_id>/actions/check")
+class ActionCheck(MethodView):
+    @blp.arguments(ActionSchema)
+    @blp.response(200, ActionCheckSchema)
+    @blp.doc(security=BEARER)
+    @blp.errors(400, 401, 403, 404, 409, 422, 429)
+    def post(self, action: dict[str, Any], match_id: str) -> Any:
+        """What an action would do now, without doing it (nothing is appended).
+
+        For a front end that lets a player compose a move (rummy's melds, lay-offs, joker
+        exchanges) and wants the server's word before sending it: ``legal`` with the
+        ``events`` it would append (a lay-down's ``MeldsLaidDown`` carries its ``value``
+        and whether it is the ``opening``), or ``legal: false`` with the ``code`` and
+        ``message`` ``/actions`` would refuse it with. The events are shown as the public
+        would see them (a check never shows the next stock card). ``version`` is the
+        version the check was made at: send it as ``If-Match`` with the action. A
+        malformed action is a 400 ``invalid_action``, as for ``/actions``.
+        """
+        return use_cases().play.check(match_id, bearer_token(), action)
 
 
 @blp.route("/<match_id>/events")

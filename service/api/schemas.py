@@ -12,6 +12,7 @@ from apispec.ext.marshmallow.common import make_schema_key
 from marshmallow import Schema, ValidationError, fields, validate
 
 from domain.cards import CardError, parse_card
+from domain.event_registry import REGISTRY
 from domain.variants import VARIANTS
 from service.api.control_schemas import ClockSchema, ClockViewSchema, EndedSchema
 from service.api.inputs import (
@@ -442,6 +443,24 @@ class BonusSchema(Schema):
     line = fields.Integer(required=True)
     hands_won = fields.Integer(required=True)
     total = fields.Integer(required=True)
+
+
+class CheckedEventSchema(Schema):
+    type = fields.String(required=True, metadata={"description": "The event type"})
+    data = fields.Raw(required=True, metadata={
+        "description": "Its payload, as the public would see it (the event's <type>Data)",
+        "anyOf": [{"$ref": f"#/components/schemas/{name}Data"} for name in REGISTRY]})
+
+
+class ActionCheckSchema(Schema):
+    legal = fields.Boolean(required=True)
+    version = fields.Integer(required=True, metadata={
+        "description": "The match's version the check was made at (send it as If-Match)"})
+    events = fields.List(fields.Nested(CheckedEventSchema), metadata={
+        "description": "What the action would append (legal only)"})
+    code = fields.String(metadata={"description": "Why not (not legal only): the 422 code "
+                                                  "/actions would answer"})
+    message = fields.String(metadata={"description": "Why not, in words"})
 
 
 class BestDiscardSchema(Schema):

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.controls import AbortMatch, ForfeitSeat
+from domain.errors import MALFORMED_ACTION, RuleError
 from domain.viewer import Viewer
 from service.usecases.access import Access
 from service.usecases.commands import EndMatch, SeatAction
@@ -59,6 +60,31 @@ class Play:
                               "unknown_seat")
         control = ForfeitSeat(seat, body["reason"])
         return self._end(match_id, control, f"organiser:forfeit:{uuid.uuid4().hex}")
+
+    def check(self, match_id: str, token: str | None,
+              action: Mapping[str, Any]) -> dict[str, Any]:
+        """What ``action`` would do now, without doing it: ``legal`` and the events it
+        would append, or the refusal's ``code`` and ``message``. A front end composing a
+        move (rummy's melds) asks before sending it, and the rules stay on the server.
+
+        The events are shown as the public would see them: a check must not be a way to
+        look at the next stock card and then draw elsewhere. A malformed action is still
+        a 400, as for ``act``."""
+        seat = self.access.acting_seat(match_id, token)
+        loaded = self.queries.load(match_id)
+        variant = loaded.variant
+        command = variant.command(seat, action)
+        try:
+            events = variant.decide(loaded.state, command)
+        except RuleError as refusal:
+            if refusal.code == MALFORMED_ACTION:
+                raise
+            return {"legal": False, "version": loaded.version, "code": refusal.code,
+                    "message": refusal.message}
+        public = Viewer.public()
+        return {"legal": True, "version": loaded.version,
+                "events": [{"type": event.type, "data": variant.redact_event(event, public)}
+                           for event in events]}
 
     def resign(self, match_id: str, token: str | None, reason: str) -> dict[str, Any]:
         """A seat gives up with its own token: it forfeits and the match ends

@@ -1,0 +1,97 @@
+"""Checking a move before making it (issue 19, finding 5's server part): the rules answer
+whether a composed move is legal and what it would append, and nothing is appended."""
+
+from __future__ import annotations
+
+from domain.variants import VARIANTS
+from tests.service.conftest import ADMIN_AUTH, bearer
+from tests.service.test_matches_api import act, to_knock
+
+RUMMY = VARIANTS["rummy"]
+
+
+def check(client, match, seat, action):
+    return client.post(f"/v1/matches/{match['id']}/actions/check", json=action,
+                       headers=bearer(match["seats"][seat]["token"]))
+
+
+def version(client, match):
+    return client.get(f"/v1/matches/{match['id']}").json["version"]
+
+
+def test_a_legal_knock_is_described_and_not_made(client):
+    match = to_knock(client)  # Bob (seat 1) holds a knock discarding 5S
+    before = version(client, match)
+    answer = check(client, match, 1, {"type": "knock", "discard": "5S"})
+    assert answer.status_code == 200, answer.json
+    assert answer.json["legal"] is True and answer.json["version"] == before
+    assert answer.json["events"][0]["type"] == "HandKnocked"
+    assert answer.json["events"][0]["data"]["deadwood"] == 3
+    assert version(client, match) == before  # nothing was appended
+    assert act(client, match, 1, {"type": "knock", "discard": "5S"},
+               **{"If-Match": str(before)}).status_code == 200
+
+
+def test_an_illegal_move_says_why_as_the_action_would(client):
+    match = to_knock(client)
+    answer = check(client, match, 0, {"type": "discard", "card": "2C"})
+    assert answer.status_code == 200
+    assert answer.json == {"legal": False, "version": version(client, match),
+                           "code": "not_your_turn", "message": answer.json["message"]}
+    made = act(client, match, 0, {"type": "discard", "card": "2C"})
+    assert (made.status_code, made.json["code"]) == (422, "not_your_turn")
+
+
+def test_a_check_never_shows_the_next_stock_card(client):
+    match = to_knock(client)
+    client.post(f"/v1/matches/{match['id']}/actions", json={"type": "discard", "card": "5S"},
+                headers=bearer(match["seats"][1]["token"]))
+    answer = check(client, match, 0, {"type": "draw", "source": "stock"})
+    assert answer.json["legal"] is True
+    (drawn,) = [e for e in answer.json["events"] if e["type"] == "CardDrawn"]
+    assert "card" not in drawn["data"] or drawn["data"]["card"] is None
+
+
+def rummy_match(client, **options):
+    """Bob (seat 1, first to play) holds 7H 8H and a joker."""
+    shoe = list(RUMMY.deck(RUMMY.parse_options(None, 2)))
+    for card in ("7H", "8H", "JK"):
+        shoe.remove(card)
+    bob = ["7H", "8H", "JK", *shoe[13:23]]
+    deck = [card for pair in zip(bob, shoe[:13], strict=True) for card in pair] + shoe[23:]
+    match = client.post("/v1/matches", headers=ADMIN_AUTH, json={
+        "variant": "rummy", "players": [{"name": "Ann"}, {"name": "Bob"}], "deck": deck,
+        "options": {"first_dealer": 0, **options}}).json
+    assert act(client, match, 1, {"type": "draw", "source": "stock"}).status_code == 200
+    return match
+
+
+MELD = {"cards": ["7H", "8H", "JK"], "represents": ["7H", "8H", "9H"]}
+
+
+def test_a_composed_rummy_lay_down_is_valued_before_it_is_sent(client):
+    """Bob composes 7H-8H-JK(9H): worth 24, the check says so; it opens where the
+    minimum allows, and is refused with the code /actions would give where it does not."""
+    free = rummy_match(client, opening_minimum=0)
+    answer = check(client, free, 1, {"type": "lay_down", "melds": [MELD]})
+    assert answer.json["legal"] is True, answer.json
+    (laid,) = [e["data"] for e in answer.json["events"] if e["type"] == "MeldsLaidDown"]
+    assert (laid["value"], laid["opening"]) == (24, True)
+    match = rummy_match(client)
+    meld = MELD
+    too_low = check(client, match, 1, {"type": "lay_down", "melds": [meld]})
+    assert too_low.json["legal"] is False and too_low.json["code"] == "opening_too_low"
+    before = version(client, match)
+    bad = check(client, match, 1, {"type": "lay_down", "melds": [{"cards": ["7H", "8H"]}]})
+    assert bad.json["legal"] is False
+    malformed = check(client, match, 1, {"type": "lay_down", "melds": "7H"})
+    assert (malformed.status_code, malformed.json["code"]) == (400, "invalid_action")
+    assert version(client, match) == before
+    assert check(client, match, 1, {"type": "lay_down", "melds": [meld]}).status_code == 200
+
+
+def test_only_a_seat_checks_its_own_moves(client):
+    match = to_knock(client)
+    url = f"/v1/matches/{match['id']}/actions/check"
+    assert client.post(url, json={"type": "pass"}).status_code == 401
+    assert client.post(url, json={"type": "pass"}, headers=ADMIN_AUTH).status_code == 403
