@@ -39,6 +39,7 @@ export const api = {
   // The log's raw text too: the hash chain is checked over the numbers as the server wrote them.
   events: async (id) => (await call("GET", `${match(id)}/events`)).text,
   state: async (id, at) => (await call("GET", `${match(id)}/state?at=${at}`)).body,
+  check: async (id, token, action) => (await call("POST", `${match(id)}/actions/check`, {token, body: action})).body,
   resign: async (id, token) => (await call("POST", `${match(id)}/resign`, {token, body: {}})).body,
   leave: async (id, seat, token) => (await call("POST", `${match(id)}/seats/${seat}/leave`, {token})).body,
   abort: async (id, token, reason) => (await call("POST", `${match(id)}/abort`, {token, body: {reason}})).body,

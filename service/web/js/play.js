@@ -5,6 +5,7 @@
 // and offers no move (the server would refuse a move made on a stale table).
 import {api, follow} from "./api.js";
 import {h, notice, replace} from "./dom.js";
+import {composer, newComposer} from "./compose.js";
 import {creatorOf, handOverLink, keepCreator, keepSeat, otherSeats, seatOf} from "./store.js";
 import {isOver, renderTable, secondsLeft, showdown} from "./table.js";
 
@@ -65,6 +66,8 @@ export function openTable(root, matchId, {spectate = false} = {}) {
   let handsSeen = null;
   let showdownTimer = null;
   let confirming = null;
+  let composing = newComposer();
+  let composedAt = null;
   let busy = false;
   let stale = false;
   let live = null;
@@ -97,7 +100,8 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     renders += 1;
     board.dataset.renders = String(renders);
     replace(board, renderTable(view, {onAction: token && !busy && !stale ? act : null,
-      controls: {seat: seatControls(), rematch: token && isOver(view) ? rematchButton() : null}}));
+      controls: {seat: seatControls(), rematch: token && isOver(view) ? rematchButton() : null,
+        compose: token && ["rummy", "rami"].includes(view.variant) ? composeFor : null}}));
     markLastMove(board, previous, view);
     alertTurn(previous, view);
   }
@@ -110,6 +114,16 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     board.dataset.yourTurn = mine ? "1" : "0";
     const wasMine = previous && previous.turn === seat.seat && (previous.legal_actions || []).length > 0;
     if (mine && previous && !wasMine) beep();
+  }
+
+  // Rummy/rami: the composer keeps its picks while the view stays at one version.
+  function composeFor(shown) {
+    if (composedAt !== shown.version) { composing = newComposer(); composedAt = shown.version; }
+    return composer(shown, composing, {
+      check: (action) => api.check(matchId, token, action),
+      send: (action) => { composing = newComposer(); act(action); },
+      redraw: () => show({...view}),
+    });
   }
 
   // The hand that just ended, laid open above the new deal until the player continues
