@@ -30,6 +30,14 @@ def head(state: Any, game: str) -> dict[str, Any]:
     }
 
 
+def move_kinds(legal: Sequence[dict[str, Any]]) -> list[str]:
+    """The kinds of move in ``legal``, each once, in its order: what a front end enables
+    (a "Lay down" control, a "Knock" button) without reading every ready-made action.
+    Rummy's lay-downs are composed (any legal placement is accepted): its legal actions
+    hold one ready example of each kind it can make, never every combination."""
+    return list(dict.fromkeys(action["type"] for action in legal))
+
+
 def ends(out: dict[str, Any], state: Any, viewer: Viewer,
          completion_keys: Sequence[str]) -> dict[str, Any]:
     """``out`` with how the hand ended (until the next deal), the match's result once it

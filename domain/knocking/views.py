@@ -42,6 +42,7 @@ def seat_section(state: Any, seat: int, solver: MeldSolver, legal: Legal) -> dic
         "unmatched": list(best.unmatched),
         "legal_actions": legal(state, seat),
     }
+    out["moves"] = views.move_kinds(out["legal_actions"])
     advised = best_discard(state, seat, solver, out["legal_actions"])
     if advised is not None:
         out["best_discard"] = advised

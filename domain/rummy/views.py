@@ -51,6 +51,7 @@ def seat_section(state: RummyState, seat: int) -> dict[str, Any]:
                             for meld in hand_melds(hand)],
         "legal_actions": legal_actions(state, seat),
     }
+    out["moves"] = views.move_kinds(out["legal_actions"])
     if state.hands and not state.opened[seat]:
         best = best_opening(hand)
         out["opening"] = {

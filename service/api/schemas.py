@@ -541,6 +541,12 @@ class MatchViewSchema(MatchMetadata):
     legal_actions = fields.Raw(metadata={
         "description": "Seat views: every action the seat may send now, ready to send",
         "type": "array", "items": {"$ref": "#/components/schemas/Action"}})
+    moves = fields.List(fields.String(metadata={"description": "An Action type"}), metadata={
+        "description": "Seat views: the kinds of move the seat may make now, each once, in "
+                       "legal_actions' order (empty off turn): what a front end enables. "
+                       "Rummy/rami lay-downs are composed: any legal placement is accepted "
+                       "(POST .../actions/check says whether one is), and legal_actions "
+                       "holds one ready example of each kind, not every combination"})
     clock = fields.Nested(ClockViewSchema, allow_none=True, metadata={
         "description": "Matches with a clock: the running turn's deadline and the banks"})
     ended = fields.Nested(EndedSchema, metadata={

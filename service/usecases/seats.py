@@ -98,7 +98,7 @@ def waiting_view(waiting: Waiting, viewer: Viewer) -> dict[str, Any]:
                                            "reason": aborted["reason"],
                                            "initiator": aborted["by"]})
     if viewer.seat is not None:
-        out.update(seat=viewer.seat, hand=[], legal_actions=[])
+        out.update(seat=viewer.seat, hand=[], legal_actions=[], moves=[])
     return out
 
 

@@ -81,6 +81,16 @@ class TestWholeGame:
         assert {"MeldsLaidDown", "HandScored", "HandDealt"} <= set(types)
         assert answer["variant"] == "rummy"
 
+    def test_a_seat_view_says_which_kinds_of_move_it_may_make(self, client):
+        match = create(client, 2)
+        turn = full_view(client, match)["turn"]
+        views = [client.get(f"/v1/matches/{match['id']}", headers=auth(match, s)).json
+                 for s in range(2)]
+        assert views[turn]["moves"] == ["draw"] and views[1 - turn]["moves"] == []
+        answer = act(client, match, turn, {"type": "draw", "source": "stock"}).json
+        assert answer["moves"][-1] == "discard"
+        assert set(answer["moves"]) == {a["type"] for a in answer["legal_actions"]}
+
     def test_rami_is_listed_with_its_own_defaults(self, client):
         variants = {v["name"]: v for v in client.get("/v1/variants").json["variants"]}
         rummy = {o["name"]: o["default"] for o in variants["rummy"]["options"]}

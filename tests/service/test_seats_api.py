@@ -39,7 +39,7 @@ def test_a_match_with_an_open_seat_waits_without_dealing(client):
     assert client.get(f"/v1/matches/{match['id']}/events").json == {"events": []}
     ann = bearer(match["seats"][0]["token"])
     seat_view = client.get(f"/v1/matches/{match['id']}", headers=ann).json
-    assert seat_view["seat"] == 0 and seat_view["legal_actions"] == []
+    assert seat_view["seat"] == 0 and seat_view["legal_actions"] == seat_view["moves"] == []
 
 
 def test_acting_before_every_seat_is_taken_is_a_409(client):

@@ -1,7 +1,8 @@
 // Rummy and rami by composition: the player picks cards into melds, says what a joker
 // stands for, and sees the server's word on the placement (POST .../actions/check: its
 // value, whether it opens, or why not) before laying it down; a single picked card can be
-// laid off onto any table meld. The rules stay on the server: this only gathers a move.
+// laid off onto any table meld or exchanged for the joker standing for it. The rules stay
+// on the server: this only gathers a move.
 import {h} from "./dom.js";
 import {card, label} from "./cards.js";
 
@@ -31,13 +32,15 @@ export function composer(view, state, {check, send, redraw}) {
     h("h4", {}, "Compose a move"),
     h("p", {class: "small muted"}, "Pick three or more cards and make them a meld; a joker needs the card it stands for. "
       + "The server checks each placement before you lay it down."),
+    openingLine(view.opening),
     h("div", {class: "pickable"}, free.map(({code, index}) => h("button", {type: "button",
       class: `pick${state.picked.has(index) ? " picked" : ""}`, "data-index": index, "data-card": code,
       onclick: () => pick(index)}, card(code)))),
     h("div", {class: "compose-actions"},
       h("button", {type: "button", class: "make-meld", disabled: state.picked.size < 3, onclick: makeMeld},
         "Make a meld of the picked cards"),
-      layOffControls(view, state, hand, send)),
+      layOffControls(view, state, hand, send),
+      exchangeControls(view, state, hand, send)),
     state.melds.length ? h("ol", {class: "pending"}, state.melds.map((indices, n) => h("li", {"data-meld": n},
       indices.map((index) => hand[index] === "JK"
         ? h("span", {class: "joker-slot"}, card("JK"), h("input", {class: "stands", size: 3, maxlength: 2,
@@ -46,10 +49,18 @@ export function composer(view, state, {check, send, redraw}) {
         : card(hand[index])),
       h("button", {type: "button", class: "drop", title: "take this meld apart", onclick: () => drop(n)}, "✕")))) : null,
     state.melds.length ? h("p", {class: `composer-result${answer && answer.legal ? " legal" : ""}`,
-      "data-legal": answer ? String(answer.legal) : ""}, resultText(answer, layDown)) : null,
+      "data-legal": answer ? String(answer.legal) : ""}, resultText(answer, layDown, view.opening)) : null,
     state.melds.length ? h("button", {type: "button", class: "lay-down primary",
       disabled: !(answer && answer.legal && layDown), "data-composed": layDown ? JSON.stringify(layDown) : null,
       onclick: () => send(layDown)}, "Lay these melds down") : null);
+}
+
+// Before the seat has opened: what one lay-down must be worth, and the hand's best.
+function openingLine(opening) {
+  if (!opening) return null;
+  const when = opening.allowed_this_turn ? "" : " (not yet this turn)";
+  return h("p", {class: "opening-line", "data-minimum": opening.minimum},
+    `To open: melds worth ${opening.minimum} or more in one lay-down${when}; your best is ${opening.best_value}.`);
 }
 
 function layDownAction(view, state) {
@@ -71,6 +82,7 @@ async function ask(view, state, check, redraw) {
   if (action) {
     const asked = JSON.stringify(action);
     state.asked = asked;
+    redraw();  // "Checking…" at once: the answer for the melds before this one is stale
     try {
       const answer = await check(action);
       if (state.asked === asked) state.answer = answer;
@@ -81,12 +93,14 @@ async function ask(view, state, check, redraw) {
   redraw();
 }
 
-function resultText(answer, layDown) {
+function resultText(answer, layDown, opening) {
   if (!layDown) return "Say what each joker stands for (a card code such as 9H).";
   if (!answer) return "Checking…";
   if (!answer.legal) return `Not yet: ${answer.message}`;
   const laid = (answer.events || []).find((e) => e.type === "MeldsLaidDown");
-  return laid ? `Worth ${laid.data.value}${laid.data.opening ? ": this opens" : ""}` : "Legal";
+  if (!laid) return "Legal";
+  const needed = opening ? ` of the ${opening.minimum} needed` : "";
+  return `Worth ${laid.data.value}${needed}${laid.data.opening ? ": this opens" : ""}`;
 }
 
 // Lay the one picked card off onto a table meld (a joker says what it stands for).
@@ -104,4 +118,21 @@ function layOffControls(view, state, hand, send) {
       state.picked.clear();
       send(action);
     }}, "Lay off"));
+}
+
+// Exchange the one picked card for the joker that stands for it in a table meld; only
+// melds holding a joker are offered, and the server says whether the card is the one.
+function exchangeControls(view, state, hand, send) {
+  const withJoker = (view.table || []).filter((meld) => meld.cards.includes("JK"));
+  if (!withJoker.length || state.picked.size !== 1) return null;
+  const [index] = [...state.picked];
+  const code = hand[index];
+  if (code === "JK") return null;
+  const target = h("select", {name: "exchange-meld"}, withJoker.map((meld) =>
+    h("option", {value: meld.id}, `#${meld.id} ${meld.cards.map(label).join(" ")}`)));
+  return h("span", {class: "exchange"}, `Swap ${label(code)} for the joker in `, target,
+    h("button", {type: "button", class: "exchange-send", onclick: () => {
+      state.picked.clear();
+      send({type: "exchange_joker", meld: Number(target.value), card: code});
+    }}, "Exchange"));
 }

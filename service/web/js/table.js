@@ -19,7 +19,7 @@ export function renderTable(view, {onAction = null, controls = {}} = {}) {
     seats(view),
     over || waiting ? null : middle(view, actions, onAction),
     view.hand && !over && !waiting ? mine(view, actions, onAction) : null,
-    controls.compose && actions.some((a) => a.type === "discard") ? controls.compose(view) : null,
+    controls.compose && (view.moves || []).some((kind) => kind !== "draw") ? controls.compose(view) : null,
     actionBar(actions, onAction),
     controls.seat || null,
     history(view));

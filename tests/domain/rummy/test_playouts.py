@@ -47,12 +47,23 @@ def test_every_listed_action_is_accepted_and_replay_rebuilds_the_game(variant, p
         assert legal, "the seat on turn always has a move"
         assert all(variant.legal_actions(state, s) == [] for s in range(players) if s != state.turn)
         if checked < 40:
+            assert_moves_miss_no_lay_down(variant, state)
+        if checked < 40:
             checked += 1
             assert all(accepted(variant, state, action) for action in legal), state.phase
     assert state.phase == "complete" and log[-1].type == "MatchCompleted"
     assert replay(variant, log) == state
     assert list(state.scores) == [sum(r["points"][s] for r in state.results)
                                   for s in range(players)]
+
+
+def assert_moves_miss_no_lay_down(variant: Variant, state: RummyState) -> None:
+    """A seat whose hand holds a meld the rules would take on its own is told it may lay
+    down: ``moves`` leaves no kind out although legal_actions lists no combinations."""
+    view = variant.view(state, Viewer.for_seat(state.turn))
+    laid = any(accepted(variant, state, {"type": "lay_down", "melds": [candidate]})
+               for candidate in view["meld_candidates"])
+    assert ("lay_down" in view["moves"]) >= laid, view["meld_candidates"]
 
 
 def visible(value) -> Counter:

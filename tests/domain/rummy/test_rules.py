@@ -123,6 +123,15 @@ class TestOpening:
                 "value": 31} in seat["meld_candidates"]
         assert same_melds(seat["legal_actions"][0], lay_down(*EXAMPLE_13))
 
+    def test_the_seat_view_names_the_kinds_of_move_without_every_combination(self):
+        state = given(["", "QH KH AH 7C 7D 7S"], upcard="9D")
+        assert RUMMY.view(state, Viewer.for_seat(1))["moves"] == ["draw"]
+        assert RUMMY.view(state, Viewer.for_seat(0))["moves"] == []
+        state, _ = send(state, 1, DRAW_STOCK)
+        assert RUMMY.view(state, Viewer.for_seat(1))["moves"] == ["lay_down", "discard"]
+        state, _ = send(state, 1, lay_down(*EXAMPLE_13))
+        assert RUMMY.view(state, Viewer.for_seat(1))["moves"] == ["discard"]
+
     def test_before_opening_no_lay_offs_and_no_joker_exchanges(self):
         state, _ = send(given(["", "QH KH AH 7C 7D 7S"], upcard="9D"), 1, DRAW_STOCK)
         state, _ = send(state, 1, lay_down(*EXAMPLE_13))
@@ -156,6 +165,7 @@ class TestJokers:
         assert refused(state, 1, discard("2C")) == "joker_must_be_placed"
         assert not [a for a in RUMMY.legal_actions(state, 1) if a["type"] == "discard"]
         assert RUMMY.view(state, Viewer.for_seat(1))["jokers_to_place"] == 1
+        assert "discard" not in RUMMY.view(state, Viewer.for_seat(1))["moves"]
         state, _ = send(state, 1, {"type": "lay_off", "meld": 2, "card": "JK",
                                    "represents": "KH"})
         state, _ = send(state, 1, discard("2C"))
