@@ -143,35 +143,42 @@ def document_commands(spec: APISpec) -> None:
         "oneOf": [{"$ref": REF.format("SeatCommand")}, {"$ref": REF.format("ControlCommand")}]})
 
 
-def options_schema() -> dict[str, Any]:
-    """``MatchOptions``: every variant's options by name (``GET /v1/variants`` tells which
-    variant has which), each with its type and the widest range any variant allows."""
+def variant_options_schemas() -> dict[str, dict[str, Any]]:
+    """``<Variant>Options`` by component name: exactly the options of one variant, each
+    with its type, default and range (``GET /v1/variants`` says the same at run time)."""
     from domain.variants import VARIANTS
 
-    merged: dict[str, dict[str, Any]] = {}
-    for variant in VARIANTS.values():
-        for option in variant.describe()["options"]:
-            merged.setdefault(option["name"], {}).setdefault(variant.name, option)
-    properties = {name: _option_property(by_variant) for name, by_variant in merged.items()}
-    return {"type": "object", "properties": properties, "additionalProperties": False,
-            "description": "Match options; which apply, their defaults and ranges depend on "
-                           "the variant (GET /v1/variants)"}
+    return {f"{name.capitalize()}Options": {
+        "type": "object", "additionalProperties": False,
+        "description": f"The options of a {name} match: a view and MatchCreated carry every "
+                       "one, defaults filled in; a creation names only those it changes",
+        "properties": {option["name"]: _option_property(option)
+                       for option in variant.describe()["options"]}}
+        for name, variant in VARIANTS.items()}
 
 
-def _option_property(by_variant: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    options = list(by_variant.values())
-    out: dict[str, Any] = {"type": options[0]["type"],
-                           "description": f"{options[0]['description']} "
-                                          f"({', '.join(by_variant)})"}
-    if any(o["nullable"] for o in options):
+def options_schema(names: list[str]) -> dict[str, Any]:
+    """``MatchOptions``: the options of the match's variant (its ``variant`` says which)."""
+    return {"anyOf": [{"$ref": REF.format(name)} for name in names],
+            "description": "Match options: those of the match's variant, one of "
+                           + ", ".join(names)}
+
+
+def _option_property(option: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": option["type"], "description": option["description"],
+                           "default": option["default"]}
+    if option["nullable"]:
         out["nullable"] = True
-    if all("choices" in o for o in options):
-        out["enum"] = sorted({c for o in options for c in o["choices"]}, key=str)
-    for bound, pick in (("minimum", min), ("maximum", max)):
-        if all(bound in o for o in options):
-            out[bound] = pick(o[bound] for o in options)
+    if "choices" in option:
+        out["enum"] = list(option["choices"])
+    for bound in ("minimum", "maximum"):
+        if bound in option:
+            out[bound] = option[bound]
     return out
 
 
 def document_options(spec: APISpec) -> None:
-    spec.components.schema("MatchOptions", options_schema())
+    by_variant = variant_options_schemas()
+    for name, schema in by_variant.items():
+        spec.components.schema(name, schema)
+    spec.components.schema("MatchOptions", options_schema(list(by_variant)))

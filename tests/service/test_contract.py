@@ -258,6 +258,29 @@ def test_the_recorded_command_and_the_options_are_typed():
         assert schemas[name]["additionalProperties"] is False
     options = schemas["MatchCreatedData"]["properties"]["options"]
     assert options["allOf"] == [{"$ref": "#/components/schemas/MatchOptions"}]
+    assert schemas["MatchOptions"]["anyOf"] == [
+        {"$ref": f"#/components/schemas/{name}Options"} for name in ("Gin", "Gem", "Rummy", "Rami")]
+
+
+@pytest.mark.parametrize("variant", ["gin", "gem", "rummy", "rami"])
+def test_the_options_are_declared_by_variant(api, checker, variant):
+    """A match's options are exactly its variant's ``<Variant>Options``, defaults and all
+    (a null default, such as rummy's rounds, is decided by the match), and not a family's
+    that plays other options (rummy and rami share theirs)."""
+    players = [{"name": "A"}, {"name": "B"}]
+    created = api.post("/v1/matches", json={"variant": variant, "players": players}).json
+    options = api.get(f"/v1/matches/{created['id']}").json["options"]
+    schemas = spec()["components"]["schemas"]
+    own = schemas[f"{variant.capitalize()}Options"]
+    assert set(options) == set(own["properties"])
+    assert options == {name: options[name] if p["default"] is None else p["default"]
+                       for name, p in own["properties"].items()}  # null: decided per match
+    family = {"gin": {"gin"}, "gem": {"gem"}, "rummy": {"rummy", "rami"},
+              "rami": {"rummy", "rami"}}[variant]
+    for other in {"gin", "gem", "rummy", "rami"} - family:
+        ref = {"$ref": f"#/components/schemas/{other.capitalize()}Options"}
+        with pytest.raises(AssertionError, match="Additional properties"):
+            checker.validate(ref, options, f"{variant} options as {other}")
 
 
 def test_an_export_is_ndjson_or_plain_bytes_as_the_client_asks(api):
