@@ -5,6 +5,7 @@ from __future__ import annotations
 MALFORMED_ACTION = "invalid_action"
 """The code of an action the variant cannot read (not an illegal move: a malformed one)."""
 
+
 class RuleError(Exception):
     """A command the rules do not allow (HTTP 422).
 

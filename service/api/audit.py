@@ -55,7 +55,6 @@ class Export(MethodView):
                                  f'attachment; filename="{match_id}.ndjson"'})
 
 
-
 @blp.route("/<match_id>/verifications")
 class Verifications(MethodView):
     @blp.response(202, VerificationSchema)

@@ -42,7 +42,7 @@ class Claim(MethodView):
     @blp.arguments(ClaimSchema)
     @blp.response(201, ClaimedSeatSchema)
     @blp.doc(security=ANYONE)
-    @blp.errors(400, 403, 404, 409, 429)
+    @blp.errors(400, 403, 404, 409, 422, 429)
     def post(self, body: dict[str, Any], match_id: str, seat: int) -> Any:
         """Take an open seat of a waiting match; returns the seat's bearer token, once.
 
@@ -51,7 +51,8 @@ class Claim(MethodView):
         the match does not have is a 404 ``seat_not_found``. The claim that takes the last
         open seat deals the first hand (``started``: true); until then the match's phase is
         ``waiting`` and actions answer 409 ``match_not_started``. Seat views, ``/events``
-        and ``/stream`` already work with the token while the match waits.
+        and ``/stream`` already work with the token while the match waits. A match its
+        creator called off is a 422 ``match_over``.
         """
         return use_cases().seats.claim(match_id, seat, body)
 
@@ -60,7 +61,7 @@ class Claim(MethodView):
 class Leave(MethodView):
     @blp.response(200, LeftSeatSchema)
     @blp.doc(security=BEARER)
-    @blp.errors(401, 403, 404, 409)
+    @blp.errors(401, 403, 404, 409, 422)
     def post(self, match_id: str, seat: int) -> Any:
         """Give back an open seat you claimed, before the match starts (the seat's token).
 
@@ -68,7 +69,8 @@ class Leave(MethodView):
         now on, and a stream it opened ends with ``event: end`` ``{"reason":
         "seat_left"}``. Another seat's token is a 403 ``not_your_seat``; a seat the
         creator named a 409 ``seat_named``; a match that has started a 409
-        ``match_started`` (resign instead).
+        ``match_started`` (resign instead); one its creator called off a 422
+        ``match_over``.
         """
         return use_cases().seats.leave(match_id, seat, bearer_token())
 

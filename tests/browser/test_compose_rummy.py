@@ -201,5 +201,4 @@ def test_a_whole_rummy_hand_is_played_by_composition(browser, roomy_api, tmp_pat
         player.page.wait_for_selector(".showdown-panel .showdown-hand[data-hand='1']")
         player.page.wait_for_selector(".showdown-panel .melds .card")
     for player in pages:
-        assert not player.errors, player.errors
-        player.page.close()
+        player.close_clean()

@@ -88,8 +88,7 @@ def test_a_hands_showdown_stays_until_the_player_continues(browser, api_url, tmp
     assert ann.page.locator(".showdown-panel").count() == 0
     assert bob.page.locator(panel).count() == 1  # each player continues for themself
     for player in (ann, bob):
-        assert not player.errors, player.errors
-        player.page.close()
+        player.close_clean()
 
 
 def test_the_end_of_a_match_names_the_winner_and_offers_a_rematch(browser, api_url, tmp_path):
@@ -110,8 +109,7 @@ def test_the_end_of_a_match_names_the_winner_and_offers_a_rematch(browser, api_u
     ann.page.wait_for_selector(".table-page[data-mode=seat] .table[data-phase=waiting]")
     assert ann.attribute(".table-page", "data-match") != match["id"]
     for player in (ann, bob):
-        assert not player.errors, player.errors
-        player.page.close()
+        player.close_clean()
 
 
 def test_a_player_resigns_and_the_other_is_told_they_won(browser, api_url):
@@ -124,8 +122,7 @@ def test_a_player_resigns_and_the_other_is_told_they_won(browser, api_url):
         headline = player.page.text_content(".match-end .headline") or ""
         assert headline.startswith("Bob resigned") and "Ann wins" in headline, headline
     for player in (ann, bob):
-        assert not player.errors, player.errors
-        player.page.close()
+        player.close_clean()
 
 
 def test_a_claimed_seat_is_given_back_and_the_creator_calls_the_match_off(browser, api_url):
@@ -153,8 +150,7 @@ def test_a_claimed_seat_is_given_back_and_the_creator_calls_the_match_off(browse
     bob.page.wait_for_function(
         "id => !document.querySelector(`li[data-match='${id}']`)", arg=match_id)
     for player in (ann, bob):
-        assert not player.errors, player.errors
-        player.page.close()
+        player.close_clean()
 
 
 SCREENSHOT_TABLES = {"gin": ({"target": 300}, {"target": 1}),
@@ -177,7 +173,7 @@ def test_every_variant_mid_hand_at_a_showdown_and_at_the_end(browser, api_url, t
     play_until([ann, bob], lambda: ann.page.locator(panel).count() > 0, limit=4000)
     shot(ann, tmp_path, f"{variant}-showdown.png")
     for player in (ann, bob):
-        player.page.close()
+        player.close_clean()
     match = created(api_url, variant, **ending)
     ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
     play_until([ann, bob], lambda: ann.attribute(".table", "data-phase") == "complete",
@@ -185,8 +181,7 @@ def test_every_variant_mid_hand_at_a_showdown_and_at_the_end(browser, api_url, t
     ann.page.wait_for_selector(".match-end .headline")
     shot(ann, tmp_path, f"{variant}-match-end.png")
     for player in (ann, bob):
-        assert not player.errors, player.errors
-        player.page.close()
+        player.close_clean()
 
 
 def test_the_replay_lists_every_move_in_words_and_jumps_to_any(browser, api_url):
@@ -211,5 +206,4 @@ def test_the_replay_lists_every_move_in_words_and_jumps_to_any(browser, api_url)
     assert " discards " in (viewer.page.text_content(".event h4") or "")
     assert viewer.attribute(".moves li.current", "data-move") == str(discard)
     for player in (ann, bob):
-        assert not player.errors, player.errors
-        player.page.close()
+        player.close_clean()

@@ -45,6 +45,11 @@ class Page:
         return [json.loads(text) for text in self.page.eval_on_selector_all(
             ACTIONS, "els => els.map(e => e.dataset.action)")]
 
+    def close_clean(self) -> None:
+        """Close the page, asserting it logged no console error on the way."""
+        assert not self.errors, self.errors
+        self.page.close()
+
     def best_discard(self) -> list[str]:
         found = self.page.query_selector("[data-best-discard]")
         return json.loads(found.get_attribute("data-best-discard")) if found else []
@@ -83,6 +88,8 @@ def create_and_join(ann: Page, bob: Page) -> str:
 
     bob.page.fill("input[name=you]", "Bob")
     bob.page.click("button.refresh")
+    row = bob.page.text_content(f"li[data-match='{match_id}']") or ""
+    assert "created just now" in row and "Target 1" in row, row  # its age and options in words
     bob.page.click(f"li[data-match='{match_id}'] button[data-claim='1']")
     bob.page.wait_for_selector(".table-page[data-mode=seat] .table[data-phase=upcard], "
                                ".table-page[data-mode=seat] .table[data-phase=draw]")
@@ -183,8 +190,7 @@ def test_two_pages_play_a_gin_hand_a_spectator_watches_and_the_replay_verifies_i
     assert played["table_shot"] is not None and played["table_shot"].stat().st_size > 10_000
     assert replay_shot.stat().st_size > 10_000
     for player in (ann, bob, viewer):
-        assert not player.errors, player.errors
-        player.page.close()
+        player.close_clean()
 
 
 def test_the_browser_hashes_events_exactly_as_domain_chain_does(browser, api_url):
@@ -332,5 +338,4 @@ def test_gem_and_rummy_tables_play_through_the_client_and_hide_every_hand(browse
         assert watcher.page.locator(".seat .cards .card:not(.back)").count() == 0, variant
         assert watcher.page.locator(".mine").count() == 0 and not watcher.actions()
         for player in (ann, bob, watcher):
-            assert not player.errors, (variant, player.errors)
-            player.page.close()
+            player.close_clean()

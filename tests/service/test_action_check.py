@@ -78,8 +78,7 @@ def test_a_composed_rummy_lay_down_is_valued_before_it_is_sent(client):
     (laid,) = [e["data"] for e in answer.json["events"] if e["type"] == "MeldsLaidDown"]
     assert (laid["value"], laid["opening"]) == (24, True)
     match = rummy_match(client)
-    meld = MELD
-    too_low = check(client, match, 1, {"type": "lay_down", "melds": [meld]})
+    too_low = check(client, match, 1, {"type": "lay_down", "melds": [MELD]})
     assert too_low.json["legal"] is False and too_low.json["code"] == "opening_too_low"
     before = version(client, match)
     bad = check(client, match, 1, {"type": "lay_down", "melds": [{"cards": ["7H", "8H"]}]})
@@ -87,7 +86,7 @@ def test_a_composed_rummy_lay_down_is_valued_before_it_is_sent(client):
     malformed = check(client, match, 1, {"type": "lay_down", "melds": "7H"})
     assert (malformed.status_code, malformed.json["code"]) == (400, "invalid_action")
     assert version(client, match) == before
-    assert check(client, match, 1, {"type": "lay_down", "melds": [meld]}).status_code == 200
+    assert check(client, match, 1, {"type": "lay_down", "melds": [MELD]}).status_code == 200
 
 
 def test_only_a_seat_checks_its_own_moves(client):

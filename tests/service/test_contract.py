@@ -188,10 +188,27 @@ def test_lobby_seats_controls_and_lists_are_as_documented(api):
     api.get(f"/v1/matches/{waiting['id']}", headers=bearer(waiting["seats"][0]["token"]))
     api.post(f"/v1/matches/{waiting['id']}/seats/2/claim",
              json={"name": "Cy", "invite_code": "letmein"})
+    open_seat = api.post("/v1/matches", json={"variant": "rummy", "players": [
+        {"name": "Ann"}, {"open": True}, {"open": True}]}).json
+    open_base = f"/v1/matches/{open_seat['id']}"
+    bob = api.post(f"{open_base}/seats/1/claim", json={"name": "Bob"}).json
+    api.post(f"{open_base}/seats/1/leave", headers=bearer(bob["token"]))
+    bob = api.post(f"{open_base}/seats/1/claim", json={"name": "Bob"}).json
+    api.post(f"{open_base}/abort", json={"reason": "called off"},
+             headers=bearer(open_seat["creator_token"]))
+    api.get(open_base)
+    refused = [api.post(f"{open_base}/seats/1/leave", headers=bearer(bob["token"])),
+               api.post(f"{open_base}/seats/2/claim", json={"name": "Cy"})]
+    assert [r.status_code for r in refused] == [422, 422]
     clocked = api.post("/v1/matches", headers=org, json={
         "variant": "gin", "players": [{"name": "A"}, {"name": "B"}],
         "clock": {"turn_seconds": 30, "bank_seconds": 60}}).json
     api.get(f"/v1/matches/{clocked['id']}")
+    first = bearer(clocked["seats"][1]["token"])  # seat 0 deals, seat 1 has the upcard
+    api.post(f"/v1/matches/{clocked['id']}/actions/check", json={"type": "pass"},
+             headers=first)
+    api.post(f"/v1/matches/{clocked['id']}/actions/check", json={"type": "knock",
+             "discard": "2C"}, headers=first)  # legal: false
     api.post(f"/v1/matches/{clocked['id']}/forfeit", json={"seat": 1, "reason": "no-show"},
              headers=org)
     api.get(f"/v1/matches/{clocked['id']}", headers=bearer(clocked["seats"][0]["token"]))

@@ -166,10 +166,10 @@ function age(createdAt) {
   return `created ${Math.round(seconds / 3600)} h ago`;
 }
 
-// The options that shape a table, in words: "Target 100 · Big gin on".
+// The options that shape a table, in words: "Target 100 · Knock limit 10".
 function optionSummary(options) {
-  const shown = ["target", "rounds", "big_gin", "undercut_bonus", "knock_limit", "players"];
-  return Object.entries(options || {}).filter(([name]) => shown.includes(name))
+  const shown = ["target", "knock_limit", "oklahoma", "rounds", "opening_minimum"];
+  return Object.entries(options || {}).filter(([name, value]) => shown.includes(name) && value !== null)
     .map(([name, value]) => `${optionLabel(name)} ${value === true ? "on" : value === false ? "off" : value}`)
     .join(" · ");
 }

@@ -9,7 +9,6 @@ import {composer, newComposer} from "./compose.js";
 import {creatorOf, handOverLink, keepCreator, keepSeat, otherSeats, seatOf} from "./store.js";
 import {isOver, renderTable, secondsLeft, showdown} from "./table.js";
 
-const OVER = new Set(["complete", "aborted"]);
 const SHOWDOWN_MS = 12000;
 const RETRY_FIRST_MS = 500;
 const RETRY_MAX_MS = 8000;
@@ -262,7 +261,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
       if (state === "open") { setConnection(stale ? "reconnecting" : "live"); reread(); }
       else if (state === "lost") setConnection("reconnecting");
     },
-      isOver: async () => { await reread(); return OVER.has(view.phase) || Boolean(view.ended); }});
+      isOver: async () => { await reread(); return isOver(view) || Boolean(view.ended); }});
     root.dataset.following = "1";
   });
   return {stop: () => { clearInterval(ticker); if (live) live.stop(); }};

@@ -29,6 +29,9 @@ export const isOver = (view) => view.phase === "complete" || view.phase === "abo
 
 const nameOf = (view, seat) => (view.seats[seat] && view.seats[seat].name) || `seat ${seat}`;
 
+// The name of a finished hand's winner, or null (a drawn or void hand).
+const handWinner = (view, hand) => (hand.winner !== undefined && hand.winner !== null ? nameOf(view, hand.winner) : null);
+
 function heading(view) {
   return h("header", {class: "table-head"},
     h("h2", {}, `${VARIANT_NAMES[view.variant] || view.variant}`,
@@ -223,13 +226,13 @@ function handsTable(view) {
       view.seats.map((seat) => h("th", {}, nameOf(view, seat.seat)))),
     view.hands.map((hand) => h("tr", {},
       h("td", {}, String(hand.hand_number)), h("td", {}, hand.result || ""),
-      h("td", {}, hand.winner !== undefined && hand.winner !== null ? nameOf(view, hand.winner) : "—"),
+      h("td", {}, handWinner(view, hand) || "—"),
       view.seats.map((seat) => h("td", {}, String((hand.points || [])[seat.seat] ?? ""))))));
 }
 
 // One finished hand laid open: each seat's melds (apart), deadwood, lay-offs and points.
 export function showdown(view, hand) {
-  const winner = hand.winner !== undefined && hand.winner !== null ? nameOf(view, hand.winner) : null;
+  const winner = handWinner(view, hand);
   return h("div", {class: "showdown-hand", "data-hand": hand.hand_number},
     h("p", {class: "showdown-title"}, `Hand ${hand.hand_number}: ${hand.result || ""}`,
       hand.knocker !== undefined && hand.knocker !== null ? ` by ${nameOf(view, hand.knocker)}` : "",
@@ -256,7 +259,7 @@ function history(view) {
   return h("div", {class: "history"}, h("h3", {}, "Finished hands"),
     view.hands.map((hand) => h("details", {class: "hand-result"},
       h("summary", {}, `Hand ${hand.hand_number}: ${hand.result || ""}`,
-        hand.winner !== undefined && hand.winner !== null ? `, ${nameOf(view, hand.winner)} wins` : "",
+        handWinner(view, hand) ? `, ${handWinner(view, hand)} wins` : "",
         hand.points ? ` · points ${hand.points.join(" / ")}` : ""),
       showdown(view, hand))));
 }

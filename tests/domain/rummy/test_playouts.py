@@ -63,7 +63,7 @@ def assert_moves_miss_no_lay_down(variant: Variant, state: RummyState) -> None:
     view = variant.view(state, Viewer.for_seat(state.turn))
     laid = any(accepted(variant, state, {"type": "lay_down", "melds": [candidate]})
                for candidate in view["meld_candidates"])
-    assert ("lay_down" in view["moves"]) >= laid, view["meld_candidates"]
+    assert "lay_down" in view["moves"] or not laid, view["meld_candidates"]
 
 
 def visible(value) -> Counter:
