@@ -51,11 +51,20 @@ class Variant:
     (rummy, rami, and whenever it is not that seat's discard)."""
     low_scores_win: bool = False
     """Rummy/rami: scores are minus points, the lowest wins (forfeit rankings use it)."""
+    preview: Callable[[Any, object], list[Event]] | None = None
+    """``decide`` for a command not sent yet, deciding nothing from cards its sender cannot
+    see (gin and gem pick a knock's melds from the knocker's own cards); None where
+    ``decide`` already reads only the sender's own cards (rummy, rami)."""
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description,
                 "min_players": self.min_players, "max_players": self.max_players,
                 "options": [spec.to_dict() for spec in self.option_specs]}
+
+    def check(self, state: Any, command: object) -> list[Event]:
+        """What ``command`` would append now, or its ``RuleError``, told only from what its
+        sender knows: a check must never be a way to look at another seat's cards."""
+        return (self.preview or self.decide)(state, command)
 
     def new_deal(self, options: Any, seed: bytes, fixed: dict[str, Any] | None = None) -> Deal:
         """A hand's Deal: the match deck shuffled from the hand's seed (domain.fairness)."""

@@ -38,6 +38,7 @@ GEM = GemFamily(
     initial_state=initial_state,
     evolve=evolve,
     decide=rules.decide,
+    preview=rules.preview,
     command=command,
     legal_actions=rules.legal_actions,
     view=views.view,

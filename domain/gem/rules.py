@@ -125,6 +125,7 @@ RULES = knocking.KnockingRules(
     not_at_end="the match has no winner yet",
 )
 decide = RULES.decide()
+preview = RULES.preview()
 
 
 # --- legal actions ---------------------------------------------------------------------

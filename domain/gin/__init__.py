@@ -29,6 +29,7 @@ GIN = Variant(
     initial_state=initial_state,
     evolve=evolve,
     decide=rules.decide,
+    preview=rules.preview,
     command=command,
     legal_actions=rules.legal_actions,
     view=views.view,

@@ -117,6 +117,7 @@ RULES = knocking.KnockingRules(
     not_at_end="the match has not reached its target",
 )
 decide = RULES.decide()
+preview = RULES.preview()
 
 
 # --- legal actions ---------------------------------------------------------------------

@@ -14,7 +14,18 @@ from domain.events import HAND_SCORED, MATCH_COMPLETED, Event
 from domain.evolving import decider
 from domain.fairness import Deal
 from domain.knocking.commands import DeclareBigGin, Discard, Draw, Knock, PassUpcard
-from domain.knocking.turns import COMPLETING, DEALING, SCORING, big_gin, discard, knock, pass_upcard
+from domain.knocking.turns import (
+    COMPLETING,
+    DEALING,
+    SCORING,
+    Chooser,
+    best_for_knocker,
+    big_gin,
+    discard,
+    knock,
+    pass_upcard,
+    without_other_hands,
+)
 from domain.melds import MeldSolver
 from domain.steps import CompleteMatch, DealHand, ScoreHand
 
@@ -42,13 +53,21 @@ class KnockingRules:
 
     def decide(self) -> Callable[[Any, object], list[Event]]:
         """The family's ``decide``: commands in, events out, or a ``RuleError``."""
+        return self._decider(best_for_knocker)
+
+    def preview(self) -> Callable[[Any, object], list[Event]]:
+        """``decide`` as its sender may see it in advance (``Variant.preview``): the same
+        verdict and events, but a knock's melds are picked from the knocker's own cards."""
+        return self._decider(without_other_hands)
+
+    def _decider(self, choose: Chooser) -> Callable[[Any, object], list[Event]]:
         return decider({
             PassUpcard: lambda state, command: pass_upcard(state, command.seat),
             Draw: self.draw,
             Discard: self._discard,
-            Knock: self._knock,
+            Knock: lambda state, command: self._knock(state, command, choose),
             DeclareBigGin: lambda state, command: big_gin(state, command.seat,
-                                                          self.solver(state)),
+                                                          self.solver(state), choose),
             ScoreHand: self._score_hand,
             DealHand: self._deal_hand,
             CompleteMatch: self._complete_match,
@@ -58,10 +77,10 @@ class KnockingRules:
         self.check_discard(state, command.seat, command.card)
         return discard(state, command.seat, command.card)
 
-    def _knock(self, state: Any, command: Knock) -> list[Event]:
+    def _knock(self, state: Any, command: Knock, choose: Chooser) -> list[Event]:
         rest = self.check_discard(state, command.seat, command.discard)
         return knock(state, command.seat, command.discard, rest, command.melds,
-                     self.solver(state))
+                     self.solver(state), choose)
 
     def _score_hand(self, state: Any, command: ScoreHand) -> list[Event]:
         if state.phase != SCORING:

@@ -8,7 +8,7 @@ meld solver; the family keeps what differs (how a card is drawn, which discard i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from domain.errors import RuleError
@@ -70,28 +70,29 @@ def discard(state: KnockTable, seat: int, card: str) -> list[Event]:
 
 
 def knock(state: KnockTable, seat: int, card: str, rest: tuple[str, ...],
-          submitted: Sequence[Sequence[str]] | None, solver: MeldSolver) -> list[Event]:
+          submitted: Sequence[Sequence[str]] | None, solver: MeldSolver,
+          choose: Chooser) -> list[Event]:
     """A knock (or gin) discarding ``card`` and keeping ``rest``, within the knock limit."""
     deadwood = solver.deadwood(rest)
     if deadwood > state.knock_limit:
         raise RuleError("deadwood_over_limit",
                         f"deadwood after the discard is {deadwood}; "
                         f"this hand's knock limit is {state.knock_limit}")
-    shown = shown_arrangement(state, seat, rest, deadwood, submitted, solver)
+    shown = shown_arrangement(state, seat, rest, deadwood, submitted, solver, choose)
     return [HAND_KNOCKED.event(
         seat=seat, discard=card, kind="gin" if deadwood == 0 else "knock", deadwood=deadwood,
         melds=[meld.to_dict() for meld in shown.melds], unmatched=list(shown.unmatched),
     )]
 
 
-def big_gin(state: KnockTable, seat: int, solver: MeldSolver) -> list[Event]:
+def big_gin(state: KnockTable, seat: int, solver: MeldSolver, choose: Chooser) -> list[Event]:
     require_turn(state, seat, (DISCARD,))
     if state.options.big_gin_bonus is None:
         raise RuleError("big_gin_disabled", "big gin is disabled in this match")
     hand = state.hands[seat]
     if solver.deadwood(hand) != 0:
         raise RuleError("not_big_gin", "big gin needs every card in your hand to meld")
-    shown = best_for_knocker(state, seat, solver.all_best(hand), solver)
+    shown = choose(state, seat, solver.all_best(hand), solver)
     return [HAND_KNOCKED.event(
         seat=seat, discard=None, kind="big_gin", deadwood=0,
         melds=[meld.to_dict() for meld in shown.melds], unmatched=[],
@@ -100,8 +101,9 @@ def big_gin(state: KnockTable, seat: int, solver: MeldSolver) -> list[Event]:
 
 def shown_arrangement(state: KnockTable, seat: int, rest: tuple[str, ...], deadwood: int,
                       submitted: Sequence[Sequence[str]] | None,
-                      solver: MeldSolver) -> Arrangement:
-    """The knocker's melds: submitted ones if they reach the minimum, else the engine's pick."""
+                      solver: MeldSolver, choose: Chooser) -> Arrangement:
+    """The knocker's melds: submitted ones if they reach the minimum, else the engine's
+    pick; ``choose`` picks among equal readings."""
     if submitted is None:
         candidates = solver.all_best(rest)
     else:
@@ -113,7 +115,11 @@ def shown_arrangement(state: KnockTable, seat: int, rest: tuple[str, ...], deadw
         if not candidates:
             raise RuleError("melds_not_minimal",
                             f"the shown melds must leave the minimum deadwood {deadwood}")
-    return best_for_knocker(state, seat, candidates, solver)
+    return choose(state, seat, candidates, solver)
+
+
+Chooser = Callable[[KnockTable, int, Sequence[Arrangement], MeldSolver], Arrangement]
+"""How the melds a knock shows are picked among equal minimum-deadwood arrangements."""
 
 
 def best_for_knocker(state: KnockTable, knocker: int, candidates: Sequence[Arrangement],
@@ -131,3 +137,15 @@ def best_for_knocker(state: KnockTable, knocker: int, candidates: Sequence[Arran
                    for d in defenders)
 
     return max(candidates, key=defenders_left)
+
+
+def without_other_hands(state: KnockTable, knocker: int, candidates: Sequence[Arrangement],
+                        solver: MeldSolver) -> Arrangement:
+    """The first of the equal arrangements, in the solver's fixed order: a pick that reads
+    nothing but the knocker's own cards.
+
+    ``best_for_knocker`` reads the defenders' hidden hands, which is what the rules want
+    of a knock (docs/rules.md 1.5) but not of a preview of one: a check that showed its
+    pick would tell the knocker what the defenders hold, every time it is asked.
+    """
+    return candidates[0]

@@ -152,8 +152,11 @@ class ActionCheck(MethodView):
         exchanges) and wants the server's word before sending it: ``legal`` with the
         ``events`` it would append (a lay-down's ``MeldsLaidDown`` carries its ``value``
         and whether it is the ``opening``), or ``legal: false`` with the ``code`` and
-        ``message`` ``/actions`` would refuse it with. The events are shown as the public
-        would see them (a check never shows the next stock card). ``version`` is the
+        ``message`` ``/actions`` would refuse it with. A check shows nothing the seat
+        cannot see: the events are shown as the public would see them (never the next
+        stock card), and a knock's ``melds`` are picked from the knocker's own cards
+        (the knock itself picks among equal arrangements by what the defenders could lay
+        off, docs/rules.md 1.5, so its melds may differ, never its deadwood). ``version`` is the
         version the check was made at: send it as ``If-Match`` with the action. A
         malformed action is a 400 ``invalid_action``, as for ``/actions``.
         """

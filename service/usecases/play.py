@@ -67,7 +67,9 @@ class Play:
         would append, or the refusal's ``code`` and ``message``. A front end composing a
         move (rummy's melds) asks before sending it, and the rules stay on the server.
 
-        The events are shown as the public would see them: a check must not be a way to
+        A check tells the seat nothing it cannot see: the rules decide it from the seat's
+        own information (``Variant.check``: a knock's melds from the knocker's cards),
+        and the events are shown as the public would see them, so a check is no way to
         look at the next stock card and then draw elsewhere. A malformed action is still
         a 400, as for ``act``."""
         seat = self.access.acting_seat(match_id, token)
@@ -75,7 +77,7 @@ class Play:
         variant = loaded.variant
         command = variant.command(seat, action)
         try:
-            events = variant.decide(loaded.state, command)
+            events = variant.check(loaded.state, command)
         except RuleError as refusal:
             if refusal.code == MALFORMED_ACTION:
                 raise

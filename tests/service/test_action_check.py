@@ -4,7 +4,8 @@ whether a composed move is legal and what it would append, and nothing is append
 from __future__ import annotations
 
 from domain.variants import VARIANTS
-from tests.service.conftest import ADMIN_AUTH, bearer
+from tests.builders import prepared_deck
+from tests.service.conftest import ADMIN_AUTH, bearer, create
 from tests.service.test_matches_api import act, to_knock
 
 RUMMY = VARIANTS["rummy"]
@@ -50,6 +51,38 @@ def test_a_check_never_shows_the_next_stock_card(client):
     assert answer.json["legal"] is True
     (drawn,) = [e for e in answer.json["events"] if e["type"] == "CardDrawn"]
     assert "card" not in drawn["data"] or drawn["data"]["card"] is None
+
+
+def knocker_facing(client, defenders_sixth: str, stock: str):
+    """Bob (seat 1) has drawn 8D and may knock it with 3C 4C 5C 4D 4H (deadwood 8 as a run
+    or as a set); Ann holds 6C, which lays off onto the run, or not."""
+    deck = prepared_deck([f"2D 7D 9D JD 6H QH 2H 7H KH {defenders_sixth}",
+                          "3C 4C 5C 4D 4H 9S TS JS QS KS"], upcard="AH", stock=f"8D {stock}")
+    match = create(client, deck)
+    for seat, action in ((1, {"type": "pass"}), (0, {"type": "pass"}),
+                         (1, {"type": "draw", "source": "stock"})):
+        assert act(client, match, seat, action).status_code == 200
+    return match
+
+
+def test_a_knocks_check_shows_nothing_of_the_defenders_hand(client):
+    """The knock itself shows, among equal arrangements, the one the defender can lay off
+    least onto (docs/rules.md 1.5): that reads Ann's cards. Its check must not: matches
+    alike for Bob get the same answer, however often he asks."""
+    knock = {"type": "knock", "discard": "8D"}
+    holding, not_holding = knocker_facing(client, "6C", "3S"), knocker_facing(client, "3S", "6C")
+    answers = [check(client, match, 1, knock).json for match in (holding, not_holding)]
+    assert answers[0]["events"] == answers[1]["events"]
+    for match in (holding, not_holding):
+        assert act(client, match, 1, knock).status_code == 200
+    assert knocked_melds(client, holding) != knocked_melds(client, not_holding)
+
+
+def knocked_melds(client, match):
+    """The melds the match's knock showed, as recorded."""
+    events = client.get(f"/v1/matches/{match['id']}/events").json["events"]
+    (knocked,) = [e["data"] for e in events if e["type"] == "HandKnocked"]
+    return sorted(sorted(meld["cards"]) for meld in knocked["melds"])
 
 
 def rummy_match(client, **options):

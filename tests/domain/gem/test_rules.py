@@ -124,6 +124,30 @@ class TestKnock:
         assert {m["kind"] for m in events[0].data["melds"]} == {"stash", "run", "queens_diamonds"}
 
 
+class TestKnockPreview:
+    """As in gin (docs/rules.md 1.5, 2.4): a knock shows, among equal arrangements, the one
+    the defenders can lay off least onto, which reads their hidden hands; its preview
+    (``Variant.check``) picks from the knocker's cards alone. With dice 5 + 5, seat 1 knocks
+    8D: 3C 4C 5C 4D 4H 2S leave 10 whether the clubs run or the fours are shown, and a 6C
+    in the defender's hand lays off onto the run only."""
+
+    def position(self, sixth: str, stock: str):
+        defender = f"2D 7D 9D JD 6H QH 2H 7H KH 8C {sixth}"
+        state = gem_match([defender, "3C 4C 5C 4D 4H 9S TS JS QS KS 2S"], upcard="AH",
+                          stock=f"8D {stock} 5D 9H", dice=(5, 5))
+        state, _ = act(state, PassUpcard(1))
+        state, _ = act(state, PassUpcard(0))
+        state, _ = act(state, Draw(1, "stock"))
+        return state
+
+    def test_only_the_knock_itself_depends_on_the_defenders_hand(self):
+        holding_6c, not_holding = self.position("6C", "3S"), self.position("3S", "6C")
+        knocks = [GEM.decide(state, Knock(1, "8D")) for state in (holding_6c, not_holding)]
+        previews = [GEM.check(state, Knock(1, "8D")) for state in (holding_6c, not_holding)]
+        assert knocks[0] != knocks[1]
+        assert previews[0] == previews[1] and previews[0][0].data["deadwood"] == 10
+
+
 class TestDrawnHand:
     def test_the_hand_is_drawn_when_a_discard_leaves_two_cards_in_the_stock(self):
         state = to_discard()

@@ -20,7 +20,7 @@ from domain.gin.rules import (
     ScoreHand,
     legal_actions,
 )
-from domain.gin.state import COMPLETING, DEALING, DISCARD, DRAW, SCORING, UPCARD
+from domain.gin.state import COMPLETING, DEALING, DISCARD, DRAW, SCORING, UPCARD, GinState
 from domain.viewer import Viewer
 from tests.builders import act, gin_match
 
@@ -145,6 +145,48 @@ class TestKnock:
         state, _ = act(state, Draw(1, "discard"))
         _, events = act(state, Knock(1, "KC"))
         assert events[0].data["kind"] == "gin" and events[0].data["deadwood"] == 0
+
+
+class TestKnockPreview:
+    """A knock's melds are picked among equal arrangements by what the defender could lay
+    off (docs/rules.md 1.5), which reads the defender's hidden hand: a preview of the knock
+    (``Variant.check``) picks from the knocker's own cards only.
+
+    Seat 1 draws 8D and knocks with it: 3C 4C 5C 4D 4H leave 8 of deadwood whether the
+    clubs run (4D 4H unmatched) or the set of fours (3C 5C unmatched) is shown. A 6C in
+    the defender's hand lays off onto the run only."""
+
+    KNOCKER = "3C 4C 5C 4D 4H 9S TS JS QS KS"
+    DEFENDER = "2D 7D 9D JD 6H QH 2H 7H KH"
+
+    def position(self, sixth: str, stock: str) -> GinState:
+        state = gin_match([f"{self.DEFENDER} {sixth}", self.KNOCKER], upcard="AH",
+                          stock=f"8D {stock} 5D 9H")
+        state, _ = act(state, PassUpcard(1))
+        state, _ = act(state, PassUpcard(0))
+        state, _ = act(state, Draw(1, "stock"))
+        return state
+
+    def melds(self, events) -> list[list[str]]:
+        return sorted(sorted(meld["cards"]) for meld in events[0].data["melds"])
+
+    def test_the_knock_itself_shows_the_melds_the_defender_can_lay_off_least_onto(self):
+        holding_6c = self.position("6C", stock="3S")
+        assert ["4C", "4D", "4H"] in self.melds(GIN.decide(holding_6c, Knock(1, "8D")))
+
+    def test_its_preview_is_the_same_whatever_the_defender_holds(self):
+        holding_6c = self.position("6C", stock="3S")
+        not_holding = self.position("3S", stock="6C")
+        assert GIN.decide(holding_6c, Knock(1, "8D")) != GIN.decide(not_holding, Knock(1, "8D"))
+        previews = [GIN.check(state, Knock(1, "8D")) for state in (holding_6c, not_holding)]
+        assert previews[0] == previews[1]
+        assert previews[0][0].data["deadwood"] == 8
+
+    def test_a_preview_refuses_what_the_knock_refuses(self):
+        state = self.position("6C", stock="3S")
+        with pytest.raises(RuleError) as caught:
+            GIN.check(state, Knock(1, "4D"))
+        assert caught.value.code == "deadwood_over_limit"
 
 
 class TestBigGin:
