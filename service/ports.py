@@ -156,6 +156,9 @@ class MatchInfo:
     player_ids: tuple[str | None, ...] = ()
     batch: str | None = None
     duplicate: dict[str, Any] | None = field(default=None, compare=False)
+    public_metadata: bool = False
+    """Whether everybody who sees the match sees its external id, tags and players'
+    external ids; else only its organiser and the admin (full views) do."""
 
     @classmethod
     def from_meta(cls, match_id: str, meta: Mapping[str, str]) -> MatchInfo:
@@ -170,34 +173,42 @@ class MatchInfo:
                    meta.get("external_id") or None,
                    tuple(json.loads(meta.get("tags", "[]"))),
                    tuple(json.loads(meta.get("player_ids", "[]"))),
-                   meta.get("batch") or None, duplicate)
+                   meta.get("batch") or None, duplicate,
+                   meta.get("public_metadata") == "true")
 
     def player_id(self, seat: int) -> str | None:
         return self.player_ids[seat] if seat < len(self.player_ids) else None
 
-    def fields(self) -> dict[str, Any]:
-        """What every view and listing shows of the metadata."""
-        out: dict[str, Any] = {"external_id": self.external_id, "tags": list(self.tags)}
+    def fields(self, full: bool = True) -> dict[str, Any]:
+        """What a view or listing shows of the metadata: all of it to a ``full`` viewer
+        (the organiser, the admin) or when public, else no external id and no tags."""
+        shown = full or self.public_metadata
+        out: dict[str, Any] = {"external_id": self.external_id if shown else None,
+                               "tags": list(self.tags) if shown else []}
         if self.batch is not None:
             out["batch"] = self.batch
         if self.duplicate is not None:
             out["duplicate"] = dict(self.duplicate)
         return out
 
-    def decorate(self, view: dict[str, Any]) -> dict[str, Any]:
-        """Add the metadata to a view, and each seat's external id to ``seats[]``."""
-        view.update(self.fields())
+    def decorate(self, view: dict[str, Any], full: bool) -> dict[str, Any]:
+        """Add the metadata to a view, and each seat's external id to ``seats[]``, as
+        ``fields`` shows them to a ``full`` viewer or not."""
+        view.update(self.fields(full))
+        shown = full or self.public_metadata
         for seat in view.get("seats", ()):
             if isinstance(seat, dict) and "seat" in seat:
-                seat["external_id"] = self.player_id(seat["seat"])
+                seat["external_id"] = self.player_id(seat["seat"]) if shown else None
         return view
 
 
 def meta_fields(external_id: str | None, tags: Sequence[str],
-                player_ids: Sequence[str | None], names: Sequence[str]) -> dict[str, str]:
+                player_ids: Sequence[str | None], names: Sequence[str],
+                public_metadata: bool = False) -> dict[str, str]:
     """The metadata's meta-hash fields, as written at creation."""
     return {"external_id": external_id or "", "tags": json.dumps(list(tags)),
-            "player_ids": json.dumps(list(player_ids)), "names": json.dumps(list(names))}
+            "player_ids": json.dumps(list(player_ids)), "names": json.dumps(list(names)),
+            "public_metadata": "true" if public_metadata else ""}
 
 
 @dataclass(frozen=True)

@@ -139,7 +139,8 @@ class NamedPlayerSchema(Schema):
         "description": "Optional client entropy, public, mixed into every hand seed (see "
                        "docs/fairness.md)"})
     external_id = PlainText(max_length=128, allow_none=True, metadata={
-        "description": "Optional: the player's id in the caller's system (shown in views)"})
+        "description": "Optional: the player's id in the caller's system (in the owner's "
+                       "views; in everybody's with public_metadata)"})
 
 
 class OpenSeatSchema(Schema):
@@ -191,6 +192,12 @@ class MatchCreateSchema(Schema):
         "description": "Optional: the match's id in the caller's system"})
     tags = tags_field(f"Free-form tags (at most {TAGS_MAX}, each 1-64 characters), e.g. "
                       "tournament:spring, round:3, table:5; GET /v1/matches filters by them")
+    public_metadata = JsonBoolean(load_default=False, metadata={
+        "description": "Whether everybody who may see the match (seats, spectators, the "
+                       "lobby) sees its external_id, tags and players' external ids. False "
+                       "(the default): only the organiser who owns it and the admin do (full "
+                       "views, GET /v1/matches, the feed, webhooks); others see external_id "
+                       "null and tags []"})
     players = fields.List(fields.Nested(PlayerSchema), required=True,
                           validate=validate.Length(min=1, max=8), metadata={
         "description": "The seats, in order; how many depends on the variant "
@@ -225,7 +232,9 @@ class DuplicateSchema(Schema):
 
 
 class MatchMetadata(Schema):
-    """Tournament metadata, fixed at creation; in every view and listing."""
+    """Tournament metadata, fixed at creation; in every view and listing. Private unless
+    the match was created with ``public_metadata``: then only the owning organiser and the
+    admin see it, and everybody else sees ``external_id`` null and ``tags`` []."""
 
     external_id = fields.String(allow_none=True, required=True)
     tags = fields.List(fields.String(), required=True)
@@ -261,7 +270,8 @@ class ClaimSchema(Schema):
         "description": "Optional client entropy, public, mixed into every hand seed (see "
                        "docs/fairness.md)"})
     external_id = PlainText(max_length=128, allow_none=True, metadata={
-        "description": "Optional: the player's id in the caller's system (shown in views)"})
+        "description": "Optional: the player's id in the caller's system (in the owner's "
+                       "views; in everybody's with public_metadata)"})
     invite_code = fields.String(allow_none=True, validate=[validate.Length(max=64),
                                                           unicode_text], metadata={
         "description": "The match's invite code, when its creator set one"})

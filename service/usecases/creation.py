@@ -59,6 +59,7 @@ class NewMatch:
     external_id: str | None = None
     tags: tuple[str, ...] = ()
     player_ids: tuple[str | None, ...] = ()
+    public_metadata: bool = False
 
 
 def has_open_seats(body: Mapping[str, Any]) -> bool:
@@ -188,7 +189,8 @@ class MatchCreation:
         events[2:2] = clock_events(body.get("clock"))
         return NewMatch(variant, options, names, events, match_secrets, owner,
                         body.get("external_id"), tuple(dict.fromkeys(body.get("tags") or ())),
-                        tuple(p.get("external_id") for p in body["players"]))
+                        tuple(p.get("external_id") for p in body["players"]),
+                        bool(body.get("public_metadata")))
 
     def _first_deal(self, variant: Variant, options: Any, match_secrets: MatchSecrets,
                     body: Mapping[str, Any]) -> Deal:
@@ -226,7 +228,8 @@ class MatchCreation:
         return {"variant": new.variant.name, "seed": new.secrets.seed.hex(),
                 "entropy": json.dumps(list(new.secrets.entropy)),
                 "created_at": f"{time.time():.3f}", "owner": new.owner,
-                **meta_fields(new.external_id, new.tags, new.player_ids, new.names),
+                **meta_fields(new.external_id, new.tags, new.player_ids, new.names,
+                              new.public_metadata),
                 **(extra_meta or {})}
 
     def created(self, match_id: str, meta: Mapping[str, str],

@@ -109,7 +109,7 @@ class MatchQueries:
         if loaded.clock is not None:
             out["clock"] = loaded.clock.to_view()
         info = self.info(match_id)
-        return info.decorate(out) if info is not None else out
+        return info.decorate(out, viewer.is_full) if info is not None else out
 
     def events(self, match_id: str, token: str | None,
                after: int = 0) -> list[dict[str, Any]]:

@@ -79,8 +79,9 @@ def waiting_view(waiting: Waiting, viewer: Viewer) -> dict[str, Any]:
     body = json.loads(waiting.fields["body"])
     variant = VARIANTS[waiting.variant]
     options = variant.parse_options(body.get("options"), waiting.seats)
+    shown = viewer.is_full or bool(body.get("public_metadata"))
     seats = [{"seat": seat, "name": waiting.seat_field(seat, "name"),
-              "external_id": waiting.seat_field(seat, "external_id"),
+              "external_id": waiting.seat_field(seat, "external_id") if shown else None,
               "hand_count": 0, "open": waiting.is_open(seat)}
              for seat in range(waiting.seats)]
     out: dict[str, Any] = {
@@ -90,8 +91,8 @@ def waiting_view(waiting: Waiting, viewer: Viewer) -> dict[str, Any]:
         "discard_pile": [], "hands": [], "seats": seats,
         "open_seats": waiting.open_seats, "invite_only": bool(waiting.fields["invite"]),
         "created_at": waiting.created_at,
-        "external_id": body.get("external_id"),
-        "tags": tags_of(body)}
+        "external_id": body.get("external_id") if shown else None,
+        "tags": tags_of(body) if shown else []}
     aborted = waiting.aborted
     if aborted is not None:
         out.update(phase="aborted", ended={"by": "abort", "seat": None,

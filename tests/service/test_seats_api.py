@@ -60,7 +60,9 @@ def test_the_last_claim_deals_the_first_hand_with_every_players_name(client):
     view = client.get(f"/v1/matches/{match['id']}", headers=bearer(last.json["token"])).json
     assert view["phase"] != "waiting" and view["seat"] == 2 and len(view["hand"]) > 0
     assert [s["name"] for s in view["seats"]] == ["Ann", "Bob", "Cy"]
-    assert view["seats"][2]["external_id"] == "cy-7"
+    assert view["seats"][2]["external_id"] is None  # the owner's, not the table's
+    full = client.get(f"/v1/matches/{match['id']}", headers=ADMIN_AUTH).json
+    assert full["seats"][2]["external_id"] == "cy-7"
     started = client.get(f"/v1/matches/{match['id']}/events").json["events"][0]
     assert started["data"]["players"] == ["Ann", "Bob", "Cy"]
 

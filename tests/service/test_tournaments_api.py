@@ -72,20 +72,53 @@ def knock_out(client: FlaskClient, match: dict[str, Any]) -> None:
 
 
 class TestMetadata:
-    def test_metadata_is_in_every_view(self, client):
-        match = create(client, {}, gin(["tournament:spring", "round:3", "table:5"], "r3-t5"))
-        assert match["external_id"] == "r3-t5" and match["tags"][0] == "tournament:spring"
-        assert [s["external_id"] for s in match["seats"]] == ["fide-1", "fide-2"]
+    TAGS = ["tournament:spring", "round:3", "table:5"]
+
+    def views(self, client, match, owner):
+        """Every way a match is seen: the public, its owner, a seat, a past table, an
+        action's answer."""
         url = f"/v1/matches/{match['id']}"
-        views = [client.get(url).json, client.get(url, headers=ADMIN_AUTH).json,
-                 client.get(url, headers=bearer(match["seats"][1]["token"])).json,
-                 client.get(url + "/state?at=3").json,
-                 act(client, match, 1, {"type": "pass"})]
-        for view in views:
-            assert view["external_id"] == "r3-t5"
-            assert view["tags"] == ["tournament:spring", "round:3", "table:5"]
+        return {"public": client.get(url).json, "owner": client.get(url, headers=owner).json,
+                "seat": client.get(url, headers=bearer(match["seats"][1]["token"])).json,
+                "state": client.get(url + "/state?at=3").json,
+                "action": act(client, match, 1, {"type": "pass"})}
+
+    def test_the_owner_sees_the_metadata_and_nobody_else_by_default(self, client):
+        owner = organiser(client, "Spring Open")
+        match = create(client, owner, gin(self.TAGS, "r3-t5"))
+        assert match["external_id"] == "r3-t5" and match["tags"] == self.TAGS
+        assert [s["external_id"] for s in match["seats"]] == ["fide-1", "fide-2"]
+        for who, view in self.views(client, match, owner).items():
+            shown = who == "owner"
+            assert view["external_id"] == ("r3-t5" if shown else None), who
+            assert view["tags"] == (self.TAGS if shown else []), who
+            assert [(s["name"], s["external_id"]) for s in view["seats"]] == [
+                ("Ann", "fide-1" if shown else None), ("Bob", "fide-2" if shown else None)]
+
+    def test_public_metadata_is_in_every_view(self, client):
+        owner = organiser(client, "Spring Open")
+        match = create(client, owner, {**gin(self.TAGS, "r3-t5"), "public_metadata": True})
+        for who, view in self.views(client, match, owner).items():
+            assert (view["external_id"], view["tags"]) == ("r3-t5", self.TAGS), who
             assert [(s["name"], s["external_id"]) for s in view["seats"]] == [
                 ("Ann", "fide-1"), ("Bob", "fide-2")]
+
+    def test_the_lobby_shows_no_private_metadata(self, client):
+        owner = organiser(client, "Spring Open")
+        body = gin(self.TAGS, "r3-t5", players=[PLAYERS[0], {"open": True}])
+        waiting = create(client, owner, body)
+        listed_row = next(m for m in client.get("/v1/lobby").json["matches"]
+                          if m["id"] == waiting["id"])
+        public = client.get(f"/v1/matches/{waiting['id']}").json
+        for view in (listed_row, public):
+            assert (view["external_id"], view["tags"]) == (None, [])
+            assert [s["external_id"] for s in view["seats"]] == [None, None]
+        owned = client.get(f"/v1/matches/{waiting['id']}", headers=owner).json
+        assert (owned["external_id"], owned["tags"]) == ("r3-t5", self.TAGS)
+        assert owned["seats"][0]["external_id"] == "fide-1"
+        shown = create(client, owner, {**body, "public_metadata": True})
+        row = next(m for m in client.get("/v1/lobby").json["matches"] if m["id"] == shown["id"])
+        assert (row["external_id"], row["tags"]) == ("r3-t5", self.TAGS)
 
     def test_a_match_without_metadata_shows_empty_fields(self, client):
         match = create(client, {}, {"variant": "gin", "players": [{"name": "A"}, {"name": "B"}]})
@@ -199,7 +232,9 @@ class TestBatches:
         assert first["tags"] == ["table:1", "spring", "round:1", f"batch:{batch['id']}"]
         assert first["batch"] == batch["id"] and len(first["seats"]) == 2
         view = act(client, first, 1, {"type": "pass"})
-        assert view["seat"] == 1 and view["tags"] == first["tags"]
+        assert view["seat"] == 1 and view["tags"] == []  # the organiser's, not the seat's
+        owned = client.get(f"/v1/matches/{first['id']}", headers=club).json
+        assert owned["tags"] == first["tags"]
         by_tag = listed(client, club, f"?tag=batch:{batch['id']}")
         assert set(ids(by_tag)) == {m["id"] for m in batch["matches"]}
         stored = client.get(f"/v1/batches/{batch['id']}", headers=club).json
