@@ -494,9 +494,16 @@ class WebhookStore(Protocol):
 
 
 class Reports(Protocol):
-    """Verification reports, filed with their match."""
+    """Verification reports, filed with their match, each expiring; at most one verification
+    of a log version is queued or running at a time."""
+
+    def open(self, match_id: str, version: int, verification_id: str,
+             record: Mapping[str, Any]) -> str: ...
 
     def save(self, match_id: str, verification_id: str, record: Mapping[str, Any]) -> None: ...
+
+    def finish(self, match_id: str, verification_id: str, version: int | None,
+               record: Mapping[str, Any]) -> None: ...
 
     def get(self, match_id: str, verification_id: str) -> dict[str, Any] | None: ...
 

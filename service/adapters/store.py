@@ -449,20 +449,3 @@ def _block_slice_ms(client: redis.Redis) -> int:
     if not socket_timeout:
         return _MAX_BLOCK_SLICE_MS
     return max(1, min(_MAX_BLOCK_SLICE_MS, int(socket_timeout * 1000 / 2)))
-
-
-class VerificationReports:
-    """Verification reports of a match: ``{prefix}:{<match_id>}:verifications`` hash,
-    id -> JSON. Derived data: any report can be recomputed from the log."""
-
-    def __init__(self, store: RedisEventStore) -> None:
-        self._client = store.client
-        self._key = store.key
-
-    def save(self, match_id: str, verification_id: str, record: Mapping[str, Any]) -> None:
-        self._client.hset(self._key(match_id, "verifications"), verification_id,
-                          canonical_json(dict(record)))
-
-    def get(self, match_id: str, verification_id: str) -> dict[str, Any] | None:
-        raw = self._client.hget(self._key(match_id, "verifications"), verification_id)
-        return None if raw is None else dict(json.loads(_text(raw)))
