@@ -31,14 +31,15 @@ from service.adapters.jobs import JobQueue
 from service.adapters.lobby import LobbyStore
 from service.adapters.organisers import OrganiserKeys
 from service.adapters.presence import Presence
+from service.adapters.reports import VerificationReports
 from service.adapters.retention import FinishedMatches
-from service.adapters.store import RedisEventStore, VerificationReports, block_slice_ms
+from service.adapters.store import RedisEventStore, block_slice_ms
 from service.adapters.tickets import TicketStore
 from service.adapters.webhooks import Webhooks
 from service.adapters.work import WorkIndex
 from service.config import Settings
 from service.usecases.access import Access
-from service.usecases.audit import Audits, run_verification
+from service.usecases.audit import IN_FLIGHT_TTL_S, REPORT_TTL_S, Audits, run_verification
 from service.usecases.background import InProcessWork, QueuedWork, Work
 from service.usecases.clocks import Clocks
 from service.usecases.creation import MatchCreation
@@ -159,7 +160,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     organiser_keys = OrganiserKeys(client, prefix)
     catalog = MatchIndex(client, prefix)
     lobby = LobbyStore(client, prefix)
-    reports = VerificationReports(store)
+    reports = VerificationReports(client, store.key, REPORT_TTL_S, IN_FLIGHT_TTL_S, clock)
     feed = FeedStore(client, prefix)
     webhooks = Webhooks(client, prefix)
     work: Work
@@ -180,7 +181,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     ]
     if settings.embedded:
         finished = FinishedMatches(client, prefix, settings.keep_finished, catalog, tokens,
-                                   index)
+                                   index, reports.keys_of)
         subscribers.append(Retention(finished, [repository.forget]))
     runner = CommandRunner(repository, Subscribers(subscribers), work, steps_inline=in_process)
     clocks = Clocks(runner, reschedule=work.after, clock=clock)

@@ -22,6 +22,9 @@ class RateLimits:
     auth_failures: str = "30/minute"
     """401s (a token or ticket that names nobody) per client address; past it, requests
     with a token or ticket from that address get 429."""
+    verifications: str = "10/minute"
+    """Verification requests, per client address and, separately, per match: anybody may
+    ask, and each request that is not answered by one in flight costs a worker a replay."""
 
 
 @dataclass(frozen=True)
@@ -102,4 +105,4 @@ def _limits() -> RateLimits | None:
     return RateLimits(**{name: os.environ.get(f"RUMMY_LIMIT_{name.upper()}",
                                               getattr(defaults, name))
                          for name in ("create", "actions", "tickets", "streams",
-                                      "auth_failures")})
+                                      "auth_failures", "verifications")})

@@ -99,14 +99,27 @@ class IdempotencyRecord:
 @dataclass(frozen=True)
 class SeatClaim:
     """What ``claim_seat`` (or ``leave_seat``) did: ``status`` is one of store_scripts'
-    ``NO_LOBBY``, ``NOT_OPEN``, ``TAKEN``, ``NEED_START``, ``CLAIMED`` (``open_seats``
-    left), ``STARTED`` (the match now exists at ``version``) or ``LEFT`` (the seat is open
-    again; ``open_seats`` now)."""
+    ``NO_LOBBY``, ``NOT_OPEN``, ``TAKEN``, ``NEED_START`` (the last seat, claimed without
+    a start or with one decided from an older lobby), ``CLAIMED`` (``open_seats`` left),
+    ``STARTED`` (the match now exists at ``version``) or ``LEFT`` (the seat is open again;
+    ``open_seats`` now)."""
 
     status: int
     open_seats: int | None = None
     version: int = 0
     events: tuple[StoredEvent, ...] = ()
+
+
+@dataclass(frozen=True)
+class MatchStart:
+    """The first events and meta of a waiting match, decided from its lobby record as it
+    stood at ``revision`` (``Waiting.revision``). The claim of the last seat writes them
+    only while the lobby is still at that revision: had a player left or claimed a seat
+    since, the events would name a player who no longer holds the seat."""
+
+    events: Sequence[NewEvent]
+    meta: Mapping[str, str]
+    revision: str
 
 
 @dataclass(frozen=True)
@@ -242,6 +255,11 @@ class Waiting:
     def seat_field(self, seat: int, name: str) -> str | None:
         return self.fields.get(f"{name}:{seat}") or None
 
+    @property
+    def revision(self) -> str:
+        """Bumped by every claim and every leave: what a start was decided from."""
+        return self.fields.get("rev", "0")
+
     def token_hashes(self) -> list[str]:
         """Token hashes by seat; "" for a seat nobody holds yet."""
         return [self.fields.get(f"token:{seat}", "") for seat in range(self.seats)]
@@ -311,8 +329,7 @@ class EventStore(Protocol):
 
     def claim_seat(self, match_id: str, seat: int, token_hash: str,
                    fields: Mapping[str, str], lobby_ttl_s: int,
-                   start: tuple[Sequence[NewEvent], Mapping[str, str]] | None = None,
-                   ) -> SeatClaim: ...
+                   start: MatchStart | None = None) -> SeatClaim: ...
 
     def rotate_seat_token(self, match_id: str, seat: int, token_hash: str) -> str | None: ...
 
@@ -488,9 +505,16 @@ class WebhookStore(Protocol):
 
 
 class Reports(Protocol):
-    """Verification reports, filed with their match."""
+    """Verification reports, filed with their match, each expiring; at most one verification
+    of a log version is queued or running at a time."""
+
+    def open(self, match_id: str, version: int, verification_id: str,
+             record: Mapping[str, Any]) -> str: ...
 
     def save(self, match_id: str, verification_id: str, record: Mapping[str, Any]) -> None: ...
+
+    def finish(self, match_id: str, verification_id: str, version: int | None,
+               record: Mapping[str, Any]) -> None: ...
 
     def get(self, match_id: str, verification_id: str) -> dict[str, Any] | None: ...
 

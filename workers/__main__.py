@@ -3,8 +3,8 @@
 Two loops: the reconciler (``workers.reconciler``) on a thread runs every system step and
 clock check as it falls due in the work index (a few milliseconds each, no job, no fork),
 and moves due RQ job retries back onto their queues (no RQ scheduler process, no
-scheduler lock); RQ's ``SimpleWorker`` on the main thread runs the RQ jobs (verifications,
-webhook deliveries) in this process. When
+scheduler lock); RQ's ``SimpleWorker`` on the main thread runs the RQ jobs in this process,
+webhook deliveries before verifications (``QUEUES``). When
 Redis goes away, RQ's work loop ends; this process waits for Redis with backoff and starts
 a new work loop, so it rides out a Redis restart. SIGTERM or SIGINT stop it after the job
 in hand. Run as many as the load needs, on any machines, under a supervisor that restarts
@@ -19,7 +19,6 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -34,6 +33,9 @@ from workers.reconciler import BACKOFF_S, Reconciler
 
 log = logging.getLogger("rummy.worker")
 
+WORKER_QUEUES = (*QUEUES, *LEGACY)
+"""Every queue a worker takes jobs from, in the order it looks (``QUEUES`` first)."""
+
 
 class Worker(SimpleWorker):
     """RQ's in-process worker that also stops this process's loop on SIGTERM/SIGINT."""
@@ -46,11 +48,17 @@ class Worker(SimpleWorker):
         super().request_stop(signum, frame)
 
 
-def work_until_stopped(wiring: Wiring, stop: threading.Event, queues: Sequence[str]) -> None:
+def rq_worker(client: redis.Redis) -> Worker:
+    """A worker on ``WORKER_QUEUES``. RQ takes each next job from the first of its queues
+    that has one, so that order is the jobs' priority."""
+    return Worker(list(WORKER_QUEUES), connection=client)
+
+
+def work_until_stopped(wiring: Wiring, stop: threading.Event) -> None:
     """RQ work loops, one after another, until a stop is requested."""
     failures = 0
     while not stop.is_set():
-        worker = Worker(list(queues), connection=wiring.client)
+        worker = rq_worker(wiring.client)
         worker.stop = stop
         try:
             worker.work(logging_level="WARNING")
@@ -84,13 +92,11 @@ def main(url: str, prefix: str, burst: bool) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     wiring = bootstrap(Settings.from_env(redis_url=url, key_prefix=prefix), in_process=False)
     context.use(wiring)
-    queues = (*QUEUES, *LEGACY)
-    reconciler = Reconciler(wiring.index, wiring.runner, wiring.clocks, retried_queues=queues,
-                            client=wiring.client)
+    reconciler = Reconciler(wiring.index, wiring.runner, wiring.clocks,
+                            retried_queues=WORKER_QUEUES, client=wiring.client)
     if burst:
         handled = reconciler.drain()
-        Worker(list(queues), connection=wiring.client).work(burst=True,
-                                                            logging_level="WARNING")
+        rq_worker(wiring.client).work(burst=True, logging_level="WARNING")
         log.info("burst: %d matches handled", handled + reconciler.drain())
         return
     stop = threading.Event()
@@ -99,7 +105,7 @@ def main(url: str, prefix: str, burst: bool) -> None:
     thread.start()
     log.info("worker %d ready: queues %s, prefix %r", os.getpid(), ",".join(QUEUES), prefix)
     try:
-        work_until_stopped(wiring, stop, queues)
+        work_until_stopped(wiring, stop)
     finally:
         stop.set()
         thread.join(timeout=5)

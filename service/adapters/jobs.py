@@ -1,4 +1,4 @@
-"""RQ queues: verifications and webhook deliveries, enqueued by name with ids, never objects.
+"""RQ queues: webhook deliveries and verifications, enqueued by name with ids, never objects.
 
 System steps are not RQ jobs: they are due in the work index (``service.adapters.work``)
 and workers run them from there, a few Redis commands each instead of RQ's thirty.
@@ -18,8 +18,12 @@ WEBHOOKS = "webhooks"
 LEGACY = ("scoring", "bonuses")
 """Step queues of earlier releases: workers still drain jobs queued there before an
 upgrade (each runs the step the match awaits)."""
-QUEUES = (REPLAYS, WEBHOOKS)
-"""Every queue a worker listens on (``python -m workers``), most urgent first."""
+QUEUES = (WEBHOOKS, REPLAYS)
+"""Every queue a worker listens on (``python -m workers``), most urgent first: a delivery
+is an organiser's backend waiting to hear of a move, a few milliseconds of work; anybody
+may ask for verifications, each a whole replay. A worker takes the next job from the
+first queue that has one, so no number of queued verifications delays a delivery by more
+than the one job in hand."""
 
 
 class JobQueue:

@@ -7,7 +7,9 @@ event store creates the match in the same script that takes the last seat).
 
   - ``variant``, ``body`` (the creation body, JSON), ``owner``, ``created_at``,
     ``creator`` (hash of the creator token), ``invite`` (hash of the invite code, or
-    ""), ``seats`` (how many), ``open`` (how many are still open);
+    ""), ``seats`` (how many), ``open`` (how many are still open), ``rev`` (bumped by
+    every claim and leave; absent is 0: the last claim starts the match only from the
+    revision it decided the first events from);
   - per seat ``n``: ``seat:<n>`` (``open`` or ``named``), and once the seat has a player
     ``name:<n>``, ``token:<n>`` (token hash), ``entropy:<n>``, ``external_id:<n>``.
 

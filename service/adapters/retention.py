@@ -10,21 +10,22 @@ safe ones to drop; live matches are never touched. Real Redis deployments do not
 event's time). ``FinishedMatches.record`` adds one and deletes every one beyond ``keep``,
 oldest first. Deleting a match removes:
 
-- its own keys (``PER_MATCH_SUFFIXES``), in one DEL: they share the match's hash tag, so
-  one Cluster slot;
+- its own keys (``PER_MATCH_SUFFIXES``, and its verification reports: ``derived``), in
+  one DEL: they share the match's hash tag, so one Cluster slot;
 - its entries in the global indexes, one single-key command each: ``{prefix}:matches``
   and the catalog's tag, external id and owner indexes (``MatchIndex.remove``), its seat
   tokens in ``{prefix}:tokens`` (their hashes are in its meta), the work index.
 
-Left to expire or to their own caps: stream tickets (``:ticket:*``, 60 s) and idempotency
-claims (``:claim:*``, seconds) of the match; feed messages and webhook deliveries that
+Left to expire or to their own caps: stream tickets (``:ticket:*``, 60 s), idempotency
+claims (``:claim:*``, seconds) and a verification in flight (``:verifying:*``, an hour at
+most) of the match; feed messages and webhook deliveries that
 mention it (capped per organiser and per webhook); a batch record's list of ids (listings
 skip matches that are gone).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import redis
@@ -33,7 +34,7 @@ from service.adapters.auth import TokenIndex
 from service.adapters.catalog import MatchIndex, MatchInfo
 from service.adapters.work import KINDS, WorkIndex
 
-PER_MATCH_SUFFIXES = ("events", "meta", "idem", "verifications", "presence", "acted", "live")
+PER_MATCH_SUFFIXES = ("events", "meta", "idem", "presence", "acted", "live")
 """Every lasting per-match key ``{prefix}:{<match_id>}:<suffix>`` (tests guard the list)."""
 
 
@@ -45,7 +46,8 @@ class FinishedMatches:
     """The finished-match record of embedded mode, and the deletion of the oldest ones."""
 
     def __init__(self, client: redis.Redis, prefix: str, keep: int, index: MatchIndex,
-                 tokens: TokenIndex, work: WorkIndex) -> None:
+                 tokens: TokenIndex, work: WorkIndex,
+                 derived: Callable[[str], Sequence[str]]) -> None:
         if keep < 1:
             raise ValueError(f"keep must be at least 1, got {keep}")
         self._client = client
@@ -55,6 +57,7 @@ class FinishedMatches:
         self._index = index
         self._tokens = tokens
         self._work = work
+        self._derived = derived
 
     def record(self, match_id: str, finished_at: float) -> list[str]:
         """Note a finished match; delete the finished ones beyond ``keep``. Returns the
@@ -80,7 +83,7 @@ class FinishedMatches:
         if meta:
             self._unindex(match_id, meta)
         self._client.delete(*(self.match_key(match_id, suffix)
-                              for suffix in PER_MATCH_SUFFIXES))
+                              for suffix in PER_MATCH_SUFFIXES), *self._derived(match_id))
         self._client.zrem(self.key, match_id)
 
     def _unindex(self, match_id: str, meta: Mapping[str, str]) -> None:

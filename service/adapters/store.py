@@ -39,6 +39,7 @@ from service.ports import (
     IdempotencyKeyReused,
     IdempotencyRecord,
     MatchExists,
+    MatchStart,
     NewEvent,
     SeatClaim,
     StoredEvent,
@@ -235,14 +236,15 @@ class RedisEventStore:
         token_hash: str,
         fields: Mapping[str, str],
         lobby_ttl_s: int,
-        start: tuple[Sequence[NewEvent], Mapping[str, str]] | None = None,
+        start: MatchStart | None = None,
     ) -> SeatClaim:
         """Claim an open seat of a waiting match (its ``lobby`` hash) in one script.
 
         ``start`` (the first events and the meta) is sent by a caller who read this seat as
         the last open one: the match is then created in the same script, with every seat's
         token hash taken from the lobby, and the lobby is deleted. A claim that turns out
-        to be the last without ``start`` changes nothing and says ``NEED_START``.
+        to be the last without ``start``, or with one decided from an older revision of the
+        lobby, changes nothing and says ``NEED_START``.
         """
         keys = [self._key(match_id, suffix) for suffix in ("lobby", "events", "meta")]
         args = [str(seat), token_hash, str(lobby_ttl_s), str(len(fields)),
@@ -251,11 +253,10 @@ class RedisEventStore:
         if start is None:
             args.append("0")
         else:
-            events, meta = start
-            pairs = _check_meta(meta)
-            stored = _chain(events, 0, GENESIS_HASH, f"create:{match_id}", self._now())
+            pairs = _check_meta(start.meta)
+            stored = _chain(start.events, 0, GENESIS_HASH, f"create:{match_id}", self._now())
             last_hash = stored[-1].hash if stored else GENESIS_HASH
-            args += ["1", str(len(stored)), last_hash, str(len(pairs) // 2), *pairs,
+            args += ["1", start.revision, str(len(stored)), last_hash, str(len(pairs) // 2), *pairs,
                      str(len(stored)), *_encode(stored)]
         reply = self._claim_script(keys=keys, args=args)
         status = int(reply[0])
@@ -448,20 +449,3 @@ def _block_slice_ms(client: redis.Redis) -> int:
     if not socket_timeout:
         return _MAX_BLOCK_SLICE_MS
     return max(1, min(_MAX_BLOCK_SLICE_MS, int(socket_timeout * 1000 / 2)))
-
-
-class VerificationReports:
-    """Verification reports of a match: ``{prefix}:{<match_id>}:verifications`` hash,
-    id -> JSON. Derived data: any report can be recomputed from the log."""
-
-    def __init__(self, store: RedisEventStore) -> None:
-        self._client = store.client
-        self._key = store.key
-
-    def save(self, match_id: str, verification_id: str, record: Mapping[str, Any]) -> None:
-        self._client.hset(self._key(match_id, "verifications"), verification_id,
-                          canonical_json(dict(record)))
-
-    def get(self, match_id: str, verification_id: str) -> dict[str, Any] | None:
-        raw = self._client.hget(self._key(match_id, "verifications"), verification_id)
-        return None if raw is None else dict(json.loads(_text(raw)))

@@ -62,10 +62,13 @@ return {0, tonumber(ARGV[6])}
 )
 
 # KEYS: lobby, events, meta. ARGV: seat, token hash, lobby ttl (s), field pair count,
-# field pairs..., then "1" and CREATE's arguments when the caller read this seat as the
-# last open one (else "0"). Claiming the last seat starts the match in the same script:
-# the claim and the first events land together or not at all. Token hashes and the
-# creator's are copied from the lobby itself, so a rotation made meanwhile is kept.
+# field pairs..., then "1", the lobby revision the start was decided from and CREATE's
+# arguments when the caller read this seat as the last open one (else "0"). Claiming the
+# last seat starts the match in the same script: the claim and the first events land
+# together or not at all, and only if the lobby is still at the revision the events were
+# decided from (every claim and leave bumps ``rev``), so they name exactly the players
+# who hold the seats; else {NEED_START}, and the caller decides again. Token hashes and
+# the creator's are copied from the lobby itself, so a rotation made meanwhile is kept.
 CLAIM = (
     _XADD_EVENTS
     + """
@@ -78,11 +81,15 @@ local open = tonumber(redis.call('HGET', KEYS[1], 'open'))
 local nfields = tonumber(ARGV[4])
 local at = 5 + 2 * nfields
 if open == 1 and ARGV[at] ~= '1' then return {13} end
+local revision = redis.call('HGET', KEYS[1], 'rev') or '0'
+if open == 1 and ARGV[at + 1] ~= revision then return {13} end
 if open == 1 and redis.call('EXISTS', KEYS[2], KEYS[3]) > 0 then return {5} end
+at = at + 1  -- past the revision: CREATE's arguments follow
 redis.call('HSET', KEYS[1], 'token:' .. seat, ARGV[2])
 if nfields > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 5, 4 + 2 * nfields)) end
 if open > 1 then
   redis.call('HINCRBY', KEYS[1], 'open', -1)
+  redis.call('HINCRBY', KEYS[1], 'rev', 1)
   redis.call('EXPIRE', KEYS[1], ARGV[3])
   return {14, open - 1}
 end
@@ -108,7 +115,8 @@ return {15, tonumber(ARGV[at + 1])}
 # live key ttl ms. A player gives back an open seat they claimed, before the match starts:
 # the seat is open again (its player's fields and token hash go, ``open`` grows by one) and
 # the token is announced revoked (``why`` = ``left``) on the live stream, so a stream it
-# opened ends in whichever process holds it. Replies {NO_LOBBY} (started or expired),
+# opened ends in whichever process holds it; ``rev`` is bumped (a start decided before
+# names the player who left: see CLAIM). Replies {NO_LOBBY} (started or expired),
 # {NOT_OPEN} (the creator named this seat), {TAKEN} (somebody else holds it) or
 # {LEFT, open seats}.
 LEAVE = """
@@ -120,6 +128,7 @@ if redis.call('HGET', KEYS[1], 'token:' .. seat) ~= ARGV[2] then return {12} end
 redis.call('HDEL', KEYS[1], 'token:' .. seat, 'name:' .. seat, 'entropy:' .. seat,
            'external_id:' .. seat)
 local open = redis.call('HINCRBY', KEYS[1], 'open', 1)
+redis.call('HINCRBY', KEYS[1], 'rev', 1)
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'seat', seat, 'revoked', ARGV[2],
            'why', 'left')
 redis.call('PEXPIRE', KEYS[2], ARGV[4])

@@ -59,13 +59,20 @@ class Export(MethodView):
 class Verifications(MethodView):
     @blp.response(202, VerificationSchema)
     @blp.doc(security=ANYONE)
-    @blp.errors(401, 404)
+    @blp.errors(401, 404, 409, 422, 429)
     def post(self, match_id: str) -> Any:
         """Verify the match from its full log with a ``replays`` job.
 
         Checks the hash chain, every deal against its seed commitment and revealed seed,
         every seat's events against the rules, and every score against a fresh
         recomputation. Poll the returned resource (``Location``) until ``finished``.
+
+        Anybody who may see the match may ask, no token needed. While a verification of
+        the log's present version is queued or running, asking again answers that one
+        (same ``id`` and ``Location``, 202) instead of queueing another; once it has
+        finished, asking again verifies the log afresh. Requests are limited per client
+        address and per match (429 ``rate_limited``). A record is kept for a day after
+        its last change, then its ``Location`` is a 404 ``verification_not_found``.
         """
         created = use_cases().audits.request_verification(match_id, bearer_token())
         location = f"/v1/matches/{match_id}/verifications/{created['id']}"
@@ -78,5 +85,5 @@ class Verification(MethodView):
     @blp.doc(security=ANYONE)
     @blp.errors(401, 404)
     def get(self, match_id: str, verification_id: str) -> Any:
-        """A verification: its status and, once finished, the report."""
+        """A verification: its status and, once finished, the report (kept a day)."""
         return use_cases().audits.verification(match_id, verification_id, bearer_token())

@@ -1,6 +1,6 @@
 """Abuse limits (Flask-Limiter): match creation without an organiser's token, seat claims,
 log audits, stream opens and failed authentications per client address, actions and stream
-tickets per token.
+tickets per token, verification requests per client address and per match.
 
 Counters live in the same Redis as the matches (``{prefix}:limits:...``), so every API
 process shares them; embedded mode counts in memory. A refused request gets 429
@@ -60,6 +60,12 @@ def organiser_or_admin() -> bool:
 def credentials_sent() -> bool:
     """Whether the request names a caller: a bearer token (well-formed or not) or a ticket."""
     return request.headers.get("Authorization") is not None or bool(request.args.get("ticket"))
+
+
+def match_in_path() -> str:
+    """The match a request names: a budget shared by every address that asks about it
+    (verifications), so rotating addresses does not multiply one match's jobs."""
+    return "match:" + str((request.view_args or {}).get("match_id", ""))
 
 
 class StorageOutageLog(logging.Filter):
@@ -187,3 +193,5 @@ def limit_abuse(app: Flask, settings: Settings) -> None:
     limit("feed.FeedTickets", limits.tickets, ["POST"], key_func=token_or_address)
     limit("matches.Stream", limits.streams, ["GET"])
     limit("feed.Feed", limits.streams, ["GET"])
+    limit("audit.Verifications", limits.verifications, ["POST"])
+    limit("audit.Verifications", limits.verifications, ["POST"], key_func=match_in_path)

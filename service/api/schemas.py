@@ -653,6 +653,11 @@ class VerificationSchema(Schema):
     match_id = fields.String(required=True)
     status = fields.String(required=True, metadata={"description": "queued, running or finished"})
     requested_at = fields.Float()
+    version = fields.Integer(metadata={
+        "description": "The log's version when it was asked for: asking again while this "
+                       "one is queued or running and the log is still at this version "
+                       "answers this one. The job verifies the log as it stands when it "
+                       "runs (the report's ``events``)."})
     report = Verbatim(VerificationReportSchema, metadata={
         "description": "Once finished: the verdict, per check (see docs/fairness.md)"})
 

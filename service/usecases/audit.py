@@ -3,6 +3,12 @@
 ``Audits`` files a request and hands it to background work; ``run_verification`` is the
 work, run by the ``replays`` job in real mode and in-process in embedded mode; the report
 is filed with the match (``Reports``) for ``GET .../verifications/{id}``.
+
+Anybody who may see a match may ask (a log is public once its match ends, and anyone may
+check a provably fair deal), so what asking costs is bounded here and at the API: a
+request while a verification of the same log version is queued or running answers that
+one instead of queueing another job (the API also limits requests per address and per
+match), and every record expires.
 """
 
 from __future__ import annotations
@@ -19,11 +25,22 @@ from service.usecases.errors import NotFound, storable
 from service.usecases.queries import MatchQueries
 from service.usecases.repository import Repository
 
+REPORT_TTL_S = 24 * 3600
+"""How long a verification's record is kept after its last change (a finished report: a
+day after it finished). A report is a snapshot of the log as it was read then; a client
+that wants one later asks again (or runs ``rummy verify`` on the export), so keeping it
+longer would only keep what anybody can recompute."""
+IN_FLIGHT_TTL_S = 3600
+"""How long a verification counts as queued or running unless it finishes: past a replay
+job's worst case (3 attempts of at most 600 s and 35 s of backoff, ``adapters.jobs``) and
+a queue's wait, so a lost job holds its log version back for an hour at most."""
+
 
 def run_verification(repository: Repository, reports: Reports, match_id: str,
                      verification_id: str) -> bool:
     """Verify the match (and its duplicate partner's deals, if any); file the report."""
-    reports.save(match_id, verification_id, {"status": "running"})
+    asked = reports.get(match_id, verification_id) or {}
+    reports.save(match_id, verification_id, {**asked, "status": "running"})
     records = [event.to_dict() for event in repository.stored(match_id)]
     verdict = verify(records, VARIANTS)
     partner = (repository.meta(match_id) or {}).get("duplicate_partner")
@@ -32,7 +49,8 @@ def run_verification(repository: Repository, reports: Reports, match_id: str,
         check = duplicate_deals(records, partner_records, partner)
         verdict.checks[check.name] = check
     report = verdict.to_dict()
-    reports.save(match_id, verification_id, {"status": "finished", "report": report})
+    reports.finish(match_id, verification_id, asked.get("version"),
+                   {**asked, "status": "finished", "report": report})
     return bool(report["ok"])
 
 
@@ -46,13 +64,16 @@ class Audits:
         self._verify_later = verify_later
 
     def request_verification(self, match_id: str, token: str | None) -> dict[str, Any]:
-        """Queue a replay job that verifies the whole log; returns its resource."""
+        """Queue a replay job that verifies the whole log as it stands, or answer the
+        verification of this log version that is queued or running already."""
         self.queries.access.viewer(match_id, token)
-        self.queries.load(match_id)
-        verification_id = uuid.uuid4().hex
-        record = {"status": "queued", "requested_at": round(time.time(), 3)}
-        self._reports.save(match_id, verification_id, record)
-        self._verify_later(match_id, verification_id)
+        version = self.queries.load(match_id).version
+        asked = uuid.uuid4().hex
+        record = {"status": "queued", "requested_at": round(time.time(), 3),
+                  "version": version}
+        verification_id = self._reports.open(match_id, version, asked, record)
+        if verification_id == asked:
+            self._verify_later(match_id, verification_id)
         return self.verification(match_id, verification_id, token)
 
     def verification(self, match_id: str, verification_id: str,
@@ -61,7 +82,8 @@ class Audits:
         record = self._reports.get(match_id, verification_id) if storable(match_id) else None
         if record is None:
             raise NotFound("verification_not_found",
-                           f"no verification {verification_id!r} of match {match_id!r}")
+                           f"no verification {verification_id!r} of match {match_id!r} "
+                           "(or it expired)")
         return {"id": verification_id, "match_id": match_id, **record}
 
     def run(self, match_id: str, verification_id: str) -> bool:

@@ -4,7 +4,9 @@ A match created with open seats (``{"open": true}`` among its players) waits: no
 dealt until every seat is taken. Anybody may claim an open seat (with the invite code,
 when the creator set one) and gets that seat's token, once. The last claim starts the
 match: its first events are decided then, with every player's name, and written in the
-same atomic step that takes the seat, so a match is never half started.
+same atomic step that takes the seat, so a match is never half started; that step also
+checks the lobby is as the events were decided from (its revision), so a player who left
+meanwhile is never recorded in place of the one who holds the seat.
 
 A seat's token can be replaced by the match's organiser or by its creator (the creator
 token every creation returns); the old token stops working at once, in every process,
@@ -31,6 +33,7 @@ from service.ports import (
     EventStore,
     Lobby,
     MatchInfo,
+    MatchStart,
     SeatClaim,
     Waiting,
 )
@@ -168,9 +171,9 @@ class Seats:
             raise _seat_taken(seat)
         return waiting
 
-    def _start(self, waiting: Waiting, seat: int,
-               body: Mapping[str, Any]) -> tuple[list[Any], dict[str, str]]:
-        """The first events and meta of the match, as the last open seat is taken."""
+    def _start(self, waiting: Waiting, seat: int, body: Mapping[str, Any]) -> MatchStart:
+        """The first events and meta of the match, as the last open seat is taken, decided
+        from the lobby as ``waiting`` read it (the claim refuses them if it changed)."""
         created = json.loads(waiting.fields["body"])
         players = []
         for n, player in enumerate(created["players"]):
@@ -185,7 +188,7 @@ class Seats:
         variant = VARIANTS[waiting.variant]
         options = variant.parse_options(full.get("options"), len(players))
         new = self._creation.decide_new(variant, options, full, waiting.fields["owner"])
-        return to_store(new.events), self._creation.meta_of(new)
+        return MatchStart(to_store(new.events), self._creation.meta_of(new), waiting.revision)
 
     def _claimed(self, waiting: Waiting, seat: int, body: Mapping[str, Any], token: str,
                  claim: SeatClaim) -> dict[str, Any]:

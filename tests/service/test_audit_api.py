@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 import redis
 from click.testing import CliRunner
+from flask import Flask
 from flask.testing import FlaskClient
+from rq import Queue
 
 from domain.audit import parse_ndjson, verify
 from domain.chain import GENESIS_HASH, canonical_json, event_hash
@@ -23,8 +25,13 @@ from domain.fairness import hand_seed, shuffled_deck
 from domain.gin import GIN
 from domain.gin.options import GinOptions
 from domain.variants import VARIANTS
+from service.adapters.jobs import REPLAYS
+from service.api.app import create_app
 from service.cli import main as rummy
-from tests.service.conftest import ADMIN_AUTH, bearer
+from service.config import Settings
+from service.usecases.audit import REPORT_TTL_S
+from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer, create
+from tests.service.test_matches_api import act
 
 
 def play_out(client: FlaskClient, target: int = 60, entropy: str | None = "lucky 7",
@@ -243,6 +250,69 @@ class TestVerification:
         response = client.get(f"/v1/matches/{finished['id']}/verifications/nope")
         assert (response.status_code, response.json["code"]) == (404, "verification_not_found")
         assert client.post("/v1/matches/nope/verifications").status_code == 404
+
+
+# --- requests: anybody may ask; one job per log version in flight; records expire --------
+
+
+@pytest.fixture
+def queued(redis_client: redis.Redis, key_prefix: str) -> Any:
+    """The app as real mode runs it: a verification is a ``replays`` job left to workers."""
+    settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix=key_prefix)
+    app = create_app(settings, client=redis_client, jobs_inline=False)
+    yield app
+    replays = Queue(REPLAYS, connection=redis_client)
+    for job_id in replay_jobs(redis_client, key_prefix):
+        replays.remove(job_id)
+    app.extensions["rummy"].close()
+
+
+def replay_jobs(redis_client: redis.Redis, key_prefix: str) -> list[str]:
+    """This test's jobs in the ``replays`` queue (other tests may share the real one)."""
+    return [job_id for job_id in Queue(REPLAYS, connection=redis_client).job_ids
+            if job_id.startswith(f"{key_prefix}-")]
+
+
+def report_keys(redis_client: redis.Redis, key_prefix: str, match_id: str) -> list[bytes]:
+    return list(redis_client.scan_iter(match=f"{key_prefix}:{{{match_id}}}:verif*"))
+
+
+class TestVerificationRequests:
+    def test_asking_again_while_one_is_in_flight_answers_that_one(
+            self, queued: Flask, redis_client: redis.Redis, key_prefix: str) -> None:
+        client = queued.test_client()
+        match = create(client)
+        url = f"/v1/matches/{match['id']}/verifications"
+        answers = [client.post(url) for _ in range(5)]
+        assert {answer.status_code for answer in answers} == {202}
+        first = answers[0].json
+        assert {answer.json["id"] for answer in answers} == {first["id"]}
+        assert {answer.headers["Location"] for answer in answers} == {f"{url}/{first['id']}"}
+        assert (first["status"], first["version"]) == ("queued", match["version"])
+        assert len(replay_jobs(redis_client, key_prefix)) == 1
+
+        assert act(client, match, 1, {"type": "pass"}).status_code == 200
+        newer = client.post(url).json  # a new log version is worth its own job
+        assert newer["id"] != first["id"] and newer["version"] == match["version"] + 1
+        assert len(replay_jobs(redis_client, key_prefix)) == 2
+
+        queued.extensions["rummy"].audits.run(match["id"], newer["id"])  # a worker ran it
+        assert client.get(f"{url}/{newer['id']}").json["status"] == "finished"
+        fresh = client.post(url).json  # done: asking again verifies the log afresh
+        assert fresh["id"] not in (first["id"], newer["id"]) and fresh["status"] == "queued"
+        assert len(replay_jobs(redis_client, key_prefix)) == 3
+
+    def test_every_record_of_a_verification_expires(
+            self, queued: Flask, redis_client: redis.Redis, key_prefix: str) -> None:
+        client = queued.test_client()
+        match = create(client)
+        asked = client.post(f"/v1/matches/{match['id']}/verifications").json
+        queued.extensions["rummy"].audits.run(match["id"], asked["id"])
+        client.post(f"/v1/matches/{match['id']}/verifications")  # one left queued
+        keys = report_keys(redis_client, key_prefix, match["id"])
+        assert keys
+        for key in keys:
+            assert 0 < redis_client.ttl(key) <= REPORT_TTL_S, key
 
 
 class TestExport:

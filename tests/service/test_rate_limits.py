@@ -67,6 +67,25 @@ def test_tickets_and_stream_opens_are_limited(tight):
     refused_properly(tight.get(url + "/stream?after=100"))
 
 
+def test_verifications_are_limited_per_address_and_per_match(request, redis_client,
+                                                             key_prefix):
+    """Anybody may ask for a verification, but not without end: a budget per address and
+    one per match, however many addresses ask."""
+    limits = RateLimits(verifications="3/minute")
+    client = limited_app(request, redis_client, key_prefix, limits).test_client()
+    first, second = create(client), create(client)
+
+    def verify(match: dict, address: str):
+        return client.post(f"/v1/matches/{match['id']}/verifications",
+                           environ_base={"REMOTE_ADDR": address})
+
+    answers = [verify(first, "192.0.2.1").status_code for _ in range(3)]
+    assert answers == [202, 202, 202]
+    refused_properly(verify(second, "192.0.2.1"))  # this address's budget is spent
+    refused_properly(verify(first, "192.0.2.2"))  # and so is this match's
+    assert verify(second, "192.0.2.2").status_code == 202
+
+
 def test_the_defaults_leave_room_for_a_whole_game_played_at_machine_speed(
         request, redis_client, key_prefix):
     """A whole match, each seat knocking when it can and else discarding its best card,
@@ -97,7 +116,9 @@ def sensible(view: dict) -> dict:
 
 def test_the_limits_come_from_the_environment(monkeypatch):
     monkeypatch.setenv("RUMMY_LIMIT_ACTIONS", "10/second")
-    assert Settings.from_env().rate_limits == RateLimits(actions="10/second")
+    monkeypatch.setenv("RUMMY_LIMIT_VERIFICATIONS", "2/minute")
+    assert Settings.from_env().rate_limits == RateLimits(actions="10/second",
+                                                         verifications="2/minute")
     monkeypatch.setenv("RUMMY_RATE_LIMITS", "off")
     assert Settings.from_env().rate_limits is None
     assert Settings().rate_limits is None  # built in code (tests, tools): off

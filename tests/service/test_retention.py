@@ -50,7 +50,7 @@ def new_match(client: FlaskClient, number: int) -> dict[str, Any]:
 
 
 def leave_traces(client: FlaskClient, match: dict[str, Any]) -> None:
-    """Write every lasting per-match key: an idempotency record and a verification."""
+    """Write every per-match key: an idempotency record, a verification (which expires)."""
     url = f"/v1/matches/{match['id']}"
     bob = bearer(match["seats"][1]["token"])
     acted = client.post(url + "/actions", json=FIRST_MOVE,

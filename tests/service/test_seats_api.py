@@ -154,6 +154,43 @@ def test_only_one_of_two_racing_claims_gets_the_last_seat(client, app):
     assert sum(e["type"] == "MatchCreated" for e in events) == 1
 
 
+def test_the_last_claim_starts_the_match_with_whoever_holds_the_seats_then(client, app,
+                                                                        monkeypatch):
+    """Cy takes the last seat; between the lobby read and the start, Bob gives seat 1 back
+    and Eve claims it: the match starts with Eve (name, entropy, external id), who holds
+    the seat's token, never with Bob, who does not any more."""
+    match = open_match(client, players=[{"name": "Ann"}, {"open": True}, {"open": True}])
+    bob = claim(client, match, 1, "Bob", entropy="bob's", external_id="bob-1").json
+    seats = app.extensions["rummy"].seats
+    decide_start, meanwhile = seats._start, []
+
+    def swap_seat_1() -> None:
+        other = app.test_client()
+        meanwhile.append(other.post(f"/v1/matches/{match['id']}/seats/1/leave",
+                                    headers=bearer(bob["token"])).status_code)
+        eve = claim(other, match, 1, "Eve", entropy="eve's", external_id="eve-1")
+        meanwhile.append(eve.status_code)
+        meanwhile.append(eve.json["token"])
+
+    def paused(*args):
+        if not meanwhile:  # another request runs in the pause, as another process would
+            thread = threading.Thread(target=swap_seat_1)
+            thread.start()
+            thread.join()
+        return decide_start(*args)
+
+    monkeypatch.setattr(seats, "_start", paused)
+    cy = claim(client, match, 2, "Cy", entropy="cy's")
+    assert cy.status_code == 201 and cy.json["started"] is True
+    assert meanwhile[:2] == [200, 201]
+    events = client.get(f"/v1/matches/{match['id']}/events").json["events"]
+    assert events[0]["data"]["players"] == ["Ann", "Eve", "Cy"]
+    assert events[1]["data"]["entropy"] == ["", "eve's", "cy's"]
+    eve_view = client.get(f"/v1/matches/{match['id']}", headers=bearer(meanwhile[2])).json
+    assert eve_view["seat"] == 1
+    assert [s["external_id"] for s in eve_view["seats"]] == [None, "eve-1", None]
+
+
 def test_a_seat_streams_from_the_lobby_and_gets_its_own_cards_when_play_starts(client, app):
     match = open_match(client)
     ann = bearer(match["seats"][0]["token"])

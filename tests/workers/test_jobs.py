@@ -12,6 +12,9 @@ import time
 import pytest
 from rq import Queue, SimpleWorker
 
+import workers.jobs
+import workers.webhooks
+from service.adapters.jobs import REPLAYS, WEBHOOKS
 from service.adapters.work import STEPS, WorkIndex
 from service.api.app import create_app
 from service.config import Settings
@@ -19,6 +22,7 @@ from service.usecases.commands import RunStep
 from service.usecases.reconciling import index_everything
 from tests.service.conftest import ADMIN
 from tests.service.test_matches_api import knocked
+from workers.__main__ import rq_worker
 from workers.reconciler import LEASE_S, Reconciler
 
 
@@ -146,3 +150,29 @@ def test_a_step_job_of_an_earlier_release_still_runs(client, redis_client, key_p
     queue.enqueue("workers.jobs.run_scoring", match["id"], key_prefix, False)
     SimpleWorker([queue], connection=redis_client).work(burst=True)
     assert types(client, match).count("HandScored") == 1
+
+
+def test_a_webhook_delivery_runs_before_the_verifications_queued_ahead_of_it(
+        wiring, redis_client, key_prefix, monkeypatch):
+    """However many verifications wait, the next job a worker takes is the delivery an
+    organiser's backend waits for: a worker serves ``webhooks`` before ``replays``."""
+    ran: list[str] = []
+    monkeypatch.setattr(workers.jobs, "run_replay", lambda *args: ran.append("replay"))
+    monkeypatch.setattr(workers.webhooks, "run_delivery", lambda *args: ran.append("delivery"))
+    jobs = wiring.work.jobs
+    replays = [jobs.enqueue_replay("a-match", f"verification-{n}") for n in range(20)]
+    jobs.enqueue_delivery("an-organiser", "a-webhook", "a-delivery")
+    try:
+        rq_worker(redis_client).work(burst=True, max_jobs=1)
+        assert ran == ["delivery"]
+        assert queued_here(redis_client, key_prefix, REPLAYS) == replays
+    finally:
+        for name in (REPLAYS, WEBHOOKS):  # the real Redis's queues are shared
+            for job_id in queued_here(redis_client, key_prefix, name):
+                Queue(name, connection=redis_client).remove(job_id)
+
+
+def queued_here(redis_client, key_prefix: str, queue: str) -> list[str]:
+    """This test's jobs in an RQ queue, in order."""
+    return [job_id for job_id in Queue(queue, connection=redis_client).job_ids
+            if job_id.startswith(f"{key_prefix}-")]

@@ -1,0 +1,118 @@
+"""Verification reports (``service.ports.Reports``): one expiring key each, and at most one
+verification in flight per log version of a match.
+
+- ``{prefix}:{<match_id>}:verification:<id>``: the record (JSON: ``status``,
+  ``requested_at``, ``version``, and ``report`` once finished), kept ``ttl_s`` after its
+  last write;
+- ``{prefix}:{<match_id>}:verifying:<version>``: the id of the verification of that log
+  version that is queued or running. ``open`` sets it with the record in one script, so
+  two requests never both queue a job for one version; ``finish`` removes it in the same
+  script that files the report; should the job be lost, it expires after ``in_flight_s``;
+- ``{prefix}:{<match_id>}:reports`` sorted set: id -> when its record expires, so the
+  records of a match can be found (``keys_of``: embedded mode's retention deletes them
+  with the match); pruned of expired ids as requests come, expiring with the last record.
+
+Derived data: any report can be recomputed from the log, so losing one costs a replay.
+Every key carries the match's hash tag (one Cluster slot), so each script touches one slot.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import redis
+
+from domain.chain import canonical_json
+
+# Shared: write the record (KEYS[1], ARGV[2]) for ttl ARGV[3] s and note in the index
+# (KEYS[2]) that id ARGV[1] expires at ARGV[4].
+_FILE = """
+local function file()
+  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+  redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
+  redis.call('EXPIRE', KEYS[2], ARGV[3])
+end
+"""
+
+# KEYS: the new record, the index, the version's in-flight pointer. ARGV: new id, record,
+# record ttl (s), its expiry (epoch s), pointer ttl (s), now (epoch s). Replies the id in
+# flight for the version: the one found (nothing is written), else the new one, filed.
+OPEN = _FILE + """
+local current = redis.call('GET', KEYS[3])
+if current then return current end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[6])
+file()
+redis.call('SET', KEYS[3], ARGV[1], 'EX', ARGV[5])
+return ARGV[1]
+"""
+
+# KEYS: the record, the index, the version's in-flight pointer. ARGV: id, record, record
+# ttl (s), its expiry (epoch s), "1" to free the version (only if the pointer still names
+# this verification) or "0".
+SAVE = _FILE + """
+file()
+if ARGV[5] == '1' and redis.call('GET', KEYS[3]) == ARGV[1] then redis.call('DEL', KEYS[3]) end
+return 0
+"""
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+class VerificationReports:
+    """Verification records of every match, each expiring (``ttl_s``)."""
+
+    def __init__(self, client: redis.Redis, key: Callable[[str, str], str], ttl_s: int,
+                 in_flight_s: int, clock: Callable[[], float] = time.time) -> None:
+        self._client = client
+        self._key = key
+        self._ttl_s = ttl_s
+        self._in_flight_s = in_flight_s
+        self._clock = clock
+        self._open = client.register_script(OPEN)
+        self._save = client.register_script(SAVE)
+
+    def _keys(self, match_id: str, verification_id: str, version: int | None) -> list[str]:
+        held = "none" if version is None else str(version)
+        return [self._key(match_id, f"verification:{verification_id}"),
+                self._key(match_id, "reports"), self._key(match_id, f"verifying:{held}")]
+
+    def open(self, match_id: str, version: int, verification_id: str,
+             record: Mapping[str, Any]) -> str:
+        """File ``record`` as the verification of ``version``, unless one of that version
+        is queued or running: then its id, and nothing is written."""
+        now = self._clock()
+        found = self._open(keys=self._keys(match_id, verification_id, version),
+                           args=[verification_id, canonical_json(dict(record)), self._ttl_s,
+                                 repr(now + self._ttl_s), self._in_flight_s, repr(now)])
+        return _text(found)
+
+    def save(self, match_id: str, verification_id: str, record: Mapping[str, Any]) -> None:
+        self._file(match_id, verification_id, None, record, free=False)
+
+    def finish(self, match_id: str, verification_id: str, version: int | None,
+               record: Mapping[str, Any]) -> None:
+        """File the finished record; ``version`` is free for a new verification (None:
+        the request's record was gone, so no version is known to be held)."""
+        self._file(match_id, verification_id, version, record, free=version is not None)
+
+    def _file(self, match_id: str, verification_id: str, version: int | None,
+              record: Mapping[str, Any], free: bool) -> None:
+        self._save(keys=self._keys(match_id, verification_id, version),
+                   args=[verification_id, canonical_json(dict(record)), self._ttl_s,
+                         repr(self._clock() + self._ttl_s), "1" if free else "0"])
+
+    def get(self, match_id: str, verification_id: str) -> dict[str, Any] | None:
+        raw = self._client.get(self._key(match_id, f"verification:{verification_id}"))
+        return None if raw is None else dict(json.loads(_text(raw)))
+
+    def keys_of(self, match_id: str) -> list[str]:
+        """Every key of the match's verifications that may still exist (a pointer in
+        flight aside: it goes within ``in_flight_s``)."""
+        index = self._key(match_id, "reports")
+        ids = [_text(raw) for raw in self._client.zrange(index, 0, -1)]
+        return [index, *(self._key(match_id, f"verification:{i}") for i in ids)]
