@@ -55,7 +55,12 @@ class Feed(MethodView):
         "description": "Server-Sent Events: `event: <kind>` (hand_scored, match_completed, "
                        "match_forfeited, match_aborted), `id` = the feed entry id, `data` = "
                        "the lifecycle message (as webhooks receive it). Resume with "
-                       "`Last-Event-ID` (or `?after=`); keep-alive comments when idle.",
+                       "`Last-Event-ID` (or `?after=`); keep-alive comments when idle. "
+                       "When the organiser key that opened the feed (or asked for its "
+                       "ticket) is revoked: `event: end`, `data: {\"reason\": "
+                       "\"key_revoked\"}`, no `id`, then the server closes the "
+                       "connection (in every API process, within a second or two); the "
+                       "key gets 401 from then on.",
         "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
     @blp.alt_response(400, schema=ErrorSchema)
     @blp.alt_response(401, schema=ErrorSchema)
@@ -91,5 +96,9 @@ class FeedTickets(MethodView):
     @blp.alt_response(429, schema=ErrorSchema)
     def post(self) -> Any:
         """A ticket for ``GET /v1/feed?ticket=...`` (browsers): the caller's feed, once,
-        within 60 seconds."""
+        within 60 seconds.
+
+        Bound to the key that asked: once that key is revoked the ticket lets nobody in
+        (401 ``invalid_ticket``).
+        """
         return use_cases().tickets.for_feed(bearer_token())

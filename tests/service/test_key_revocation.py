@@ -12,9 +12,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
 from flask.testing import FlaskClient
 
-from tests.service.conftest import ADMIN_AUTH, bearer
+from service.bootstrap import bootstrap
+from service.config import Settings
+from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer
 from tests.service.test_matches_api import DECK
 from tests.service.test_organisers_api import new_organiser
 from tests.service.test_stream_cutoff import SseReader
@@ -138,3 +141,30 @@ def test_the_admin_tokens_feed_ticket_still_lets_the_admin_in(client):
     feed = client.get(f"/v1/feed?ticket={issued.json['ticket']}")
     assert feed.status_code == 200 and feed.mimetype == "text/event-stream"
     feed.close()
+
+
+@pytest.fixture
+def wiring(redis_client, key_prefix):
+    settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix=key_prefix,
+                        sse_keepalive_ms=100)
+    wired = bootstrap(settings, redis_client, in_process=True)
+    yield wired
+    wired.close()
+
+
+def test_a_revocation_and_a_later_event_taken_together_end_the_stream_first(wiring):
+    """The hub may hand a stream the revocation and events appended after it in one
+    take; the take is checked whole before any of its events is sent."""
+    club = wiring.organisers.create(ADMIN, "club")
+    match = wiring.creation.create({"variant": "gin", "players": [{"name": "Ann"},
+                                                                   {"name": "Bob"}],
+                                    "options": {"first_dealer": 0}, "deck": DECK},
+                                   club["key"])
+    stream = wiring.streams.follow(match["id"], club["key"], match["version"], 100)
+    assert next(stream) is None  # caught up and subscribed: a keep-alive tick
+    hub, events_key = wiring.streams.live.hub, wiring.store.events_key(match["id"])
+    wiring.organisers.revoke(ADMIN, club["id"])
+    after = wiring.play.act(match["id"], match["seats"][1]["token"], {"type": "pass"})
+    wait_for(lambda: hub._positions.get(events_key) == f"{after['version']}-0")
+    assert next(stream) == {"end": {"reason": "key_revoked"}}
+    stream.close()
