@@ -66,6 +66,8 @@ def test_a_revocation_ends_the_keys_full_view_streams_and_nothing_after_it_reach
     url = f"/v1/matches/{match['id']}/stream?after={match['version'] + 3}"
     by_header = SseReader(client.get(url, headers=key))
     by_ticket = SseReader(client.get(f"{url}&ticket={ticket(client, match, key)}"))
+    another = organisers_match_to_knock(client, club["key"])  # one announcement ends both
+    of_another = SseReader(client.get(f"/v1/matches/{another['id']}/stream", headers=key))
     admin = SseReader(client.get(url, headers=ADMIN_AUTH))
     seat = SseReader(client.get(url, headers=bearer(match["seats"][0]["token"])))
     public = SseReader(client.get(url))
@@ -75,6 +77,8 @@ def test_a_revocation_ends_the_keys_full_view_streams_and_nothing_after_it_reach
     for reader in (by_header, by_ticket):
         reader.wait_closed(2)
         assert reader.items[-1] == ENDED and game_events(reader) == []
+    of_another.wait_closed(2)
+    assert of_another.items[-1] == ENDED
     assert time.monotonic() - started < 2
 
     knocked = client.post(f"/v1/matches/{match['id']}/actions",
@@ -90,6 +94,9 @@ def test_a_revocation_ends_the_keys_full_view_streams_and_nothing_after_it_reach
     assert client.get(url, headers=key).status_code == 401
     again = client.post(f"/v1/matches/{match['id']}/stream-tickets", headers=key)
     assert again.status_code == 401
+    client.post(f"/v1/matches/{match['id']}/abort", headers=ADMIN_AUTH, json={"reason": "end"})
+    for reader in (admin, seat, public):
+        reader.wait_closed(2)
 
 
 def test_a_revocation_ends_the_keys_feed_and_no_other_organisers(client):
@@ -121,6 +128,9 @@ def test_a_revocation_ends_the_keys_feed_and_no_other_organisers(client):
         assert reader.items == [ENDED]
     refused = client.get("/v1/feed", headers=key)
     assert (refused.status_code, refused.json["code"]) == (401, "invalid_token")
+    revoke(client, other)
+    theirs.wait_closed(2)
+    assert theirs.items[-1] == ENDED
 
 
 def test_a_feed_ticket_issued_before_a_revocation_lets_nobody_in(client):
