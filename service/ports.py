@@ -466,6 +466,16 @@ class Organisers(Protocol):
 
     def lookup_hash(self, digest: str) -> str | None: ...
 
+    def revocations_key(self, organiser_id: str) -> str:
+        """The stream key on which the organiser's key is announced revoked (what the
+        streams that key opened follow beside their own)."""
+
+    def last_revocation(self, organiser_id: str) -> str:
+        """The newest entry id of ``revocations_key`` ("0-0" when it has none)."""
+
+    def revoked_hash(self, fields: Mapping[Any, Any]) -> str | None:
+        """The key hash a ``revocations_key`` entry announces revoked, or None."""
+
 
 class Tickets(Protocol):
     """Stream tickets, kept hashed, taken once."""

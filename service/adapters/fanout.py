@@ -346,17 +346,22 @@ class StreamHub:
         return {key for key, entries in read if len(entries) >= self._count}
 
     def _companions(self, due: set[str]) -> list[str]:
-        """The due keys and every key a group watches with them, each group's keys in the
-        order it subscribed them. Read in that order in one pipeline and dispatched
-        together, an entry written to a later key before an entry of an earlier key is
-        never delivered after it: a match's streams list its events before its live key,
-        so a token's revocation reaches them no later than any event appended after it.
-        Called under the lock."""
-        ordered: dict[str, None] = {}
+        """The due keys and every key a group watches with them: first every group's
+        followed key (its first), then the companions. Read in that order in one
+        pipeline and dispatched together, a companion's entry written before a followed
+        key's entry is never delivered after it: a seat token's revocation (on the
+        match's live key) or an organiser key's (on a key every stream of that key
+        follows, whatever the match) reaches a stream no later than any event appended
+        after it. A companion shared by several matches' groups must come after all of
+        their followed keys, not only its own group's; no key is followed by one group
+        and a companion of another. Called under the lock."""
+        followed: dict[str, None] = {}
+        companions: dict[str, None] = {}
         for key in sorted(due):
             for group in self._key_groups.get(key, ()):
-                ordered.update(dict.fromkeys(group.keys))
-        return list(ordered)
+                followed[group.keys[0]] = None
+                companions.update(dict.fromkeys(group.keys[1:]))
+        return [*followed, *(key for key in companions if key not in followed)]
 
     def _read(self, positions: Mapping[str, str]) -> list[Batch]:
         """Each key's entries after its position: one single-key ``XREAD`` per key (so

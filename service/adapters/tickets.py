@@ -2,7 +2,8 @@
 
 - ``{prefix}:{<match_id>}:ticket:<sha256 of the ticket>`` -> who it lets in (a match's
   stream; the key lives in the match's Cluster slot);
-- ``{prefix}:feed:ticket:<sha256 of the ticket>`` -> the organiser id (the lifecycle feed).
+- ``{prefix}:feed:ticket:<sha256 of the ticket>`` -> ``<organiser id>:<the key's hash>``
+  (the lifecycle feed).
 
 The ticket itself is never stored. ``take`` is GETDEL, so a ticket lets in one request.
 """

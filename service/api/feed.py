@@ -9,13 +9,13 @@ from typing import Any
 from flask import current_app, request
 from flask.views import MethodView
 
-from service.api.base import BEARER, ApiBlueprint, sse_response, use_cases
+from service.api.base import BEARER, ApiBlueprint, bearer_token, sse_response, use_cases
 from service.api.schemas import ErrorSchema, TicketSchema
 from service.api.webhook_schemas import FeedQuerySchema
-from service.api.webhooks import calling_organiser
 from service.usecases.access import ORGANISER_CALLER
 from service.usecases.errors import Invalid
-from service.usecases.lifecycle import parse_entry_id
+from service.usecases.lifecycle import FeedItem, parse_entry_id
+from service.usecases.live import Ended
 
 blp = ApiBlueprint("feed", __name__, url_prefix="/v1/feed",
                    description="Lifecycle events of the caller's matches, live")
@@ -34,12 +34,15 @@ def _position(query: dict[str, Any]) -> str:
     return position
 
 
-def _sse(items: Iterator[tuple[str, dict[str, Any]] | None]) -> Iterator[bytes]:
+def _sse(items: Iterator[FeedItem]) -> Iterator[bytes]:
     yield b"retry: 2000\n\n"
     for item in items:
         if item is None:
             yield b": keep-alive\n\n"
             continue
+        if isinstance(item, Ended):
+            yield f"event: end\ndata: {json.dumps({'reason': item.reason})}\n\n".encode()
+            return
         entry_id, message = item
         yield (f"id: {entry_id}\nevent: {message.get('kind')}\n"
                f"data: {json.dumps(message)}\n\n").encode()
@@ -52,7 +55,12 @@ class Feed(MethodView):
         "description": "Server-Sent Events: `event: <kind>` (hand_scored, match_completed, "
                        "match_forfeited, match_aborted), `id` = the feed entry id, `data` = "
                        "the lifecycle message (as webhooks receive it). Resume with "
-                       "`Last-Event-ID` (or `?after=`); keep-alive comments when idle.",
+                       "`Last-Event-ID` (or `?after=`); keep-alive comments when idle. "
+                       "When the organiser key that opened the feed (or asked for its "
+                       "ticket) is revoked: `event: end`, `data: {\"reason\": "
+                       "\"key_revoked\"}`, no `id`, then the server closes the "
+                       "connection (in every API process, within a second or two); the "
+                       "key gets 401 from then on.",
         "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
     @blp.alt_response(400, schema=ErrorSchema)
     @blp.alt_response(401, schema=ErrorSchema)
@@ -68,11 +76,13 @@ class Feed(MethodView):
         (repeatable). The feed keeps about the last 5000 messages per organiser.
         """
         cases = use_cases()
-        owner = (cases.tickets.organiser_of(query["ticket"]) if query.get("ticket")
-                 else calling_organiser())
+        if query.get("ticket"):
+            owner, credential = cases.tickets.organiser_of(query["ticket"])
+        else:
+            owner, credential = cases.streams.feed_caller(bearer_token())
         after = _position(query)
         keepalive = current_app.config["SETTINGS"].sse_keepalive_ms
-        items = cases.streams.follow_feed(owner, after, query.get("tag", []),
+        items = cases.streams.follow_feed(owner, credential, after, query.get("tag", []),
                                           query.get("kind", []), keepalive)
         return sse_response(_sse(items))
 
@@ -86,5 +96,9 @@ class FeedTickets(MethodView):
     @blp.alt_response(429, schema=ErrorSchema)
     def post(self) -> Any:
         """A ticket for ``GET /v1/feed?ticket=...`` (browsers): the caller's feed, once,
-        within 60 seconds."""
-        return use_cases().tickets.for_feed(calling_organiser())
+        within 60 seconds.
+
+        Bound to the key that asked: once that key is revoked the ticket lets nobody in
+        (401 ``invalid_ticket``).
+        """
+        return use_cases().tickets.for_feed(bearer_token())

@@ -242,8 +242,10 @@ class Stream(MethodView):
                        "{\"reason\": ...}`, no `id`, then the server closes the connection: "
                        "`match_over` after the match's last event, `token_rotated` when the "
                        "seat token (or the ticket's token) that opened the stream was "
-                       "rotated, within a second or two in every API process; do not "
-                       "reconnect with the same credentials.",
+                       "rotated, `key_revoked` when the organiser key (or the ticket's "
+                       "key) that opened it was revoked, within a second or two in every "
+                       "API process (nothing appended after reaches it); do not reconnect "
+                       "with the same credentials.",
         "content": {"text/event-stream": {"schema": {
             "type": "string", "description": "Server-Sent Events; each stored event's "
                                              "`data:` is one Event (JSON), the same as an "

@@ -106,13 +106,19 @@ class Access:
             return None
         return self.organisers.lookup(token)
 
+    def organiser_by_hash(self, digest: str) -> str | None:
+        """``organiser`` by the token's hash (what a stream ticket or a stream remembers of
+        its token): ``ADMIN``, a live organiser key's organiser, else None."""
+        if self._admin_token and same_secret(digest, token_hash(self._admin_token)):
+            return ADMIN
+        return self.organisers.lookup_hash(digest)
+
     def owns_by_hash(self, match_id: str, digest: str) -> bool:
         """Whether the admin token or a live organiser key with this hash may see the whole
         match (a stream ticket's key, checked again when the ticket is used)."""
-        if self._admin_token and same_secret(digest, token_hash(self._admin_token)):
-            return True
-        organiser = self.organisers.lookup_hash(digest)
-        return organiser is not None and self.owner_of(match_id) == organiser
+        organiser = self.organiser_by_hash(digest)
+        return organiser == ADMIN or (organiser is not None
+                                      and self.owner_of(match_id) == organiser)
 
     def require_owner(self, match_id: str, token: str | None) -> str:
         """The calling organiser, who must own the match: another organiser's is a 404."""

@@ -29,6 +29,8 @@ from service.ports import (
     WebhookStore,
 )
 from service.usecases.following import Followed, Follower
+from service.usecases.live import Ended
+from service.usecases.revocation import KEY_REVOKED, KeyHolder
 from service.usecases.subscribers import Appended
 
 KIND_OF = {HAND_SCORED.name: "hand_scored", MATCH_COMPLETED.name: "match_completed",
@@ -116,11 +118,17 @@ def parse_entry_id(text: str) -> str | None:
     return f"{ms}-{seq}"
 
 
+FeedItem = tuple[str, dict[str, Any]] | Ended | None
+"""A feed message (entry id, message), the feed's ``Ended``, or None: a keep-alive tick."""
+
+
 def follow_feed(hub: FanOut, feed: Feed, owner: str, after: str,
-                tags: Sequence[str], kinds: Sequence[str],
-                keepalive_ms: int) -> Iterator[tuple[str, dict[str, Any]] | None]:
+                tags: Sequence[str], kinds: Sequence[str], keepalive_ms: int,
+                holder: KeyHolder | None = None) -> Iterator[FeedItem]:
     """(entry id, message) for every feed message after ``after`` that matches, as they
     come; None marks a keep-alive tick. Messages filtered out still move the position.
+    A feed opened with an organiser key (``holder``) ends with ``Ended`` once the key is
+    revoked (``service.usecases.revocation``), before anything appended after it.
 
     The feed's key is followed with the one gap-free follower
     (``service.usecases.following``), as match streams follow theirs.
@@ -130,9 +138,13 @@ def follow_feed(hub: FanOut, feed: Feed, owner: str, after: str,
                         read=lambda position: [(entry, (entry, text)) for entry, text
                                                in feed.after(owner, position)],
                         decode=lambda entry, fields: (entry, feed.message(fields)))
-    follower = Follower(hub, followed, keepalive_ms / 1000)
+    follower = Follower(hub, followed, keepalive_ms / 1000,
+                        holder.watched() if holder is not None else None)
     try:
         backlog = follower.start()
+        if holder is not None and not holder.stands():
+            yield Ended(KEY_REVOKED)
+            return
         yield from _matching(backlog, wanted, kinds)
         idle_since = time.monotonic()
         while True:
@@ -143,6 +155,9 @@ def follow_feed(hub: FanOut, feed: Feed, owner: str, after: str,
                 yield None
                 idle_since = time.monotonic()
                 continue
+            if holder is not None and delivery[1] and holder.revoked_in(delivery[1]):
+                yield Ended(KEY_REVOKED)
+                return
             sent = False
             for found in _matching(delivery[0], wanted, kinds):
                 sent = True

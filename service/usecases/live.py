@@ -14,7 +14,8 @@ token ends the stream (``Ended``), in whichever process holds it: the rotation i
 on the match's live key, which the hub reads together with the events and never later than
 an event appended after it; and the token is checked once more after the second read, for
 a rotation that came before the subscription. Nothing appended after the rotation reaches
-the old token.
+the old token. A stream opened with an organiser key holds the key's hash the same way
+(``KeyHolder``, ``service.usecases.revocation``) and ends when the key is revoked.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from service.ports import (
     entry_order,
 )
 from service.usecases.following import Followed, Follower
+from service.usecases.revocation import KEY_REVOKED, KeyHolder
 from service.usecases.subscribers import Appended
 
 log = logging.getLogger("rummy.live")
@@ -97,13 +99,16 @@ class LiveStreams:
         self._refresh_every_s = presence.ttl_ms / 3000
 
     def follow(self, match_id: str, after: int, keepalive_ms: int,
-               holder: SeatHolder | None = None) -> Iterator[LiveItem]:
+               holder: SeatHolder | KeyHolder | None = None) -> Iterator[LiveItem]:
         """The match's events after ``after``, then new ones and presence messages as they
-        come (``service.usecases.following``). A seat's stream (``holder``) counts as that
-        seat's presence while open, and ends with ``Ended`` once its token is rotated.
-        Ends otherwise only when closed (the caller stops after the match's terminal
-        event)."""
-        member = f"{holder.seat}:{uuid.uuid4().hex[:12]}" if holder is not None else None
+        come (``service.usecases.following``). A seat's stream (``SeatHolder``) counts as
+        that seat's presence while open, and ends with ``Ended`` once its token is
+        rotated; a stream opened with an organiser key (``KeyHolder``) once the key is
+        revoked. Ends otherwise only when closed (the caller stops after the match's
+        terminal event)."""
+        seat = holder if isinstance(holder, SeatHolder) else None
+        key = holder if isinstance(holder, KeyHolder) else None
+        member = f"{seat.seat}:{uuid.uuid4().hex[:12]}" if seat is not None else None
         events_key = self.store.events_key(match_id)
         followed = Followed(
             events_key, f"{after}-0",
@@ -116,9 +121,10 @@ class LiveStreams:
                 self._hold(match_id, member)
             follower = Follower(self.hub, followed, keepalive_ms / 1000,
                                 {self.presence.live_key(match_id):
-                                 self.presence.last_live_id(match_id)})
+                                 self.presence.last_live_id(match_id),
+                                 **(key.watched() if key is not None else {})})
             backlog = follower.start()
-            if holder is not None and (ended := _rotated_away(holder)) is not None:
+            if (ended := _gone(seat, key)) is not None:
                 yield ended
                 return
             if backlog:
@@ -131,9 +137,12 @@ class LiveStreams:
                     yield None
                     continue
                 fresh, companions = delivery
-                if holder is not None and companions and (
-                        ended := self._revoked(companions, holder.token_hash)):
+                if seat is not None and companions and (
+                        ended := self._revoked(companions, seat.token_hash)):
                     yield ended
+                    return
+                if key is not None and companions and key.revoked_in(companions):
+                    yield Ended(KEY_REVOKED)
                     return
                 if companions and self._called_off(companions):
                     yield Ended(MATCH_OVER)
@@ -271,6 +280,11 @@ class LiveStreams:
         return None
 
 
-def _rotated_away(holder: SeatHolder) -> Ended | None:
-    """The end of a seat's stream whose token was rotated before it subscribed."""
-    return None if holder.still_holds() else Ended(TOKEN_ROTATED)
+def _gone(seat: SeatHolder | None, key: KeyHolder | None) -> Ended | None:
+    """The end of a stream whose token was rotated, or whose organiser key was revoked,
+    before it subscribed."""
+    if seat is not None and not seat.still_holds():
+        return Ended(TOKEN_ROTATED)
+    if key is not None and not key.stands():
+        return Ended(KEY_REVOKED)
+    return None

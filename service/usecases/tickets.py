@@ -22,7 +22,7 @@ from typing import Any
 from domain.viewer import Viewer
 from service.credentials import token_hash
 from service.ports import Tickets
-from service.usecases.access import Access
+from service.usecases.access import ORGANISER_CALLER, Access
 from service.usecases.errors import Rejected, Unauthenticated
 
 TICKET_TTL_S = 60
@@ -80,14 +80,25 @@ class StreamTickets:
                            "all public now)")
         return viewer, digest
 
-    def for_feed(self, organiser: str) -> dict[str, Any]:
-        """A ticket for the organiser's lifecycle feed."""
+    def for_feed(self, token: str | None) -> dict[str, Any]:
+        """A ticket for the caller's lifecycle feed (an organiser key's, or the admin
+        token's), bound to the very key that asked."""
+        self._access.require_caller(token, ORGANISER_CALLER)
+        assert token is not None  # require_caller refused every other caller
+        organiser = self._access.organiser(token)
         ticket = secrets.token_urlsafe(24)
-        self._store.put_feed(ticket, organiser, TICKET_TTL_S)
+        self._store.put_feed(ticket, f"{organiser}:{token_hash(token)}", TICKET_TTL_S)
         return {"ticket": ticket, "expires_in": TICKET_TTL_S}
 
-    def organiser_of(self, ticket: str) -> str:
-        organiser = self._store.take_feed(ticket)
-        if organiser is None:
+    def organiser_of(self, ticket: str) -> tuple[str, str]:
+        """Whose feed the ticket opens, and the hash of the key it was issued to (the
+        ticket is used up); ``Unauthenticated`` when it lets nobody in any more."""
+        holder = self._store.take_feed(ticket)
+        if holder is None:
             raise _refused()
-        return organiser
+        organiser, _, digest = holder.partition(":")
+        if not digest:
+            raise _refused()
+        if self._access.organiser_by_hash(digest) != organiser:
+            raise _refused("the key this ticket was issued to was revoked")
+        return organiser, digest

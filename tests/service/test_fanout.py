@@ -354,3 +354,21 @@ def test_a_stream_ends_when_its_processs_hub_closes(redis_client, key_prefix):
     wait_for(lambda: follower.done)
     assert follower.received == [] and live.hub.watched() == set()
     wiring.close()
+
+
+def test_a_companion_shared_by_several_matches_is_read_after_every_followed_key(wiring):
+    """An organiser key's revocation is announced on one key that the streams of all the
+    organiser's matches follow beside their events. The hub reads every followed key of
+    one read before any companion: were the announcement read before another match's
+    events, an event appended after the revocation could reach a stream a take before
+    the revocation does."""
+    hub, keys = wiring.streams.live.hub, ["m1:events", "m1:live", "m2:events", "m2:live"]
+    first = hub.subscribe({"m1:events": "0-0", "m1:live": "0-0", "announced": "0-0"}, 30)
+    second = hub.subscribe({"m2:events": "0-0", "m2:live": "0-0", "announced": "0-0"}, 30)
+    with hub._lock:
+        order = hub._companions({"m1:events", "m2:events"})
+    assert order[:2] == ["m1:events", "m2:events"]
+    assert set(order[2:]) == {"m1:live", "m2:live", "announced"}
+    assert set(order) == {*keys, "announced"}
+    hub.unsubscribe(first)
+    hub.unsubscribe(second)

@@ -1,9 +1,10 @@
 """Real mode runs several API processes: a rotation made through one ends the old token's
-streams held by another, within a second or two (issue 16, finding 2).
+streams held by another, within a second or two (issue 16, finding 2), and so does an
+organiser key's revocation end the streams the key opened.
 
 Two gunicorn processes share the machine's Redis under this test's own key prefix; a
 seat's streams (one by its token, one by a ticket) are opened on the first, the token is
-rotated through the second.
+rotated through the second; an organiser key's full-view streams and feeds likewise.
 """
 
 from __future__ import annotations
@@ -160,4 +161,55 @@ def test_a_rotation_through_one_process_ends_streams_held_by_another(two_apis):
     public.close()
     public.thread.join(5)
     for stream in (by_token, by_ticket):
+        stream.close()
+
+
+def game_events(stream: Stream) -> list[str]:
+    return [name for name in stream.names() if name not in ("presence", "end")]
+
+
+def test_a_revocation_through_one_process_ends_the_keys_streams_held_by_another(two_apis):
+    first, second = two_apis
+    status, club = call(second, "POST", "/v1/organisers", ADMIN, {"name": "club"})
+    assert status == 201, club
+    key = club["key"]
+    status, match = call(first, "POST", "/v1/matches", key, {
+        "variant": "gin", "players": [{"name": "Ann"}, {"name": "Bob"}],
+        "options": {"first_dealer": 0}, "deck": DECK})
+    assert status == 201, match
+    match_id, version = match["id"], match["version"]
+    bob, ann = match["seats"][1]["token"], match["seats"][0]["token"]
+    path = f"/v1/matches/{match_id}/stream?after={version}"
+    _, issued = call(second, "POST", f"/v1/matches/{match_id}/stream-tickets", key)
+    _, feed_ticket = call(second, "POST", "/v1/feed/tickets", key)
+    keys_streams = [Stream(first, path, key), Stream(first, f"{path}&ticket={issued['ticket']}"),
+                    Stream(first, "/v1/feed", key),
+                    Stream(first, f"/v1/feed?ticket={feed_ticket['ticket']}")]
+    public, admin = Stream(first, path), Stream(first, path, ADMIN)
+    time.sleep(0.5)  # every stream is subscribed by now
+
+    revoked_at = time.monotonic()
+    status, revoked = call(second, "DELETE", f"/v1/organisers/{club['id']}", ADMIN)
+    assert status == 200, revoked
+    for stream in keys_streams:
+        stream.thread.join(5)
+        assert stream.closed_at is not None, stream.names()
+        assert stream.events[-1] == ("end", {"reason": "key_revoked"})
+        assert stream.closed_at - revoked_at < 2.0
+
+    for seat_token, action in [(bob, {"type": "pass"}), (ann, {"type": "pass"}),
+                               (bob, {"type": "draw", "source": "stock"})]:
+        status, answer = call(second, "POST", f"/v1/matches/{match_id}/actions",
+                              seat_token, action)
+        assert status == 200, answer
+    status, aborted = call(second, "POST", f"/v1/matches/{match_id}/abort", ADMIN,
+                           {"reason": "club closed"})
+    assert status == 200, aborted
+    wait_until(lambda: "MatchAborted" in public.names() and "MatchAborted" in admin.names(), 5)
+    assert "card" in dict(admin.events)["CardDrawn"]["data"]  # the admin token goes on
+    for stream in keys_streams:
+        assert game_events(stream) == []
+    status, refused = call(first, "GET", f"/v1/matches/{match_id}", key)
+    assert (status, refused["code"]) == (401, "invalid_token")
+    for stream in [*keys_streams, public, admin]:
         stream.close()
