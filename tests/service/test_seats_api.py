@@ -188,7 +188,8 @@ def test_the_last_claim_starts_the_match_with_whoever_holds_the_seats_then(clien
     assert events[1]["data"]["entropy"] == ["", "eve's", "cy's"]
     eve_view = client.get(f"/v1/matches/{match['id']}", headers=bearer(meanwhile[2])).json
     assert eve_view["seat"] == 1
-    assert [s["external_id"] for s in eve_view["seats"]] == [None, "eve-1", None]
+    full = client.get(f"/v1/matches/{match['id']}", headers=ADMIN_AUTH).json
+    assert [s["external_id"] for s in full["seats"]] == [None, "eve-1", None]
 
 
 def test_a_seat_streams_from_the_lobby_and_gets_its_own_cards_when_play_starts(client, app):
