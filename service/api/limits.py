@@ -1,6 +1,7 @@
 """Abuse limits (Flask-Limiter): match creation without an organiser's token, seat claims,
 log audits, stream opens and failed authentications per client address, actions and stream
-tickets per token.
+tickets per token. Every per-address count keys the client by ``client_address``: an IPv6
+client by its /64, an IPv4 one by its address.
 
 Counters live in the same Redis as the matches (``{prefix}:limits:...``), so every API
 process shares them; embedded mode counts in memory. A refused request gets 429
@@ -21,6 +22,7 @@ line (``StorageOutageLog``), not as a traceback per request.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import logging
 import time
 from typing import Any
@@ -41,12 +43,35 @@ HEADERS = {HeaderNames.LIMIT: "RateLimit-Limit", HeaderNames.REMAINING: "RateLim
            HeaderNames.RESET: "RateLimit-Reset", HeaderNames.RETRY_AFTER: "Retry-After"}
 
 
+def address_key(address: str) -> str:
+    """What a per-address limit counts for ``address``: an IPv4 address as it is, an
+    IPv4-mapped IPv6 address as its IPv4 one, any other IPv6 address as its /64.
+
+    A subscriber (a home, a server) is given a whole /64, and every address of it is theirs
+    to use: counted one by one, an IPv6 client had 2^64 budgets. Text that is no address
+    (a proxy's odd header) is counted as it is."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((int(ip) >> 64 << 64, 64)))
+    return str(ip)
+
+
+def client_address() -> str:
+    """The request's client as every per-address limit counts it (``address_key``)."""
+    return address_key(get_remote_address() or "unknown")
+
+
 def token_or_address() -> str:
     """A token's holder is counted by its token (hashed), anybody else by address."""
     token = bearer_token()
     if token:
         return "token:" + hashlib.sha256(token.encode()).hexdigest()[:32]
-    return "address:" + (get_remote_address() or "unknown")
+    return "address:" + client_address()
 
 
 def organiser_or_admin() -> bool:
@@ -113,7 +138,7 @@ class FailedAuthentication:
         """Before a request with credentials: 429 once its address used up its failures."""
         if not credentials_sent():
             return
-        address = get_remote_address() or "unknown"
+        address = client_address()
         try:
             if self._limiter.limiter.test(self._limit, self._key, address):
                 return
@@ -127,8 +152,7 @@ class FailedAuthentication:
         """After a request: a 401 to one that sent credentials is a failed authentication."""
         if response.status_code == 401 and credentials_sent():
             try:
-                self._limiter.limiter.hit(self._limit, self._key,
-                                          get_remote_address() or "unknown")
+                self._limiter.limiter.hit(self._limit, self._key, client_address())
             except Exception as exc:  # noqa: BLE001 - the storage is down
                 self._outage.note(exc)
         return response
@@ -161,7 +185,7 @@ def limit_abuse(app: Flask, settings: Settings) -> None:
     if limits is None:
         return
     app.after_request(retry_after_only_when_refused)  # registered first, so it runs last
-    limiter = Limiter(get_remote_address, app=app, headers_enabled=True,
+    limiter = Limiter(client_address, app=app, headers_enabled=True,
                       header_name_mapping=HEADERS, retry_after="delta-seconds",
                       storage_uri=settings.redis_url or "memory://",
                       key_prefix=f"{settings.key_prefix}:limits", strategy="moving-window",

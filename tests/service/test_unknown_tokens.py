@@ -111,3 +111,15 @@ def test_made_up_stream_tickets_count_as_failures(guarded):
         answer = guarded.get(f"{url}?ticket=guess-{guess}")
         assert (answer.status_code, answer.json["code"]) == (401, "invalid_ticket")
     refused_properly(guarded.get(f"{url}?ticket=guess-3"))
+
+
+def test_failed_authentications_count_an_ipv6_client_by_its_64(guarded):
+    match = guarded.post("/v1/matches", json=GIN, headers=ADMIN_AUTH).json
+    url = f"/v1/matches/{match['id']}"
+    for guess in range(3):
+        here = {"REMOTE_ADDR": f"2001:db8:7:7::{guess + 1}"}
+        assert refused(guarded.get(url, headers=bearer(f"guess-{guess}"), environ_base=here))
+    refused_properly(guarded.get(url, headers=bearer("guess-3"),
+                                 environ_base={"REMOTE_ADDR": "2001:db8:7:7:abcd::1"}))
+    assert refused(guarded.get(url, headers=bearer("guess-4"),
+                               environ_base={"REMOTE_ADDR": "2001:db8:7:8::1"}))
