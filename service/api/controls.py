@@ -65,8 +65,9 @@ class Resign(MethodView):
         Appends the seed reveals and ``SeatForfeited`` with ``by`` ``seat``, as a forfeit
         by the organiser does (with three or more players the resigning seat is ranked
         last and the others by their scores); returns the seat's view. ``reason`` is
-        optional (``resigned``). Only a seat token may (403 ``seat_only``); a match
-        already over is a 422 ``match_over``; one still waiting for players a 409
-        ``match_not_started``.
+        optional (``resigned``). Only a seat token of this match may: an organiser key is a
+        403 ``seat_only``, a creator token or another match's seat token a 403 ``forbidden``
+        (as for actions); a match already over is a 422 ``match_over``; one still waiting
+        for players a 409 ``match_not_started``.
         """
         return use_cases().play.resign(match_id, bearer_token(), body["reason"])

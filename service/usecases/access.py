@@ -13,7 +13,14 @@ from collections.abc import Callable, Mapping
 from domain.viewer import Viewer
 from service.credentials import same_secret, token_hash
 from service.ports import ADMIN, EventStore, Organisers, Tokens, Waiting
-from service.usecases.errors import Forbidden, NotFound, Unauthenticated, not_allowed, storable
+from service.usecases.errors import (
+    AppError,
+    Forbidden,
+    NotFound,
+    Unauthenticated,
+    not_allowed,
+    storable,
+)
 
 ORGANISER_CALLER = "organiser"
 """Who may call an operation (``Access.require_caller``): an organiser key or the admin."""
@@ -80,8 +87,22 @@ class Access:
             raise NotFound("match_not_found", f"no match {match_id!r}")
         seat = self.seat_of(match_id, token)
         if seat is None:
-            raise Unauthenticated("invalid_token", "the bearer token is not valid for this match")
+            raise self.no_seat_here(match_id, token)
         return Viewer.for_seat(seat)
+
+    def no_seat_here(self, match_id: str, token: str) -> AppError:
+        """The refusal of a token that holds no seat of ``match_id``: 403 ``forbidden``
+        when it names somebody (a creator token, another match's seat), as everywhere a
+        real token is sent where it may not go; 401 ``invalid_token`` only when it names
+        nobody, the one answer the address's failed authentications count (guessing)."""
+        digest = token_hash(token)
+        holder = self._tokens.owner(digest)
+        if holder is not None and holder[0] != match_id:
+            return Forbidden("forbidden", "this token belongs to another match")
+        if holder is not None or same_secret(digest, self.creator_hash(match_id)):
+            return Forbidden("forbidden", "a creator token manages the match's seats; "
+                                          "playing and seat views need a seat's own token")
+        return Unauthenticated("invalid_token", "the bearer token is not valid for this match")
 
     def is_admin(self, token: str | None) -> bool:
         return token is not None and token != "" and same_secret(token, self._admin_token)
@@ -170,6 +191,7 @@ class Access:
         return [meta[f"token:{seat}"] for seat in range(len(meta)) if f"token:{seat}" in meta]
 
     def acting_seat(self, match_id: str, token: str | None) -> int:
+        """The seat ``token`` plays for in ``match_id`` (actions, checks, resigning)."""
         if not token:
             raise Unauthenticated("missing_token", "acting needs a seat's bearer token")
         if self.organiser(token) is not None:
@@ -178,13 +200,7 @@ class Access:
         if not self.seat_hashes(match_id):
             raise NotFound("match_not_found", f"no match {match_id!r}")
         seat = self.seat_of(match_id, token)
-        if seat is not None:
-            return seat
-        holder = self._tokens.owner(token_hash(token))
-        if holder is not None and holder[0] != match_id:
-            raise Forbidden("forbidden", "this token belongs to another match")
-        if holder is not None or same_secret(token_hash(token), self.creator_hash(match_id)):
-            raise Forbidden("forbidden", "a creator token manages the match's seats; "
-                                         "acting needs a seat's own token")
-        raise Unauthenticated("invalid_token", "the bearer token is not valid")
+        if seat is None:
+            raise self.no_seat_here(match_id, token)
+        return seat
 

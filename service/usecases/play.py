@@ -90,15 +90,16 @@ class Play:
         """A seat gives up with its own token: it forfeits and the match ends
         (domain.controls, ``by`` ``seat``); the answer is that seat's view. Only a seat
         token may: an organiser forfeits a seat with ``forfeit``, naming it."""
-        viewer = self.access.viewer(match_id, token)
-        if viewer.seat is None:
+        if self.access.organiser(token) is not None:
+            self.access.require_owner(match_id, token)
             raise Forbidden("seat_only", "only a seat's own token resigns it (an organiser "
                                          "forfeits a seat with /forfeit)")
+        seat = self.access.acting_seat(match_id, token)
         self.queries.load(match_id)
-        resignation = ForfeitSeat.resignation(viewer.seat, reason)
-        command = EndMatch(resignation, f"resign:{viewer.seat}:{uuid.uuid4().hex}")
+        resignation = ForfeitSeat.resignation(seat, reason)
+        command = EndMatch(resignation, f"resign:{seat}:{uuid.uuid4().hex}")
         outcome = self.runner.run(match_id, command)
-        return self.queries.render(match_id, outcome.match, viewer)
+        return self.queries.render(match_id, outcome.match, Viewer.for_seat(seat))
 
     def abort(self, match_id: str, token: str | None,
               body: Mapping[str, Any]) -> dict[str, Any]:

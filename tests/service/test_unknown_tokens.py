@@ -123,3 +123,21 @@ def test_failed_authentications_count_an_ipv6_client_by_its_64(guarded):
                                  environ_base={"REMOTE_ADDR": "2001:db8:7:7:abcd::1"}))
     assert refused(guarded.get(url, headers=bearer("guess-4"),
                                environ_base={"REMOTE_ADDR": "2001:db8:7:8::1"}))
+
+
+def test_only_tokens_that_name_nobody_count_as_failed_authentications(guarded):
+    """A real token sent where it may not go is a 403, not a guess: it never locks its
+    address out. Views, tickets and controls answer alike."""
+    match = guarded.post("/v1/matches", json=GIN, headers=ADMIN_AUTH).json
+    other = guarded.post("/v1/matches", json=GIN, headers=ADMIN_AUTH).json
+    url = f"/v1/matches/{match['id']}"
+    foreign, creator = bearer(other["seats"][0]["token"]), bearer(match["creator_token"])
+    for _ in range(2):
+        for method, path, headers in (("POST", "/resign", creator), ("POST", "/resign", foreign),
+                                      ("GET", "", foreign), ("GET", "/events", creator),
+                                      ("POST", "/stream-tickets", foreign)):
+            answer = guarded.open(url + path, method=method, json={}, headers=headers)
+            assert (answer.status_code, answer.json["code"]) == (403, "forbidden"), path
+    for guess in range(3):
+        assert refused(guarded.get(url, headers=bearer(f"guess-{guess}")))
+    refused_properly(guarded.get(url, headers=foreign))
