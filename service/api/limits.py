@@ -15,7 +15,8 @@ client counts as the proxy.
 Failed authentication (a 401 for a token or ticket that names nobody) counts against the
 client's address; past the ``auth_failures`` limit, every request from that address that
 carries a token or a ticket is refused with 429 before anything is looked up, so guessing
-tokens costs the guesser, not the server. A storage outage is logged once a minute on one
+tokens costs the guesser, not the server; the admin token and live organiser keys still get
+in (``FailedAuthentication``). A storage outage is logged once a minute on one
 line (``StorageOutageLog``), not as a traceback per request.
 """
 
@@ -127,26 +128,56 @@ class GuessingRefused(TooManyRequests):
 
 
 class FailedAuthentication:
-    """401s per client address, in the limiter's own storage (shared by every process)."""
+    """401s per client address, in the limiter's own storage (shared by every process).
+
+    The lockout is for guessers, so it spares the two credentials nobody at the address
+    needs to guess: the admin token (compared in memory, in constant time, with nothing
+    looked up) and a live organiser key. Looking a key up is a Redis read the lockout
+    exists to spare, and its answer (in, or 429) tells whether a key is live, so a
+    locked-out address has only as many key checks as failures (``auth_failures``, a
+    second window): a key that names no live organiser uses one up and is refused with
+    the 429; once they are used up, no key from the address is looked up until the
+    window moves (a live one waits too: somebody there is guessing keys).
+    """
 
     def __init__(self, limiter: Limiter, limit: str, prefix: str,
                  outage: StorageOutageLog) -> None:
         self._limiter, self._limit, self._key = limiter, parse(limit), f"{prefix}:auth-failures"
+        self._key_checks = f"{prefix}:auth-key-checks"
         self._outage = outage
 
     def refuse_guessers(self) -> None:
-        """Before a request with credentials: 429 once its address used up its failures."""
+        """Before a request with credentials: 429 once its address used up its failures,
+        unless it sends the admin token or a live organiser key."""
         if not credentials_sent():
             return
         address = client_address()
         try:
             if self._limiter.limiter.test(self._limit, self._key, address):
                 return
+            if self._vouched_for(address):
+                return
             reset = self._limiter.limiter.get_window_stats(self._limit, self._key, address)[0]
         except Exception as exc:  # noqa: BLE001 - the storage is down: let requests through
             self._outage.note(exc)
             return
         raise GuessingRefused(self._limit.amount, reset)
+
+    def _vouched_for(self, address: str) -> bool:
+        """Whether a locked-out address's request carries the admin token or a live
+        organiser key, within the address's key checks (see the class)."""
+        token = bearer_token()
+        access = use_cases().access
+        if not token or access.is_admin(token):
+            return bool(token)
+        if not access.may_be_organiser_key(token):
+            return False
+        if not self._limiter.limiter.test(self._limit, self._key_checks, address):
+            return False
+        if access.organiser(token) is not None:
+            return True
+        self._limiter.limiter.hit(self._limit, self._key_checks, address)
+        return False
 
     def count(self, response: Response) -> Response:
         """After a request: a 401 to one that sent credentials is a failed authentication."""

@@ -26,6 +26,8 @@ ORGANISER_CALLER = "organiser"
 """Who may call an operation (``Access.require_caller``): an organiser key or the admin."""
 ADMIN_CALLER = "admin_token"
 """Who may call an operation: the admin token only."""
+ORGANISER_KEY_PREFIX = "rk_"
+"""How every organiser key begins (``service.adapters.organisers``)."""
 
 
 class Access:
@@ -123,9 +125,14 @@ class Access:
         """``ADMIN`` for the admin token, an organiser's id for its live key, else None."""
         if self.is_admin(token):
             return ADMIN
-        if not token or not token.startswith("rk_"):
+        if not token or not self.may_be_organiser_key(token):
             return None
         return self.organisers.lookup(token)
+
+    @staticmethod
+    def may_be_organiser_key(token: str) -> bool:
+        """Whether ``token`` has an organiser key's form (only those are looked up)."""
+        return token.startswith(ORGANISER_KEY_PREFIX)
 
     def owns_by_hash(self, match_id: str, digest: str) -> bool:
         """Whether the admin token or a live organiser key with this hash may see the whole

@@ -141,3 +141,41 @@ def test_only_tokens_that_name_nobody_count_as_failed_authentications(guarded):
     for guess in range(3):
         assert refused(guarded.get(url, headers=bearer(f"guess-{guess}")))
     refused_properly(guarded.get(url, headers=foreign))
+
+
+class TestLockoutSparesValidKeys:
+    """The lockout is for guessers: the admin token and a live organiser key from a
+    locked-out address still get in (they were refused with everything else)."""
+
+    GUESSER = {"REMOTE_ADDR": "192.0.2.50"}
+
+    def locked_out(self, guarded) -> tuple[str, dict[str, str]]:
+        club = bearer(new_organiser(guarded, "club")["key"])
+        match = guarded.post("/v1/matches", json=GIN, headers=club).json
+        url = f"/v1/matches/{match['id']}"
+        for guess in range(3):
+            assert refused(guarded.get(url, headers=bearer(f"g{guess}"),
+                                       environ_base=self.GUESSER))
+        refused_properly(guarded.get(url, headers=bearer(match["seats"][0]["token"]),
+                                     environ_base=self.GUESSER))
+        return url, club
+
+    def test_the_admin_token_and_a_live_organiser_key_are_never_locked_out(self, guarded):
+        url, club = self.locked_out(guarded)
+        for _ in range(5):
+            for credential in (ADMIN_AUTH, club):
+                answer = guarded.get(url, headers=credential, environ_base=self.GUESSER)
+                assert answer.status_code == 200
+        refused_properly(guarded.get(url, headers=bearer("g9"), environ_base=self.GUESSER))
+
+    def test_a_locked_out_address_checks_few_keys(self, guarded):
+        """Looking a key up is not free for a guesser: each made-up key a locked-out address
+        sends is refused (429) and uses one of its key checks; once they are used up, no key
+        from it is looked up until the window moves, a valid one included."""
+        url, club = self.locked_out(guarded)
+        for guess in range(3):
+            made_up = bearer(f"rk_{'x' * 42}{guess}")
+            refused_properly(guarded.get(url, headers=made_up, environ_base=self.GUESSER))
+        refused_properly(guarded.get(url, headers=club, environ_base=self.GUESSER))
+        assert guarded.get(url, headers=ADMIN_AUTH, environ_base=self.GUESSER).status_code == 200
+        assert guarded.get(url, headers=club).status_code == 200  # from elsewhere
