@@ -163,6 +163,29 @@ def _token_first() -> None:
         use_cases().access.require_caller(token, caller)
 
 
+def credentials_sent() -> bool:
+    """Whether the request names a caller: a bearer token (well-formed or not) or a ticket."""
+    return request.headers.get("Authorization") is not None or bool(request.args.get("ticket"))
+
+
+CHANGES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def keep_private(response: Response) -> Response:
+    """``Cache-Control: no-store`` on every answer to a request that sent credentials (a
+    seat's hand, an organiser's lists, even a 304 or a refusal) or that changes something
+    (creating a match or claiming a seat returns tokens without any credentials sent; so do
+    rotations, tickets, organiser keys), and ``Vary: Authorization`` on every answer: a
+    shared cache must never keep a secret, nor give one caller's answer to another.
+
+    Public reads (no credentials) keep their ``ETag`` caching. One rule on the request, not
+    a list of views that return secrets, so a new view cannot forget it."""
+    response.vary.add("Authorization")
+    if credentials_sent() or request.method in CHANGES:
+        response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 def bearer_token() -> str | None:
     """The caller's token, from ``Authorization: Bearer <token>``: None without the header,
     "" for a header that is not a bearer token (use cases take a token, never a header)."""

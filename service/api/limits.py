@@ -28,13 +28,13 @@ import logging
 import time
 from typing import Any
 
-from flask import Flask, Response, request
+from flask import Flask, Response
 from flask_limiter import HeaderNames, Limiter
 from flask_limiter.util import get_remote_address
 from limits import parse
 from werkzeug.exceptions import TooManyRequests
 
-from service.api.base import bearer_token, use_cases
+from service.api.base import bearer_token, credentials_sent, use_cases
 from service.api.errors import STORE_RETRY_AFTER_S
 from service.config import Settings
 
@@ -81,11 +81,6 @@ def organiser_or_admin() -> bool:
     this far (401 ``invalid_token``, ``service.api.base``)."""
     token = bearer_token()
     return bool(token) and use_cases().access.organiser(token) is not None
-
-
-def credentials_sent() -> bool:
-    """Whether the request names a caller: a bearer token (well-formed or not) or a ticket."""
-    return request.headers.get("Authorization") is not None or bool(request.args.get("ticket"))
 
 
 class StorageOutageLog(logging.Filter):
