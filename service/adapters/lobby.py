@@ -9,7 +9,9 @@ event store creates the match in the same script that takes the last seat).
     ``creator`` (hash of the creator token), ``invite`` (hash of the invite code, or
     ""), ``seats`` (how many), ``open`` (how many are still open);
   - per seat ``n``: ``seat:<n>`` (``open`` or ``named``), and once the seat has a player
-    ``name:<n>``, ``token:<n>`` (token hash), ``entropy:<n>``, ``external_id:<n>``.
+    ``name:<n>``, ``token:<n>`` (token hash), ``entropy:<n>``, ``external_id:<n>``;
+  - ``reply:<token hash>:<idempotency key>``: what leaving a seat or calling the match off
+    answered (``service.ports.LobbyReply``), for retries.
 
 - ``{prefix}:lobby`` and ``{prefix}:lobby:variant:<variant>`` sorted sets (score = creation
   time): the listing, derived; an entry whose record is gone (started or expired) is

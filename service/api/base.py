@@ -54,7 +54,8 @@ class ApiBlueprint(Blueprint):
         self.before_request(_token_first)
 
     def doc(self, *, ticket: bool = False,  # type: ignore[override]
-            caller: str | None = None, **kwargs: Any) -> Any:
+            caller: str | None = None, retried_after_forgotten: bool = False,
+            **kwargs: Any) -> Any:
         """flask-smorest's ``doc``. A view documented with a security (``BEARER`` or
         ``ANYONE``) reads a token: one that names nobody is refused with a 401
         ``invalid_token`` before anything else. With ``security=BEARER`` it also refuses a
@@ -67,6 +68,9 @@ class ApiBlueprint(Blueprint):
         (``ORGANISER_CALLER``, ``ADMIN_CALLER``: ``Access.require_caller``);
         anyone else gets their 401/403 before the view reads its arguments, so a caller
         who may not call it learns nothing about what a valid body looks like.
+        ``retried_after_forgotten``: the operation makes its own token name nobody (leaving
+        a seat), so a retry with an ``Idempotency-Key`` goes on to the view, whose use case
+        answers it as the first time or refuses the token itself.
         """
         document = super().doc(**kwargs)
         security = kwargs.get("security")
@@ -78,6 +82,7 @@ class ApiBlueprint(Blueprint):
             documented.reads_token = True  # copied outwards by every functools.wraps
             documented.needs_token = security == BEARER and not ticket
             documented.caller = caller
+            documented.retried_after_forgotten = retried_after_forgotten
             return documented
         return decorate
 
@@ -155,6 +160,9 @@ def _token_first() -> None:
                                   "(Authorization: Bearer <token>)")
         return
     match_id = (request.view_args or {}).get("match_id")
+    if getattr(handler, "retried_after_forgotten", False) and token and request.headers.get(
+            "Idempotency-Key"):
+        return
     if not token or not use_cases().access.names_anybody(token, match_id):
         raise Unauthenticated("invalid_token", "the bearer token is not one this server "
                               "issued (or it was rotated, or its key revoked)")

@@ -595,12 +595,22 @@ class TicketSchema(Schema):
     expires_in = fields.Integer(required=True, metadata={"description": "Seconds it lives"})
 
 
+def idempotency_key() -> fields.String:
+    return fields.String(data_key="Idempotency-Key", validate=validate.Length(min=1, max=200),
+                         metadata={"description": "A repeat returns the first response"})
+
+
 class ActionHeadersSchema(Schema):
     if_match = fields.String(data_key="If-Match", validate=Pattern(IF_MATCH), metadata={
         "description": "The version the action was decided on (the view's `version`, also "
                        "its ETag); 409 when stale"})
-    idempotency_key = fields.String(data_key="Idempotency-Key", validate=validate.Length(
-        min=1, max=200), metadata={"description": "A repeat returns the first response"})
+    idempotency_key = idempotency_key()
+
+
+class ControlHeadersSchema(Schema):
+    """Resigning, forfeiting, aborting, leaving a seat: a retry gets the first answer."""
+
+    idempotency_key = idempotency_key()
 
 
 class HealthSchema(Schema):
