@@ -16,7 +16,7 @@ from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
 from service.api.inputs import INVALID_TEXT, text_refusals_only
-from service.api.schemas import ErrorSchema
+from service.api.schemas import IDEMPOTENCY_KEY_MAX, ErrorSchema
 from service.usecases.errors import Unauthenticated
 
 if TYPE_CHECKING:
@@ -160,8 +160,9 @@ def _token_first() -> None:
                                   "(Authorization: Bearer <token>)")
         return
     match_id = (request.view_args or {}).get("match_id")
-    if getattr(handler, "retried_after_forgotten", False) and token and request.headers.get(
-            "Idempotency-Key"):
+    key = request.headers.get("Idempotency-Key", "")
+    if getattr(handler, "retried_after_forgotten", False) and token and (
+            0 < len(key) <= IDEMPOTENCY_KEY_MAX):
         return
     if not token or not use_cases().access.names_anybody(token, match_id):
         raise Unauthenticated("invalid_token", "the bearer token is not one this server "

@@ -595,9 +595,13 @@ class TicketSchema(Schema):
     expires_in = fields.Integer(required=True, metadata={"description": "Seconds it lives"})
 
 
+IDEMPOTENCY_KEY_MAX = 200
+
+
 def idempotency_key() -> fields.String:
-    return fields.String(data_key="Idempotency-Key", validate=validate.Length(min=1, max=200),
-                         metadata={"description": "A repeat returns the first response"})
+    return fields.String(data_key="Idempotency-Key", validate=validate.Length(
+        min=1, max=IDEMPOTENCY_KEY_MAX), metadata={
+            "description": "A repeat returns the first response"})
 
 
 class ActionHeadersSchema(Schema):

@@ -151,7 +151,8 @@ class TestControls:
         other = client.post(f"{url}/2/leave", headers={**bob, "Idempotency-Key": "k1"})
         assert (other.status_code, other.json["code"]) == (422, "idempotency_key_reused")
         for headers in ({**bob, "Idempotency-Key": "k2"}, bob,
-                        {**bearer("made-up"), "Idempotency-Key": "k1"}):
+                        {**bearer("made-up"), "Idempotency-Key": "k1"},
+                        {**bearer("made-up"), "Idempotency-Key": "k" * 201}):
             gone = client.post(f"{url}/1/leave", headers=headers)
             assert (gone.status_code, gone.json["code"]) == (401, "invalid_token")
 
