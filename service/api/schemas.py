@@ -129,10 +129,17 @@ def tags_field(description: str) -> fields.List:
         "description": description, "example": ["tournament:spring", "round:3", "table:5"]})
 
 
+NAME_RULE = ("The player's name. It must show a letter, a digit or a pictograph (not only "
+             "spaces or blanks such as U+3164 or U+2800: 400 invalid_name) and differ from "
+             "the other seats' names, whatever the case, the spaces around or doubled, "
+             "compatibility forms and invisible characters (name_taken: 400 at creation, 409 "
+             "when claiming)")
+
+
 class NamedPlayerSchema(Schema):
     """A seat held by a player named at creation."""
 
-    name = PlainText(max_length=64, required=True)
+    name = PlainText(max_length=64, required=True, metadata={"description": NAME_RULE})
     open = JsonBoolean(load_default=False, validate=validate.OneOf((False,)), metadata={
         "description": "false (the default): the seat is the named player's"})
     entropy = PlainText(min_length=0, max_length=256, allow_none=True, metadata={
@@ -256,7 +263,7 @@ class MatchCreatedSchema(MatchMetadata):
 
 
 class ClaimSchema(Schema):
-    name = PlainText(max_length=64, required=True)
+    name = PlainText(max_length=64, required=True, metadata={"description": NAME_RULE})
     entropy = PlainText(min_length=0, max_length=256, allow_none=True, metadata={
         "description": "Optional client entropy, public, mixed into every hand seed (see "
                        "docs/fairness.md)"})

@@ -53,7 +53,8 @@ class Claim(MethodView):
         open seat deals the first hand (``started``: true); until then the match's phase is
         ``waiting`` and actions answer 409 ``match_not_started``. Seat views, ``/events``
         and ``/stream`` already work with the token while the match waits. A match its
-        creator called off is a 422 ``match_over``.
+        creator called off is a 422 ``match_over``. A name another seat has is a 409
+        ``name_taken``; one that shows nothing a 400 ``invalid_name``.
         """
         return use_cases().seats.claim(match_id, seat, body)
 

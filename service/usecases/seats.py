@@ -46,6 +46,7 @@ from service.usecases.errors import (
     Unauthenticated,
     storable,
 )
+from service.usecases.names import NAME_TAKEN, name_key, require_name
 from service.usecases.runner import fingerprint_of
 
 CLAIM_ATTEMPTS = 8
@@ -79,6 +80,19 @@ def reply_of(token: str | None, key: str | None, fingerprint: str) -> LobbyReply
     if key is None or not token:
         return None
     return LobbyReply(f"reply:{token_hash(token)[:32]}:{key}", fingerprint)
+
+
+def _require_free_name(waiting: Waiting, seat: int, name: str) -> None:
+    """409 ``name_taken`` when another seat's player has this name (``names.name_key``).
+
+    Checked against the lobby as read: two claims of different seats with one name at
+    the same instant may both pass (the claim script does not compare names)."""
+    key = name_key(name)
+    for other in range(waiting.seats):
+        held = waiting.seat_field(other, "name") if other != seat else None
+        if held is not None and name_key(held) == key:
+            raise Conflict(NAME_TAKEN, f"seat {other} has this name: choose another",
+                           {"name": [f"seat {other} has this name"]})
 
 
 def _seat_taken(seat: int) -> Conflict:
@@ -150,6 +164,8 @@ class Seats:
                 token_hash(body.get("invite_code") or ""), waiting.fields["invite"]):
             raise Forbidden("invalid_invite", "this match needs its invite code "
                                               "(invite_code), and that is not it")
+        require_name("name", body["name"])
+        _require_free_name(waiting, seat, body["name"])
         token = new_token()
         digest = token_hash(token)
         fields = seat_fields(seat, body)
