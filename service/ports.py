@@ -97,6 +97,17 @@ class IdempotencyRecord:
 
 
 @dataclass(frozen=True)
+class LobbyReply:
+    """Where a lobby operation (leaving a seat, calling a match off) keeps its first
+    outcome for an idempotency key: ``field`` of the lobby record (the key, scoped to the
+    caller's token) and the ``fingerprint`` of the request. Written by the operation's own
+    script, so the outcome is kept with the change; it goes with the lobby record."""
+
+    field: str
+    fingerprint: str
+
+
+@dataclass(frozen=True)
 class SeatClaim:
     """What ``claim_seat`` (or ``leave_seat``) did: ``status`` is one of store_scripts'
     ``NO_LOBBY``, ``NOT_OPEN``, ``TAKEN``, ``NEED_START`` (the last seat, claimed without
@@ -264,6 +275,15 @@ class Waiting:
         """Token hashes by seat; "" for a seat nobody holds yet."""
         return [self.fields.get(f"token:{seat}", "") for seat in range(self.seats)]
 
+    def answered(self, reply: LobbyReply) -> tuple[str, str] | None:
+        """The fingerprint and the answer a lobby operation kept for ``reply``'s key (see
+        ``LobbyReply``), or None when its first request did not succeed (yet)."""
+        kept = self.fields.get(reply.field)
+        if kept is None:
+            return None
+        fingerprint, _, answer = kept.partition("|")
+        return fingerprint, answer
+
     @property
     def aborted(self) -> dict[str, Any] | None:
         """How the match was called off before it started (``reason``, ``by``: creator or
@@ -333,9 +353,11 @@ class EventStore(Protocol):
 
     def rotate_seat_token(self, match_id: str, seat: int, token_hash: str) -> str | None: ...
 
-    def leave_seat(self, match_id: str, seat: int, token_hash: str) -> SeatClaim: ...
+    def leave_seat(self, match_id: str, seat: int, token_hash: str,
+                   reply: LobbyReply | None = None) -> SeatClaim: ...
 
-    def abandon_waiting(self, match_id: str, reason: str, by: str) -> bool | None: ...
+    def abandon_waiting(self, match_id: str, reason: str, by: str,
+                        reply: LobbyReply | None = None) -> bool | None: ...
 
     def idempotency_outcome(self, match_id: str, key: str) -> IdempotencyRecord | None: ...
 

@@ -6,7 +6,8 @@ variant's options, ``first_dealer`` below the player count, a ``deck`` that is e
 match's cards in any spelling (``TD``, ``10d``), ``dice`` for gem, an ``invite_code`` only
 beside an open seat, duplicate tables that pair up; a forfeit names a seat the match has;
 an action is of a kind the match's variant plays; an uploaded log is one JSON event per
-line, where the spec can say only "bytes". The server refuses each with its own
+line, where the spec can say only "bytes"; a player's name shows a letter, digit or
+pictograph, and differs from the other seats'. The server refuses each with its own
 code, so schemathesis.toml lets ``positive_data_acceptance`` pass a 400 on those operations
 and this check holds each such 400 to its operation's codes. A 400 ``invalid_request`` (the
 server's schema refusing what the spec allows) still fails there, as everywhere else.
@@ -32,11 +33,14 @@ CREATE_RULES = frozenset({
     "invalid_deck",  # not exactly the match's cards
     "invalid_dice",
     "invalid_invite_code",  # an invite code without an open seat
+    "invalid_name",  # a name that shows no letter, digit or pictograph (only blanks)
+    "name_taken",  # two seats named alike
 })
 RULES: dict[str, frozenset[str]] = {
     "POST /v1/matches": CREATE_RULES,
     "POST /v1/batches": CREATE_RULES | {"invalid_duplicate"},
     "POST /v1/matches/{match_id}/forfeit": frozenset({"unknown_seat"}),
+    "POST /v1/matches/{match_id}/seats/{seat}/claim": frozenset({"invalid_name"}),
     # An action of a kind the match's variant does not play (lay_down in gin): the spec's
     # Action is every variant's. Only a run given a real match and its seat's token gets
     # here; the schema's own refusals, with the same code, name their fields in ``errors``

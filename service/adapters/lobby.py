@@ -11,7 +11,9 @@ event store creates the match in the same script that takes the last seat).
     every claim and leave; absent is 0: the last claim starts the match only from the
     revision it decided the first events from);
   - per seat ``n``: ``seat:<n>`` (``open`` or ``named``), and once the seat has a player
-    ``name:<n>``, ``token:<n>`` (token hash), ``entropy:<n>``, ``external_id:<n>``.
+    ``name:<n>``, ``token:<n>`` (token hash), ``entropy:<n>``, ``external_id:<n>``;
+  - ``reply:<token hash>:<idempotency key>``: what leaving a seat or calling the match off
+    answered (``service.ports.LobbyReply``), for retries.
 
 - ``{prefix}:lobby`` and ``{prefix}:lobby:variant:<variant>`` sorted sets (score = creation
   time): the listing, derived; an entry whose record is gone (started or expired) is

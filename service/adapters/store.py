@@ -38,6 +38,7 @@ from service.ports import (
     AppendResult,
     IdempotencyKeyReused,
     IdempotencyRecord,
+    LobbyReply,
     MatchExists,
     MatchStart,
     NewEvent,
@@ -277,22 +278,26 @@ class RedisEventStore:
                                                          LIVE_KEY_TTL_MS]))
         return old or None
 
-    def leave_seat(self, match_id: str, seat: int, token_hash: str) -> SeatClaim:
+    def leave_seat(self, match_id: str, seat: int, token_hash: str,
+                   reply: LobbyReply | None = None) -> SeatClaim:
         """Give back an open seat the holder of ``token_hash`` claimed, while the match
-        waits (``store_scripts.LEAVE``): ``LEFT`` with the open seats now, or why not."""
+        waits (``store_scripts.LEAVE``): ``LEFT`` with the open seats now, or why not.
+        ``reply``: where the outcome is kept for retries, in the same step."""
         keys = [self._key(match_id, "lobby"), self._key(match_id, "live")]
-        reply = self._leave_script(keys=keys, args=[str(seat), token_hash, LIVE_MAXLEN,
-                                                    LIVE_KEY_TTL_MS])
-        return SeatClaim(int(reply[0]), open_seats=int(reply[1]) if len(reply) > 1 else None)
+        done = self._leave_script(keys=keys, args=[str(seat), token_hash, LIVE_MAXLEN,
+                                                   LIVE_KEY_TTL_MS, *_reply_args(reply)])
+        return SeatClaim(int(done[0]), open_seats=int(done[1]) if len(done) > 1 else None)
 
-    def abandon_waiting(self, match_id: str, reason: str, by: str) -> bool | None:
+    def abandon_waiting(self, match_id: str, reason: str, by: str,
+                        reply: LobbyReply | None = None) -> bool | None:
         """Call off a match that waits for players (``store_scripts.ABANDON``): True when
         this call did, False when it was called off already, None when no such match
-        waits (it started, expired, or never was)."""
+        waits (it started, expired, or never was). ``reply`` as for ``leave_seat``."""
         keys = [self._key(match_id, "lobby"), self._key(match_id, "live")]
-        reply = self._abandon_script(keys=keys, args=[reason, by, repr(self._now()),
-                                                      LIVE_MAXLEN, LIVE_KEY_TTL_MS])
-        status = int(reply[0])
+        done = self._abandon_script(keys=keys, args=[reason, by, repr(self._now()),
+                                                     LIVE_MAXLEN, LIVE_KEY_TTL_MS,
+                                                     *_reply_args(reply)])
+        status = int(done[0])
         return None if status == 10 else status == 0
 
     def append(
@@ -430,6 +435,10 @@ class RedisEventStore:
         if suffix in ("events", "meta", "idem"):
             raise ValueError(f"{suffix!r} belongs to the event store")
         return self._key(match_id, suffix)
+
+
+def _reply_args(reply: LobbyReply | None) -> list[str]:
+    return ["", ""] if reply is None else [reply.field, reply.fingerprint]
 
 
 def decode_entry(entry_id: Any, fields: Mapping[Any, Any]) -> StoredEvent:

@@ -112,13 +112,14 @@ return {15, tonumber(ARGV[at + 1])}
 )
 
 # KEYS: lobby, the match's live stream. ARGV: seat, the leaving token's hash, live maxlen,
-# live key ttl ms. A player gives back an open seat they claimed, before the match starts:
-# the seat is open again (its player's fields and token hash go, ``open`` grows by one) and
-# the token is announced revoked (``why`` = ``left``) on the live stream, so a stream it
-# opened ends in whichever process holds it; ``rev`` is bumped (a start decided before
-# names the player who left: see CLAIM). Replies {NO_LOBBY} (started or expired),
-# {NOT_OPEN} (the creator named this seat), {TAKEN} (somebody else holds it) or
-# {LEFT, open seats}.
+# live key ttl ms, reply field ("" for none), fingerprint. A player gives back an open seat
+# they claimed, before the match starts: the seat is open again (its player's fields and
+# token hash go, ``open`` grows by one) and the token is announced revoked (``why`` =
+# ``left``) on the live stream, so a stream it opened ends in whichever process holds it;
+# ``rev`` is bumped (a start decided before names the player who left: see CLAIM).
+# Replies {NO_LOBBY} (started or expired), {NOT_OPEN} (the creator named this seat),
+# {TAKEN} (somebody else holds it) or {LEFT, open seats}; on LEFT, the reply field
+# (``LobbyReply``) keeps "<fingerprint>|<open seats>", with the change.
 LEAVE = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return {10} end
 if redis.call('HEXISTS', KEYS[1], 'aborted_at') == 1 then return {10} end
@@ -133,15 +134,17 @@ redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'seat', seat, 'revoked'
            'why', 'left')
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 redis.call('SPUBLISH', KEYS[2], '1')
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], ARGV[5], ARGV[6] .. '|' .. open) end
 return {16, open}
 """
 
 # KEYS: lobby, the match's live stream. ARGV: reason, by, at (epoch seconds), live maxlen,
-# live key ttl ms. A waiting match is called off before it starts: the lobby record is
-# marked (``aborted_reason``, ``aborted_by``, ``aborted_at``; it keeps its expiry, so the
-# views say what happened until then), which every claim and leave refuses, and the end is
-# announced on the live stream (``ended``), so the match's streams end in every process.
-# Replies {0}, {10} (no such waiting match) or {17} (already called off).
+# live key ttl ms, reply field ("" for none), fingerprint. A waiting match is called off
+# before it starts: the lobby record is marked (``aborted_reason``, ``aborted_by``,
+# ``aborted_at``; it keeps its expiry, so the views say what happened until then), which
+# every claim and leave refuses, and the end is announced on the live stream (``ended``),
+# so the match's streams end in every process. Replies {0}, {10} (no such waiting match)
+# or {17} (already called off); on {0}, the reply field keeps "<fingerprint>|".
 ABANDON = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return {10} end
 if redis.call('HEXISTS', KEYS[1], 'aborted_at') == 1 then return {17} end
@@ -150,6 +153,7 @@ redis.call('HSET', KEYS[1], 'aborted_reason', ARGV[1], 'aborted_by', ARGV[2],
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[4], '*', 'ended', 'aborted')
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
 redis.call('SPUBLISH', KEYS[2], '1')
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], ARGV[6], ARGV[7] .. '|') end
 return {0}
 """
 

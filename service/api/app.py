@@ -27,7 +27,7 @@ from service.api import (
     webhooks,
 )
 from service.api.action_schemas import document_actions
-from service.api.base import RummyApi, null_only_for_none
+from service.api.base import RummyApi, keep_private, null_only_for_none
 from service.api.control_schemas import document_clock
 from service.api.event_schemas import document_commands, document_events, document_options
 from service.api.limits import limit_abuse
@@ -46,7 +46,10 @@ API_SPEC = {
     "API_SPEC_OPTIONS": {
         "info": {"description": "Referees Gin Rummy, Gem Rummy and two-deck Rummy/Rami "
                                 "over HTTP. Every move is an immutable event in the match's "
-                                "Redis stream."},
+                                "Redis stream. Every answer to a request that sends a token "
+                                "or a ticket, and every answer to a POST, PUT, PATCH or "
+                                "DELETE, is `Cache-Control: no-store`; every answer has "
+                                "`Vary: Authorization`."},
         "components": {"securitySchemes": {"bearerAuth": {
             "type": "http", "scheme": "bearer",
             "description": "A seat token (from match creation) or the organiser token "
@@ -83,6 +86,7 @@ def create_app(settings: Settings | None = None, client: Any = None,
         api.register_blueprint(blueprint)
     app.register_blueprint(web.blp)  # the reference web client: pages, not API operations
     errors.register(app, wiring.unavailable)
+    app.after_request(keep_private)
     limit_abuse(app, wiring.settings)
     serve_reference(app, api.spec.to_dict())
     return app

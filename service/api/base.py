@@ -16,7 +16,7 @@ from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
 from service.api.inputs import INVALID_TEXT, text_refusals_only
-from service.api.schemas import ErrorSchema
+from service.api.schemas import IDEMPOTENCY_KEY_MAX, ErrorSchema
 from service.usecases.errors import Unauthenticated
 
 if TYPE_CHECKING:
@@ -54,7 +54,8 @@ class ApiBlueprint(Blueprint):
         self.before_request(_token_first)
 
     def doc(self, *, ticket: bool = False,  # type: ignore[override]
-            caller: str | None = None, **kwargs: Any) -> Any:
+            caller: str | None = None, retried_after_forgotten: bool = False,
+            **kwargs: Any) -> Any:
         """flask-smorest's ``doc``. A view documented with a security (``BEARER`` or
         ``ANYONE``) reads a token: one that names nobody is refused with a 401
         ``invalid_token`` before anything else. With ``security=BEARER`` it also refuses a
@@ -67,6 +68,9 @@ class ApiBlueprint(Blueprint):
         (``ORGANISER_CALLER``, ``ADMIN_CALLER``: ``Access.require_caller``);
         anyone else gets their 401/403 before the view reads its arguments, so a caller
         who may not call it learns nothing about what a valid body looks like.
+        ``retried_after_forgotten``: the operation makes its own token name nobody (leaving
+        a seat), so a retry with an ``Idempotency-Key`` goes on to the view, whose use case
+        answers it as the first time or refuses the token itself.
         """
         document = super().doc(**kwargs)
         security = kwargs.get("security")
@@ -78,6 +82,7 @@ class ApiBlueprint(Blueprint):
             documented.reads_token = True  # copied outwards by every functools.wraps
             documented.needs_token = security == BEARER and not ticket
             documented.caller = caller
+            documented.retried_after_forgotten = retried_after_forgotten
             return documented
         return decorate
 
@@ -155,12 +160,39 @@ def _token_first() -> None:
                                   "(Authorization: Bearer <token>)")
         return
     match_id = (request.view_args or {}).get("match_id")
+    key = request.headers.get("Idempotency-Key", "")
+    if getattr(handler, "retried_after_forgotten", False) and token and (
+            0 < len(key) <= IDEMPOTENCY_KEY_MAX):
+        return
     if not token or not use_cases().access.names_anybody(token, match_id):
         raise Unauthenticated("invalid_token", "the bearer token is not one this server "
                               "issued (or it was rotated, or its key revoked)")
     caller = getattr(handler, "caller", None)
     if caller is not None:
         use_cases().access.require_caller(token, caller)
+
+
+def credentials_sent() -> bool:
+    """Whether the request names a caller: a bearer token (well-formed or not) or a ticket."""
+    return request.headers.get("Authorization") is not None or bool(request.args.get("ticket"))
+
+
+CHANGES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def keep_private(response: Response) -> Response:
+    """``Cache-Control: no-store`` on every answer to a request that sent credentials (a
+    seat's hand, an organiser's lists, even a 304 or a refusal) or that changes something
+    (creating a match or claiming a seat returns tokens without any credentials sent; so do
+    rotations, tickets, organiser keys), and ``Vary: Authorization`` on every answer: a
+    shared cache must never keep a secret, nor give one caller's answer to another.
+
+    Public reads (no credentials) keep their ``ETag`` caching. One rule on the request, not
+    a list of views that return secrets, so a new view cannot forget it."""
+    response.vary.add("Authorization")
+    if credentials_sent() or request.method in CHANGES:
+        response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def bearer_token() -> str | None:

@@ -1,6 +1,8 @@
 """Abuse limits (Flask-Limiter): match creation without an organiser's token, seat claims,
 log audits, stream opens and failed authentications per client address, actions and stream
-tickets per token, verification requests per client address and per match.
+tickets per token, verification requests per client address and per match. Every
+per-address count keys the client by ``client_address``: an IPv6 client by its /64, an
+IPv4 one by its address.
 
 Counters live in the same Redis as the matches (``{prefix}:limits:...``), so every API
 process shares them; embedded mode counts in memory. A refused request gets 429
@@ -14,13 +16,15 @@ client counts as the proxy.
 Failed authentication (a 401 for a token or ticket that names nobody) counts against the
 client's address; past the ``auth_failures`` limit, every request from that address that
 carries a token or a ticket is refused with 429 before anything is looked up, so guessing
-tokens costs the guesser, not the server. A storage outage is logged once a minute on one
+tokens costs the guesser, not the server; the admin token and live organiser keys still get
+in (``FailedAuthentication``). A storage outage is logged once a minute on one
 line (``StorageOutageLog``), not as a traceback per request.
 """
 
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import logging
 import time
 from typing import Any
@@ -31,7 +35,7 @@ from flask_limiter.util import get_remote_address
 from limits import parse
 from werkzeug.exceptions import TooManyRequests
 
-from service.api.base import bearer_token, use_cases
+from service.api.base import bearer_token, credentials_sent, use_cases
 from service.api.errors import STORE_RETRY_AFTER_S
 from service.config import Settings
 
@@ -41,12 +45,35 @@ HEADERS = {HeaderNames.LIMIT: "RateLimit-Limit", HeaderNames.REMAINING: "RateLim
            HeaderNames.RESET: "RateLimit-Reset", HeaderNames.RETRY_AFTER: "Retry-After"}
 
 
+def address_key(address: str) -> str:
+    """What a per-address limit counts for ``address``: an IPv4 address as it is, an
+    IPv4-mapped IPv6 address as its IPv4 one, any other IPv6 address as its /64.
+
+    A subscriber (a home, a server) is given a whole /64, and every address of it is theirs
+    to use: counted one by one, an IPv6 client had 2^64 budgets. Text that is no address
+    (a proxy's odd header) is counted as it is."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((int(ip) >> 64 << 64, 64)))
+    return str(ip)
+
+
+def client_address() -> str:
+    """The request's client as every per-address limit counts it (``address_key``)."""
+    return address_key(get_remote_address() or "unknown")
+
+
 def token_or_address() -> str:
     """A token's holder is counted by its token (hashed), anybody else by address."""
     token = bearer_token()
     if token:
         return "token:" + hashlib.sha256(token.encode()).hexdigest()[:32]
-    return "address:" + (get_remote_address() or "unknown")
+    return "address:" + client_address()
 
 
 def organiser_or_admin() -> bool:
@@ -55,11 +82,6 @@ def organiser_or_admin() -> bool:
     this far (401 ``invalid_token``, ``service.api.base``)."""
     token = bearer_token()
     return bool(token) and use_cases().access.organiser(token) is not None
-
-
-def credentials_sent() -> bool:
-    """Whether the request names a caller: a bearer token (well-formed or not) or a ticket."""
-    return request.headers.get("Authorization") is not None or bool(request.args.get("ticket"))
 
 
 def match_in_path() -> str:
@@ -108,20 +130,34 @@ class GuessingRefused(TooManyRequests):
 
 
 class FailedAuthentication:
-    """401s per client address, in the limiter's own storage (shared by every process)."""
+    """401s per client address, in the limiter's own storage (shared by every process).
+
+    The lockout is for guessers, so it spares the two credentials nobody at the address
+    needs to guess: the admin token (compared in memory, in constant time, with nothing
+    looked up) and a live organiser key. Looking a key up is a Redis read the lockout
+    exists to spare, and its answer (in, or 429) tells whether a key is live, so a
+    locked-out address has only as many key checks as failures (``auth_failures``, a
+    second window): a key that names no live organiser uses one up and is refused with
+    the 429; once they are used up, no key from the address is looked up until the
+    window moves (a live one waits too: somebody there is guessing keys).
+    """
 
     def __init__(self, limiter: Limiter, limit: str, prefix: str,
                  outage: StorageOutageLog) -> None:
         self._limiter, self._limit, self._key = limiter, parse(limit), f"{prefix}:auth-failures"
+        self._key_checks = f"{prefix}:auth-key-checks"
         self._outage = outage
 
     def refuse_guessers(self) -> None:
-        """Before a request with credentials: 429 once its address used up its failures."""
+        """Before a request with credentials: 429 once its address used up its failures,
+        unless it sends the admin token or a live organiser key."""
         if not credentials_sent():
             return
-        address = get_remote_address() or "unknown"
+        address = client_address()
         try:
             if self._limiter.limiter.test(self._limit, self._key, address):
+                return
+            if self._vouched_for(address):
                 return
             reset = self._limiter.limiter.get_window_stats(self._limit, self._key, address)[0]
         except Exception as exc:  # noqa: BLE001 - the storage is down: let requests through
@@ -129,12 +165,27 @@ class FailedAuthentication:
             return
         raise GuessingRefused(self._limit.amount, reset)
 
+    def _vouched_for(self, address: str) -> bool:
+        """Whether a locked-out address's request carries the admin token or a live
+        organiser key, within the address's key checks (see the class)."""
+        token = bearer_token()
+        access = use_cases().access
+        if not token or access.is_admin(token):
+            return bool(token)
+        if not access.may_be_organiser_key(token):
+            return False
+        if not self._limiter.limiter.test(self._limit, self._key_checks, address):
+            return False
+        if access.organiser(token) is not None:
+            return True
+        self._limiter.limiter.hit(self._limit, self._key_checks, address)
+        return False
+
     def count(self, response: Response) -> Response:
         """After a request: a 401 to one that sent credentials is a failed authentication."""
         if response.status_code == 401 and credentials_sent():
             try:
-                self._limiter.limiter.hit(self._limit, self._key,
-                                          get_remote_address() or "unknown")
+                self._limiter.limiter.hit(self._limit, self._key, client_address())
             except Exception as exc:  # noqa: BLE001 - the storage is down
                 self._outage.note(exc)
         return response
@@ -167,7 +218,7 @@ def limit_abuse(app: Flask, settings: Settings) -> None:
     if limits is None:
         return
     app.after_request(retry_after_only_when_refused)  # registered first, so it runs last
-    limiter = Limiter(get_remote_address, app=app, headers_enabled=True,
+    limiter = Limiter(client_address, app=app, headers_enabled=True,
                       header_name_mapping=HEADERS, retry_after="delta-seconds",
                       storage_uri=settings.redis_url or "memory://",
                       key_prefix=f"{settings.key_prefix}:limits", strategy="moving-window",

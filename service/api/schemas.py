@@ -129,10 +129,17 @@ def tags_field(description: str) -> fields.List:
         "description": description, "example": ["tournament:spring", "round:3", "table:5"]})
 
 
+NAME_RULE = ("The player's name. It must show a letter, a digit or a pictograph (not only "
+             "spaces or blanks such as U+3164 or U+2800: 400 invalid_name) and differ from "
+             "the other seats' names, whatever the case, the spaces around or doubled, "
+             "compatibility forms and invisible characters (name_taken: 400 at creation, 409 "
+             "when claiming)")
+
+
 class NamedPlayerSchema(Schema):
     """A seat held by a player named at creation."""
 
-    name = PlainText(max_length=64, required=True)
+    name = PlainText(max_length=64, required=True, metadata={"description": NAME_RULE})
     open = JsonBoolean(load_default=False, validate=validate.OneOf((False,)), metadata={
         "description": "false (the default): the seat is the named player's"})
     entropy = PlainText(min_length=0, max_length=256, allow_none=True, metadata={
@@ -265,7 +272,7 @@ class MatchCreatedSchema(MatchMetadata):
 
 
 class ClaimSchema(Schema):
-    name = PlainText(max_length=64, required=True)
+    name = PlainText(max_length=64, required=True, metadata={"description": NAME_RULE})
     entropy = PlainText(min_length=0, max_length=256, allow_none=True, metadata={
         "description": "Optional client entropy, public, mixed into every hand seed (see "
                        "docs/fairness.md)"})
@@ -605,12 +612,26 @@ class TicketSchema(Schema):
     expires_in = fields.Integer(required=True, metadata={"description": "Seconds it lives"})
 
 
+IDEMPOTENCY_KEY_MAX = 200
+
+
+def idempotency_key() -> fields.String:
+    return fields.String(data_key="Idempotency-Key", validate=validate.Length(
+        min=1, max=IDEMPOTENCY_KEY_MAX), metadata={
+            "description": "A repeat returns the first response"})
+
+
 class ActionHeadersSchema(Schema):
     if_match = fields.String(data_key="If-Match", validate=Pattern(IF_MATCH), metadata={
         "description": "The version the action was decided on (the view's `version`, also "
                        "its ETag); 409 when stale"})
-    idempotency_key = fields.String(data_key="Idempotency-Key", validate=validate.Length(
-        min=1, max=200), metadata={"description": "A repeat returns the first response"})
+    idempotency_key = idempotency_key()
+
+
+class ControlHeadersSchema(Schema):
+    """Resigning, forfeiting, aborting, leaving a seat: a retry gets the first answer."""
+
+    idempotency_key = idempotency_key()
 
 
 class HealthSchema(Schema):

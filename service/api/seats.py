@@ -10,6 +10,7 @@ from service.api.base import ANYONE, BEARER, ApiBlueprint, bearer_token, use_cas
 from service.api.schemas import (
     ClaimedSeatSchema,
     ClaimSchema,
+    ControlHeadersSchema,
     LeftSeatSchema,
     LobbyQuerySchema,
     LobbySchema,
@@ -52,17 +53,19 @@ class Claim(MethodView):
         open seat deals the first hand (``started``: true); until then the match's phase is
         ``waiting`` and actions answer 409 ``match_not_started``. Seat views, ``/events``
         and ``/stream`` already work with the token while the match waits. A match its
-        creator called off is a 422 ``match_over``.
+        creator called off is a 422 ``match_over``. A name another seat has is a 409
+        ``name_taken``; one that shows nothing a 400 ``invalid_name``.
         """
         return use_cases().seats.claim(match_id, seat, body)
 
 
 @blp.route("/matches/<match_id>/seats/<int:seat>/leave")
 class Leave(MethodView):
+    @blp.arguments(ControlHeadersSchema, location="headers")
     @blp.response(200, LeftSeatSchema)
-    @blp.doc(security=BEARER)
+    @blp.doc(security=BEARER, retried_after_forgotten=True)
     @blp.errors(401, 403, 404, 409, 422)
-    def post(self, match_id: str, seat: int) -> Any:
+    def post(self, headers: dict[str, Any], match_id: str, seat: int) -> Any:
         """Give back an open seat you claimed, before the match starts (the seat's token).
 
         The seat is open again and listed in the lobby; the token is refused (401) from
@@ -71,8 +74,13 @@ class Leave(MethodView):
         creator named a 409 ``seat_named``; a match that has started a 409
         ``match_started`` (resign instead); one its creator called off a 422
         ``match_over``.
+
+        While the match waits, a retry with the same ``Idempotency-Key`` and token gets the
+        first answer, though the token is refused everywhere else by then; the same key
+        for another seat is a 422 ``idempotency_key_reused``.
         """
-        return use_cases().seats.leave(match_id, seat, bearer_token())
+        return use_cases().seats.leave(match_id, seat, bearer_token(),
+                                       headers.get("idempotency_key"))
 
 
 @blp.route("/matches/<match_id>/seats/<int:seat>/token")

@@ -13,12 +13,21 @@ from collections.abc import Callable, Mapping
 from domain.viewer import Viewer
 from service.credentials import same_secret, token_hash
 from service.ports import ADMIN, EventStore, Organisers, Tokens, Waiting
-from service.usecases.errors import Forbidden, NotFound, Unauthenticated, not_allowed, storable
+from service.usecases.errors import (
+    AppError,
+    Forbidden,
+    NotFound,
+    Unauthenticated,
+    not_allowed,
+    storable,
+)
 
 ORGANISER_CALLER = "organiser"
 """Who may call an operation (``Access.require_caller``): an organiser key or the admin."""
 ADMIN_CALLER = "admin_token"
 """Who may call an operation: the admin token only."""
+ORGANISER_KEY_PREFIX = "rk_"
+"""How every organiser key begins (``service.adapters.organisers``)."""
 
 
 class Access:
@@ -80,8 +89,22 @@ class Access:
             raise NotFound("match_not_found", f"no match {match_id!r}")
         seat = self.seat_of(match_id, token)
         if seat is None:
-            raise Unauthenticated("invalid_token", "the bearer token is not valid for this match")
+            raise self.no_seat_here(match_id, token)
         return Viewer.for_seat(seat)
+
+    def no_seat_here(self, match_id: str, token: str) -> AppError:
+        """The refusal of a token that holds no seat of ``match_id``: 403 ``forbidden``
+        when it names somebody (a creator token, another match's seat), as everywhere a
+        real token is sent where it may not go; 401 ``invalid_token`` only when it names
+        nobody, the one answer the address's failed authentications count (guessing)."""
+        digest = token_hash(token)
+        holder = self._tokens.owner(digest)
+        if holder is not None and holder[0] != match_id:
+            return Forbidden("forbidden", "this token belongs to another match")
+        if holder is not None or same_secret(digest, self.creator_hash(match_id)):
+            return Forbidden("forbidden", "a creator token manages the match's seats; "
+                                          "playing and seat views need a seat's own token")
+        return Unauthenticated("invalid_token", "the bearer token is not valid for this match")
 
     def is_admin(self, token: str | None) -> bool:
         return token is not None and token != "" and same_secret(token, self._admin_token)
@@ -102,7 +125,7 @@ class Access:
         """``ADMIN`` for the admin token, an organiser's id for its live key, else None."""
         if self.is_admin(token):
             return ADMIN
-        if not token or not token.startswith("rk_"):
+        if not token or not self.may_be_organiser_key(token):
             return None
         return self.organisers.lookup(token)
 
@@ -112,6 +135,11 @@ class Access:
         if self._admin_token and same_secret(digest, token_hash(self._admin_token)):
             return ADMIN
         return self.organisers.lookup_hash(digest)
+
+    @staticmethod
+    def may_be_organiser_key(token: str) -> bool:
+        """Whether ``token`` has an organiser key's form (only those are looked up)."""
+        return token.startswith(ORGANISER_KEY_PREFIX)
 
     def owns_by_hash(self, match_id: str, digest: str) -> bool:
         """Whether the admin token or a live organiser key with this hash may see the whole
@@ -176,6 +204,7 @@ class Access:
         return [meta[f"token:{seat}"] for seat in range(len(meta)) if f"token:{seat}" in meta]
 
     def acting_seat(self, match_id: str, token: str | None) -> int:
+        """The seat ``token`` plays for in ``match_id`` (actions, checks, resigning)."""
         if not token:
             raise Unauthenticated("missing_token", "acting needs a seat's bearer token")
         if self.organiser(token) is not None:
@@ -184,13 +213,7 @@ class Access:
         if not self.seat_hashes(match_id):
             raise NotFound("match_not_found", f"no match {match_id!r}")
         seat = self.seat_of(match_id, token)
-        if seat is not None:
-            return seat
-        holder = self._tokens.owner(token_hash(token))
-        if holder is not None and holder[0] != match_id:
-            raise Forbidden("forbidden", "this token belongs to another match")
-        if holder is not None or same_secret(token_hash(token), self.creator_hash(match_id)):
-            raise Forbidden("forbidden", "a creator token manages the match's seats; "
-                                         "acting needs a seat's own token")
-        raise Unauthenticated("invalid_token", "the bearer token is not valid")
+        if seat is None:
+            raise self.no_seat_here(match_id, token)
+        return seat
 

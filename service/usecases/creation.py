@@ -30,6 +30,7 @@ from service.credentials import new_token, token_hash
 from service.ports import Catalog, EventStore, Lobby, MatchInfo, StoredEvent, meta_fields
 from service.usecases.access import Access
 from service.usecases.errors import invalid, not_allowed
+from service.usecases.names import require_names
 from service.usecases.runner import CommandRunner
 
 ORGANISER_FIELDS = ("seed", "deck", "dice")
@@ -67,8 +68,9 @@ def has_open_seats(body: Mapping[str, Any]) -> bool:
 
 
 def placeholders(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The body with a stand-in name on every open seat, to validate it as a whole."""
-    players = [{"name": f"Seat {seat + 1}"} if player.get("open") else player
+    """The body with a stand-in name on every open seat, to validate it as a whole (a
+    stand-in is no name: it takes none from a player, ``names.require_names``)."""
+    players = [{"name": f"Seat {seat + 1}", "stand_in": True} if player.get("open") else player
                for seat, player in enumerate(body["players"])]
     return {**{k: v for k, v in body.items() if k != "invite_code"}, "players": players}
 
@@ -155,6 +157,7 @@ class MatchCreation:
         if not variant.min_players <= len(names) <= variant.max_players:
             raise invalid("players", f"{variant.name} takes {variant.min_players}-"
                               f"{variant.max_players} players", "invalid_players")
+        require_names(body["players"])
         try:
             options = variant.parse_options(body.get("options"), len(names))
         except OptionError as exc:

@@ -5,9 +5,6 @@ version the command reached, for whoever sent it.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import uuid
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,7 +15,7 @@ from service.usecases.access import Access
 from service.usecases.commands import EndMatch, SeatAction
 from service.usecases.errors import Forbidden, NotFound, invalid
 from service.usecases.queries import MatchQueries
-from service.usecases.runner import CommandRunner, Idempotency, command_id
+from service.usecases.runner import CommandRunner, Idempotency, command_id, fingerprint_of
 from service.usecases.seats import Seats
 
 
@@ -36,8 +33,7 @@ class Play:
             if_match: int | None = None, idempotency_key: str | None = None) -> dict[str, Any]:
         """Run one seat action; returns that seat's view as of the action's version."""
         seat = self.access.acting_seat(match_id, token)
-        fingerprint = hashlib.sha256(
-            json.dumps([seat, action], sort_keys=True).encode()).hexdigest()
+        fingerprint = fingerprint_of(seat, action)
         command = SeatAction(seat, action, command_id(f"seat{seat}", idempotency_key))
         once = Idempotency(f"{seat}:{idempotency_key}", fingerprint) if idempotency_key else None
         try:
@@ -49,17 +45,19 @@ class Play:
         return self.queries.render(match_id, outcome.match, Viewer.for_seat(seat))
 
 
-    def forfeit(self, match_id: str, token: str | None,
-                body: Mapping[str, Any]) -> dict[str, Any]:
+    def forfeit(self, match_id: str, token: str | None, body: Mapping[str, Any],
+                idempotency_key: str | None = None) -> dict[str, Any]:
         """The owner forfeits a seat: the seat loses and the match ends (domain.controls)."""
-        self.access.require_owner(match_id, token)
+        organiser = self.access.require_owner(match_id, token)
         loaded = self.queries.load(match_id)
         seat = body["seat"]
         if not 0 <= seat < len(loaded.state.players):
             raise invalid("seat", f"the match has seats 0-{len(loaded.state.players) - 1}",
                               "unknown_seat")
         control = ForfeitSeat(seat, body["reason"])
-        return self._end(match_id, control, f"organiser:forfeit:{uuid.uuid4().hex}")
+        once = _once(f"organiser:{organiser}", idempotency_key, "forfeit", seat, body["reason"])
+        return self._end(match_id, control, command_id("organiser:forfeit", idempotency_key),
+                         once)
 
     def check(self, match_id: str, token: str | None,
               action: Mapping[str, Any]) -> dict[str, Any]:
@@ -88,35 +86,50 @@ class Play:
                 "events": [{"type": event.type, "data": variant.redact_event(event, public)}
                            for event in events]}
 
-    def resign(self, match_id: str, token: str | None, reason: str) -> dict[str, Any]:
+    def resign(self, match_id: str, token: str | None, reason: str,
+               idempotency_key: str | None = None) -> dict[str, Any]:
         """A seat gives up with its own token: it forfeits and the match ends
         (domain.controls, ``by`` ``seat``); the answer is that seat's view. Only a seat
-        token may: an organiser forfeits a seat with ``forfeit``, naming it."""
-        viewer = self.access.viewer(match_id, token)
-        if viewer.seat is None:
+        token may: an organiser forfeits a seat with ``forfeit``, naming it. A key is the
+        seat's, as for its actions (the same key for an action and a resignation is
+        refused)."""
+        if self.access.organiser(token) is not None:
+            self.access.require_owner(match_id, token)
             raise Forbidden("seat_only", "only a seat's own token resigns it (an organiser "
                                          "forfeits a seat with /forfeit)")
+        seat = self.access.acting_seat(match_id, token)
         self.queries.load(match_id)
-        resignation = ForfeitSeat.resignation(viewer.seat, reason)
-        command = EndMatch(resignation, f"resign:{viewer.seat}:{uuid.uuid4().hex}")
-        outcome = self.runner.run(match_id, command)
-        return self.queries.render(match_id, outcome.match, viewer)
+        resignation = ForfeitSeat.resignation(seat, reason)
+        command = EndMatch(resignation, command_id(f"resign:{seat}", idempotency_key))
+        outcome = self.runner.run(match_id, command,
+                                  idempotency=_once(str(seat), idempotency_key, "resign", reason))
+        return self.queries.render(match_id, outcome.match, Viewer.for_seat(seat))
 
-    def abort(self, match_id: str, token: str | None,
-              body: Mapping[str, Any]) -> dict[str, Any]:
+    def abort(self, match_id: str, token: str | None, body: Mapping[str, Any],
+              idempotency_key: str | None = None) -> dict[str, Any]:
         """The owner aborts the match: void, no winner (domain.controls). A match still
         waiting for players may also be aborted by its creator: it is called off
         (``Seats.call_off``), with nothing in any log since nothing was dealt."""
-        called_off = self.seats.call_off(match_id, token, body["reason"])
+        reason = body["reason"]
+        called_off = self.seats.call_off(match_id, token, reason, idempotency_key)
         if called_off is not None:
             return called_off
-        self.access.require_owner(match_id, token)
+        organiser = self.access.require_owner(match_id, token)
         self.queries.load(match_id)
-        return self._end(match_id, AbortMatch(body["reason"]),
-                         f"organiser:abort:{uuid.uuid4().hex}")
+        once = _once(f"organiser:{organiser}", idempotency_key, "abort", reason)
+        return self._end(match_id, AbortMatch(reason),
+                         command_id("organiser:abort", idempotency_key), once)
 
-    def _end(self, match_id: str, control: ForfeitSeat | AbortMatch,
-             command_id: str) -> dict[str, Any]:
-        outcome = self.runner.run(match_id, EndMatch(control, command_id))
+    def _end(self, match_id: str, control: ForfeitSeat | AbortMatch, command_id: str,
+             once: Idempotency | None) -> dict[str, Any]:
+        outcome = self.runner.run(match_id, EndMatch(control, command_id), idempotency=once)
         return self.queries.render(match_id, outcome.match, Viewer.full())
+
+
+def _once(scope: str, key: str | None, *request: Any) -> Idempotency | None:
+    """A control's idempotency key, scoped to its caller (a seat's keys are shared with its
+    actions), and its request's fingerprint; None without a key."""
+    if key is None:
+        return None
+    return Idempotency(f"{scope}:{key}", fingerprint_of(*request))
 

@@ -17,6 +17,8 @@ refusal it got) is kept with the match.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 import uuid
 from collections.abc import Callable
@@ -220,6 +222,12 @@ def refused(record: dict[str, Any]) -> Exception:
     if kind is RuleError:
         return RuleError(record["code"], record["message"])
     return kind(record["code"], record["message"], record.get("errors"))
+
+
+def fingerprint_of(*request: Any) -> str:
+    """A request's fingerprint, kept with its idempotency key: the same key with another
+    request is refused (``idempotency_key_reused``)."""
+    return hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()
 
 
 def command_id(prefix: str, key: str | None = None) -> str:

@@ -32,6 +32,7 @@ from service.ports import (
     STARTED,
     EventStore,
     Lobby,
+    LobbyReply,
     MatchInfo,
     MatchStart,
     SeatClaim,
@@ -40,6 +41,7 @@ from service.ports import (
 from service.usecases.access import Access
 from service.usecases.creation import LOBBY_TTL_S, MatchCreation, seat_fields, tags_of
 from service.usecases.errors import (
+    AppError,
     Conflict,
     Forbidden,
     NotFound,
@@ -47,6 +49,8 @@ from service.usecases.errors import (
     Unauthenticated,
     storable,
 )
+from service.usecases.names import NAME_TAKEN, name_key, require_name
+from service.usecases.runner import fingerprint_of
 
 CLAIM_ATTEMPTS = 8
 
@@ -70,6 +74,28 @@ class MatchCalledOff(Rejected):
         super().__init__("match_over", f"match {lobby.match_id!r} was called off before "
                                        "it started")
         self.lobby = lobby
+
+
+def reply_of(token: str | None, key: str | None, fingerprint: str) -> LobbyReply | None:
+    """Where a lobby operation keeps its first outcome for ``key``: keys are the caller's,
+    so the field is scoped to the token that sent it (a seat given back and claimed again
+    is another player's, with keys of their own)."""
+    if key is None or not token:
+        return None
+    return LobbyReply(f"reply:{token_hash(token)[:32]}:{key}", fingerprint)
+
+
+def _require_free_name(waiting: Waiting, seat: int, name: str) -> None:
+    """409 ``name_taken`` when another seat's player has this name (``names.name_key``).
+
+    Checked against the lobby as read: two claims of different seats with one name at
+    the same instant may both pass (the claim script does not compare names)."""
+    key = name_key(name)
+    for other in range(waiting.seats):
+        held = waiting.seat_field(other, "name") if other != seat else None
+        if held is not None and name_key(held) == key:
+            raise Conflict(NAME_TAKEN, f"seat {other} has this name: choose another",
+                           {"name": [f"seat {other} has this name"]})
 
 
 def _seat_taken(seat: int) -> Conflict:
@@ -142,6 +168,8 @@ class Seats:
                 token_hash(body.get("invite_code") or ""), waiting.fields["invite"]):
             raise Forbidden("invalid_invite", "this match needs its invite code "
                                               "(invite_code), and that is not it")
+        require_name("name", body["name"])
+        _require_free_name(waiting, seat, body["name"])
         token = new_token()
         digest = token_hash(token)
         fields = seat_fields(seat, body)
@@ -207,13 +235,32 @@ class Seats:
                 "started": claim.status == STARTED, "version": claim.version,
                 "open_seats": 0 if claim.status == STARTED else claim.open_seats}
 
-    def leave(self, match_id: str, seat: int, token: str | None) -> dict[str, Any]:
+    def leave(self, match_id: str, seat: int, token: str | None,
+              idempotency_key: str | None = None) -> dict[str, Any]:
         """Give back an open seat one claimed, while the match waits: the seat is open
         again (the lobby lists it), and the token stops working at once, its streams
         included (they end with ``seat_left``). A seat the creator named is not left (the
-        creator aborts the match instead), and once the match started a player resigns."""
+        creator aborts the match instead), and once the match started a player resigns.
+
+        With an ``idempotency_key``, a retry gets the first answer while the match waits,
+        though the token it sends names nobody by then (the API lets such a request
+        through to this use case, which refuses the token itself when there is none)."""
         if not token:
             raise Unauthenticated("missing_token", "leaving needs the seat's token")
+        once = reply_of(token, idempotency_key, f"leave:{seat}")
+        try:
+            return self._leave(match_id, seat, token, once)
+        except AppError:
+            answered = self._answered(match_id, once)
+            if answered is None:
+                raise
+            return {"id": match_id, "seat": seat, "open_seats": int(answered)}
+
+    def _leave(self, match_id: str, seat: int, token: str,
+               once: LobbyReply | None) -> dict[str, Any]:
+        if once is not None and not self._access.names_anybody(token, match_id):
+            raise Unauthenticated("invalid_token", "the bearer token is not one this server "
+                                                   "issued (or it was rotated, or its seat left)")
         waiting = self.waiting(match_id)
         if waiting is None:
             raise self._not_waiting(match_id)
@@ -222,7 +269,7 @@ class Seats:
         if self._access.seat_of(match_id, token) != seat:
             raise Forbidden("not_your_seat", f"this token does not hold seat {seat}")
         digest = token_hash(token)
-        left = self._store.leave_seat(match_id, seat, digest)
+        left = self._store.leave_seat(match_id, seat, digest, once)
         if left.status == NO_LOBBY:  # it started, expired or was called off meanwhile
             called_off = self.waiting(match_id)
             raise MatchCalledOff(called_off) if called_off else self._not_waiting(match_id)
@@ -234,28 +281,47 @@ class Seats:
         self._access.forget([digest])
         return {"id": match_id, "seat": seat, "open_seats": left.open_seats}
 
-    def call_off(self, match_id: str, token: str | None,
-                 reason: str) -> dict[str, Any] | None:
+    def call_off(self, match_id: str, token: str | None, reason: str,
+                 idempotency_key: str | None = None) -> dict[str, Any] | None:
         """Abort a match that waits for players, for its creator (the creator token) or
         its organiser: it never starts; its views say ``aborted`` (``ended``, initiator
         ``creator`` or ``organiser``) until the lobby record expires, claims and leaves
         are refused (422 ``match_over``) and its streams end. Nothing was dealt, so no log
         is written. None when the match is not waiting (any more): the caller aborts it
-        as a started match."""
+        as a started match. With an ``idempotency_key``, a retry gets the first answer
+        (where it would be a 422 ``match_over``)."""
         if self.waiting(match_id) is None:
             return None
         self._require_manager(match_id, token)
         by = "organiser" if self._access.organiser(token) is not None else "creator"
-        done = self._store.abandon_waiting(match_id, reason, by)
+        once = reply_of(token, idempotency_key, fingerprint_of("abort", reason))
+        done = self._store.abandon_waiting(match_id, reason, by, once)
         if done is None:
             return None
         waiting = self.waiting(match_id)
         if waiting is None:
             raise NotFound("match_not_found", f"no match {match_id!r}")
         if not done:
-            raise MatchCalledOff(waiting)
+            if self._answered(match_id, once) is None:
+                raise MatchCalledOff(waiting)
+            return waiting_view(waiting, Viewer.full())
         self.lobby.unlist(match_id, waiting.variant)
         return waiting_view(waiting, Viewer.full())
+
+    def _answered(self, match_id: str, once: LobbyReply | None) -> str | None:
+        """What the first request with ``once``'s key answered (None: it was not done);
+        the same key with another request is refused."""
+        if once is None:
+            return None
+        waiting = self.waiting(match_id)
+        answered = None if waiting is None else waiting.answered(once)
+        if answered is None:
+            return None
+        fingerprint, answer = answered
+        if fingerprint != once.fingerprint:
+            raise Rejected("idempotency_key_reused",
+                           "this Idempotency-Key was used for a different request")
+        return answer
 
     def _not_waiting(self, match_id: str) -> Conflict | NotFound:
         if self._meta(match_id) is None:

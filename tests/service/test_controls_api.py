@@ -244,6 +244,17 @@ class TestResign:
         again = client.post(url, json={}, headers=bearer(match["seats"][1]["token"]))
         assert (again.status_code, again.json["code"]) == (422, "match_over")
 
+    def test_a_token_that_holds_no_seat_of_the_match_is_a_403_as_for_actions(self, client):
+        """A creator token, or another match's seat token, names somebody: it was a 401
+        (counted as a failed authentication) where actions answer 403."""
+        match, other = new_match(client), new_match(client)
+        url = f"/v1/matches/{match['id']}"
+        for token in (match["creator_token"], other["seats"][0]["token"]):
+            for path, body in (("/resign", {}), ("/actions", {"type": "pass"})):
+                answer = client.post(url + path, json=body, headers=bearer(token))
+                assert (answer.status_code, answer.json["code"]) == (403, "forbidden"), path
+        assert client.get(url).json["phase"] != "complete"
+
     def test_a_match_waiting_for_players_is_not_resigned(self, client):
         created = client.post("/v1/matches", json={
             "variant": "gin", "players": [{"name": "Ann"}, {"open": True}]}).json

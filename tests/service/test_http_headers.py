@@ -11,6 +11,7 @@ from service.config import RateLimits
 from tests.service.conftest import ADMIN_AUTH, bearer, create
 from tests.service.test_organisers_api import new_organiser
 from tests.service.test_rate_limits import GIN, limited_app
+from tests.service.test_seats_api import claim, open_match
 
 
 class TestConditionalViews:
@@ -120,3 +121,46 @@ class TestCallersFirst:
         answer = client.post("/v1/webhooks", data="{", content_type="application/json",
                              headers=ADMIN_AUTH)
         assert answer.status_code == 400
+
+
+def private(answer) -> bool:
+    """Whether no cache may keep the answer, and caches key what they keep by token."""
+    return (answer.headers.get("Cache-Control") == "no-store"
+            and "Authorization" in answer.headers.get("Vary", ""))
+
+
+class TestNoStore:
+    """Answers that depend on a token, or carry a secret, are ``no-store`` and vary by
+    ``Authorization``: a shared cache (a proxy, a CDN) must neither keep a seat's hand or
+    a token nor give one caller's answer to another."""
+
+    def test_a_seat_view_and_its_304_are_never_stored(self, client):
+        match = create(client)
+        url = f"/v1/matches/{match['id']}"
+        seat = bearer(match["seats"][0]["token"])
+        first = client.get(url, headers=seat)
+        assert private(first)
+        assert private(client.get(url, headers={**seat, "If-None-Match": first.headers["ETag"]}))
+        assert private(client.get(url + "/events", headers=seat))
+        assert private(client.get(url, headers=ADMIN_AUTH))
+
+    def test_public_answers_keep_their_etag_caching_and_vary_by_token(self, client):
+        match = create(client)
+        public = client.get(f"/v1/matches/{match['id']}")
+        assert public.headers.get("ETag") and "no-store" not in public.headers.get(
+            "Cache-Control", "")
+        assert "Authorization" in public.headers["Vary"]  # a token's answer is another
+        assert "no-store" not in client.get("/v1/lobby").headers.get("Cache-Control", "")
+
+    def test_answers_that_carry_tokens_or_keys_are_never_stored(self, client):
+        created = client.post("/v1/matches", json=GIN)  # no credentials, yet seat tokens
+        assert private(created)
+        match = open_match(client)
+        assert private(claim(client, match, 1))
+        url = f"/v1/matches/{created.json['id']}"
+        creator = bearer(created.json["creator_token"])
+        assert private(client.post(url + "/seats/0/token", headers=creator))
+        seat = bearer(created.json["seats"][1]["token"])
+        assert private(client.post(url + "/stream-tickets", headers=seat))
+        assert private(client.post("/v1/organisers", json={"name": "club"}, headers=ADMIN_AUTH))
+        assert private(client.get("/v1/matches/nope", headers=bearer("made-up")))  # a 401

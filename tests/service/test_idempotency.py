@@ -11,8 +11,9 @@ import threading
 import time
 from typing import Any
 
-from tests.service.conftest import create
+from tests.service.conftest import ADMIN_AUTH, bearer, create
 from tests.service.test_matches_api import DECK, act
+from tests.service.test_seats_api import claim, open_match
 
 RETRIES = 20
 
@@ -86,3 +87,101 @@ def test_a_retry_goes_ahead_once_the_claim_of_a_request_that_died_lapses(app, cl
     answer = act(client, match, 1, {"type": "pass"}, **{"Idempotency-Key": "k"})
     assert answer.status_code == 200 and time.monotonic() - started >= 0.2
     assert types(client, match).count("UpcardPassed") == 1
+
+
+class TestControls:
+    """Resigning, forfeiting, aborting, leaving a seat and calling a match off take an
+    ``Idempotency-Key`` as actions do: a retry (its answer was lost) gets the first answer,
+    status and body, where it got 422 ``match_over`` or 401; another request with the same
+    key is refused."""
+
+    @staticmethod
+    def twice(client, url: str, headers: dict, body: dict | None = None,
+              key: str = "k1") -> tuple:
+        sent = {**headers, "Idempotency-Key": key}
+        first = client.post(url, json=body, headers=sent)
+        again = client.post(url, json=body, headers=sent)
+        return first, again
+
+    @staticmethod
+    def same(first, again) -> bool:
+        return (first.status_code, first.json) == (again.status_code, again.json)
+
+    def test_a_retried_resignation_gets_the_first_answer(self, client):
+        match = create(client, DECK)
+        url = f"/v1/matches/{match['id']}/resign"
+        bob = bearer(match["seats"][1]["token"])
+        first, again = self.twice(client, url, bob, {"reason": "gone"})
+        assert first.status_code == 200 and self.same(first, again)
+        assert types(client, match).count("SeatForfeited") == 1
+        other = client.post(url, json={"reason": "other"},
+                            headers={**bob, "Idempotency-Key": "k1"})
+        assert (other.status_code, other.json["code"]) == (422, "idempotency_key_reused")
+
+    def test_a_retried_abort_and_forfeit_get_the_first_answer(self, client):
+        aborted, forfeited = create(client, DECK), create(client, DECK)
+        first, again = self.twice(client, f"/v1/matches/{aborted['id']}/abort", ADMIN_AUTH,
+                                  {"reason": "storm"})
+        assert first.status_code == 200 and self.same(first, again)
+        assert types(client, aborted).count("MatchAborted") == 1
+        first, again = self.twice(client, f"/v1/matches/{forfeited['id']}/forfeit",
+                                  ADMIN_AUTH, {"seat": 0, "reason": "late"})
+        assert first.status_code == 200 and self.same(first, again)
+        assert types(client, forfeited).count("SeatForfeited") == 1
+
+    def test_a_retried_call_off_gets_the_first_answer(self, client):
+        match = open_match(client)
+        url = f"/v1/matches/{match['id']}/abort"
+        creator = bearer(match["creator_token"])
+        first, again = self.twice(client, url, creator, {"reason": "nobody came"})
+        assert first.status_code == 200 and self.same(first, again)
+        other = client.post(url, json={"reason": "else"},
+                            headers={**creator, "Idempotency-Key": "k1"})
+        assert (other.status_code, other.json["code"]) == (422, "idempotency_key_reused")
+        plain = client.post(url, json={"reason": "nobody came"}, headers=creator)
+        assert (plain.status_code, plain.json["code"]) == (422, "match_over")
+
+    def test_a_retried_leave_gets_the_first_answer_though_its_token_is_gone(self, client):
+        match = open_match(client, players=[{"name": "Ann"}, {"open": True}, {"open": True}])
+        bob = bearer(claim(client, match, 1).json["token"])
+        url = f"/v1/matches/{match['id']}/seats"
+        first, again = self.twice(client, f"{url}/1/leave", bob)
+        assert first.json == {"id": match["id"], "seat": 1, "open_seats": 2}
+        assert self.same(first, again)
+        other = client.post(f"{url}/2/leave", headers={**bob, "Idempotency-Key": "k1"})
+        assert (other.status_code, other.json["code"]) == (422, "idempotency_key_reused")
+        for headers in ({**bob, "Idempotency-Key": "k2"}, bob,
+                        {**bearer("made-up"), "Idempotency-Key": "k1"},
+                        {**bearer("made-up"), "Idempotency-Key": "k" * 201}):
+            gone = client.post(f"{url}/1/leave", headers=headers)
+            assert (gone.status_code, gone.json["code"]) == (401, "invalid_token")
+
+    def test_concurrent_retries_of_a_leave_all_get_the_first_answer(self, app, client):
+        match = open_match(client, players=[{"name": "Ann"}, {"open": True}, {"open": True}])
+        bob = bearer(claim(client, match, 1).json["token"])
+        url = f"/v1/matches/{match['id']}/seats/1/leave"
+        answers: list = []
+        start = threading.Barrier(RETRIES)
+
+        def send() -> None:
+            own = app.test_client()
+            start.wait()
+            response = own.post(url, headers={**bob, "Idempotency-Key": "race"})
+            answers.append((response.status_code, response.json))
+
+        threads = [threading.Thread(target=send) for _ in range(RETRIES)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert len(answers) == RETRIES
+        first = (200, {"id": match["id"], "seat": 1, "open_seats": 2})
+        assert [answer for answer in answers if answer != first] == []
+
+    def test_the_spec_names_the_header_on_each(self, client):
+        paths = client.get("/openapi.json").json["paths"]
+        for path in ("/v1/matches/{match_id}/resign", "/v1/matches/{match_id}/abort",
+                     "/v1/matches/{match_id}/forfeit",
+                     "/v1/matches/{match_id}/seats/{seat}/leave"):
+            names = [p["name"] for p in paths[path]["post"].get("parameters", [])]
+            assert "Idempotency-Key" in names, path

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from service.api.app import create_app
+from service.api.limits import address_key
 from service.config import RateLimits, Settings
 from tests.conftest import REAL_REDIS_URL
 from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer, create
@@ -122,3 +123,35 @@ def test_the_limits_come_from_the_environment(monkeypatch):
     monkeypatch.setenv("RUMMY_RATE_LIMITS", "off")
     assert Settings.from_env().rate_limits is None
     assert Settings().rate_limits is None  # built in code (tests, tools): off
+
+
+class TestAddresses:
+    """Per-address limits count an IPv6 client by its /64: one subscriber holds a whole
+    /64, so counting each address gave it 2^64 budgets."""
+
+    @staticmethod
+    def create_from(client, address: str):
+        return client.post("/v1/matches", json=GIN, environ_base={"REMOTE_ADDR": address})
+
+    def test_an_ipv6_client_is_counted_by_its_64(self, tight):
+        assert self.create_from(tight, "2001:db8:1:2::1").status_code == 201
+        assert self.create_from(tight, "2001:db8:1:2::2").status_code == 201
+        refused_properly(self.create_from(tight, "2001:db8:1:2:ffff:ffff:ffff:9"))
+        assert self.create_from(tight, "2001:db8:1:3::1").status_code == 201
+
+    def test_an_ipv4_client_by_its_address_and_a_mapped_one_as_ipv4(self, tight):
+        assert self.create_from(tight, "192.0.2.1").status_code == 201
+        assert self.create_from(tight, "::ffff:192.0.2.1").status_code == 201
+        refused_properly(self.create_from(tight, "192.0.2.1"))
+        assert self.create_from(tight, "192.0.2.2").status_code == 201
+
+    @pytest.mark.parametrize(("address", "key"), [
+        ("192.0.2.7", "192.0.2.7"),
+        ("::ffff:192.0.2.7", "192.0.2.7"),
+        ("2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"),
+        ("2001:DB8:1:2::", "2001:db8:1:2::/64"),
+        ("fe80::1%eth0", "fe80::/64"),
+        ("not an address", "not an address"),
+    ])
+    def test_the_key_of_an_address(self, address, key):
+        assert address_key(address) == key

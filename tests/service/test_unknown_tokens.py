@@ -111,3 +111,71 @@ def test_made_up_stream_tickets_count_as_failures(guarded):
         answer = guarded.get(f"{url}?ticket=guess-{guess}")
         assert (answer.status_code, answer.json["code"]) == (401, "invalid_ticket")
     refused_properly(guarded.get(f"{url}?ticket=guess-3"))
+
+
+def test_failed_authentications_count_an_ipv6_client_by_its_64(guarded):
+    match = guarded.post("/v1/matches", json=GIN, headers=ADMIN_AUTH).json
+    url = f"/v1/matches/{match['id']}"
+    for guess in range(3):
+        here = {"REMOTE_ADDR": f"2001:db8:7:7::{guess + 1}"}
+        assert refused(guarded.get(url, headers=bearer(f"guess-{guess}"), environ_base=here))
+    refused_properly(guarded.get(url, headers=bearer("guess-3"),
+                                 environ_base={"REMOTE_ADDR": "2001:db8:7:7:abcd::1"}))
+    assert refused(guarded.get(url, headers=bearer("guess-4"),
+                               environ_base={"REMOTE_ADDR": "2001:db8:7:8::1"}))
+
+
+def test_only_tokens_that_name_nobody_count_as_failed_authentications(guarded):
+    """A real token sent where it may not go is a 403, not a guess: it never locks its
+    address out. Views, tickets and controls answer alike."""
+    match = guarded.post("/v1/matches", json=GIN, headers=ADMIN_AUTH).json
+    other = guarded.post("/v1/matches", json=GIN, headers=ADMIN_AUTH).json
+    url = f"/v1/matches/{match['id']}"
+    foreign, creator = bearer(other["seats"][0]["token"]), bearer(match["creator_token"])
+    for _ in range(2):
+        for method, path, headers in (("POST", "/resign", creator), ("POST", "/resign", foreign),
+                                      ("GET", "", foreign), ("GET", "/events", creator),
+                                      ("POST", "/stream-tickets", foreign)):
+            answer = guarded.open(url + path, method=method, json={}, headers=headers)
+            assert (answer.status_code, answer.json["code"]) == (403, "forbidden"), path
+    for guess in range(3):
+        assert refused(guarded.get(url, headers=bearer(f"guess-{guess}")))
+    refused_properly(guarded.get(url, headers=foreign))
+
+
+class TestLockoutSparesValidKeys:
+    """The lockout is for guessers: the admin token and a live organiser key from a
+    locked-out address still get in (they were refused with everything else)."""
+
+    GUESSER = {"REMOTE_ADDR": "192.0.2.50"}
+
+    def locked_out(self, guarded) -> tuple[str, dict[str, str]]:
+        club = bearer(new_organiser(guarded, "club")["key"])
+        match = guarded.post("/v1/matches", json=GIN, headers=club).json
+        url = f"/v1/matches/{match['id']}"
+        for guess in range(3):
+            assert refused(guarded.get(url, headers=bearer(f"g{guess}"),
+                                       environ_base=self.GUESSER))
+        refused_properly(guarded.get(url, headers=bearer(match["seats"][0]["token"]),
+                                     environ_base=self.GUESSER))
+        return url, club
+
+    def test_the_admin_token_and_a_live_organiser_key_are_never_locked_out(self, guarded):
+        url, club = self.locked_out(guarded)
+        for _ in range(5):
+            for credential in (ADMIN_AUTH, club):
+                answer = guarded.get(url, headers=credential, environ_base=self.GUESSER)
+                assert answer.status_code == 200
+        refused_properly(guarded.get(url, headers=bearer("g9"), environ_base=self.GUESSER))
+
+    def test_a_locked_out_address_checks_few_keys(self, guarded):
+        """Looking a key up is not free for a guesser: each made-up key a locked-out address
+        sends is refused (429) and uses one of its key checks; once they are used up, no key
+        from it is looked up until the window moves, a valid one included."""
+        url, club = self.locked_out(guarded)
+        for guess in range(3):
+            made_up = bearer(f"rk_{'x' * 42}{guess}")
+            refused_properly(guarded.get(url, headers=made_up, environ_base=self.GUESSER))
+        refused_properly(guarded.get(url, headers=club, environ_base=self.GUESSER))
+        assert guarded.get(url, headers=ADMIN_AUTH, environ_base=self.GUESSER).status_code == 200
+        assert guarded.get(url, headers=club).status_code == 200  # from elsewhere
