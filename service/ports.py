@@ -112,8 +112,8 @@ class SeatClaim:
     """What ``claim_seat`` (or ``leave_seat``) did: ``status`` is one of store_scripts'
     ``NO_LOBBY``, ``NOT_OPEN``, ``TAKEN``, ``NEED_START`` (the last seat, claimed without
     a start or with one decided from an older lobby), ``CLAIMED`` (``open_seats`` left),
-    ``STARTED`` (the match now exists at ``version``) or ``LEFT`` (the seat is open again;
-    ``open_seats`` now)."""
+    ``STARTED`` (the match now exists at ``version``), ``LEFT`` (the seat is open again;
+    ``open_seats`` now) or ``NAME_HELD``."""
 
     status: int
     open_seats: int | None = None
@@ -146,6 +146,10 @@ class AppendResult:
 
 NO_LOBBY, NOT_OPEN, TAKEN, NEED_START, CLAIMED, STARTED, LEFT = range(10, 17)
 """What a seat claim (or a player leaving a seat) did (``SeatClaim.status``)."""
+NAME_HELD = 18
+"""A claim refused because another seat's player holds a name that reads the same (the
+``namekey:<seat>`` lobby fields): checked in the claim's own script, so two claims of one
+name at the same instant cannot both pass."""
 
 STEPS = "steps"
 CLOCKS = "clocks"

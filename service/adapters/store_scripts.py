@@ -69,6 +69,8 @@ return {0, tonumber(ARGV[6])}
 # decided from (every claim and leave bumps ``rev``), so they name exactly the players
 # who hold the seats; else {NEED_START}, and the caller decides again. Token hashes and
 # the creator's are copied from the lobby itself, so a rotation made meanwhile is kept.
+# A claim whose ``namekey:<seat>`` field another seat already holds is {NAME_HELD}: the
+# seats' names stay distinct however claims interleave.
 CLAIM = (
     _XADD_EVENTS
     + """
@@ -80,6 +82,17 @@ if redis.call('HEXISTS', KEYS[1], 'token:' .. seat) == 1 then return {12} end
 local open = tonumber(redis.call('HGET', KEYS[1], 'open'))
 local nfields = tonumber(ARGV[4])
 local at = 5 + 2 * nfields
+local seats = tonumber(redis.call('HGET', KEYS[1], 'seats') or '0')
+for i = 5, at - 2, 2 do
+  if ARGV[i] == 'namekey:' .. seat then
+    for other = 0, seats - 1 do
+      if tostring(other) ~= seat
+          and redis.call('HGET', KEYS[1], 'namekey:' .. other) == ARGV[i + 1] then
+        return {18}
+      end
+    end
+  end
+end
 if open == 1 and ARGV[at] ~= '1' then return {13} end
 local revision = redis.call('HGET', KEYS[1], 'rev') or '0'
 if open == 1 and ARGV[at + 1] ~= revision then return {13} end
@@ -126,8 +139,8 @@ if redis.call('HEXISTS', KEYS[1], 'aborted_at') == 1 then return {10} end
 local seat = ARGV[1]
 if redis.call('HGET', KEYS[1], 'seat:' .. seat) ~= 'open' then return {11} end
 if redis.call('HGET', KEYS[1], 'token:' .. seat) ~= ARGV[2] then return {12} end
-redis.call('HDEL', KEYS[1], 'token:' .. seat, 'name:' .. seat, 'entropy:' .. seat,
-           'external_id:' .. seat)
+redis.call('HDEL', KEYS[1], 'token:' .. seat, 'name:' .. seat, 'namekey:' .. seat,
+           'entropy:' .. seat, 'external_id:' .. seat)
 local open = redis.call('HINCRBY', KEYS[1], 'open', 1)
 redis.call('HINCRBY', KEYS[1], 'rev', 1)
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'seat', seat, 'revoked', ARGV[2],

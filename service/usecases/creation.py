@@ -30,7 +30,7 @@ from service.credentials import new_token, token_hash
 from service.ports import Catalog, EventStore, Lobby, MatchInfo, StoredEvent, meta_fields
 from service.usecases.access import Access
 from service.usecases.errors import invalid, not_allowed
-from service.usecases.names import require_names
+from service.usecases.names import name_key, require_names
 from service.usecases.runner import CommandRunner
 
 ORGANISER_FIELDS = ("seed", "deck", "dice")
@@ -81,8 +81,9 @@ def tags_of(body: Mapping[str, Any]) -> list[str]:
 
 
 def seat_fields(seat: int, player: Mapping[str, Any]) -> dict[str, str]:
-    """A seated player's lobby fields (its token hash is written beside them)."""
-    return {f"name:{seat}": player["name"],
+    """A seated player's lobby fields (its token hash is written beside them); ``namekey``
+    is what the claim script compares to keep the seats' names distinct."""
+    return {f"name:{seat}": player["name"], f"namekey:{seat}": name_key(player["name"]),
             f"entropy:{seat}": player.get("entropy") or "",
             f"external_id:{seat}": player.get("external_id") or ""}
 

@@ -26,6 +26,7 @@ from service.credentials import new_token, same_secret, token_hash
 from service.ports import (
     CLAIMED,
     LEFT,
+    NAME_HELD,
     NEED_START,
     NO_LOBBY,
     NOT_OPEN,
@@ -88,8 +89,9 @@ def reply_of(token: str | None, key: str | None, fingerprint: str) -> LobbyReply
 def _require_free_name(waiting: Waiting, seat: int, name: str) -> None:
     """409 ``name_taken`` when another seat's player has this name (``names.name_key``).
 
-    Checked against the lobby as read: two claims of different seats with one name at
-    the same instant may both pass (the claim script does not compare names)."""
+    Checked against the lobby as read, to name the seat; the claim script compares the
+    seats' ``namekey`` fields again, so two claims of one name at the same instant cannot
+    both pass (``NAME_HELD``)."""
     key = name_key(name)
     for other in range(waiting.seats):
         held = waiting.seat_field(other, "name") if other != seat else None
@@ -220,6 +222,9 @@ class Seats:
 
     def _claimed(self, waiting: Waiting, seat: int, body: Mapping[str, Any], token: str,
                  claim: SeatClaim) -> dict[str, Any]:
+        if claim.status == NAME_HELD:
+            raise Conflict(NAME_TAKEN, "another player has just taken this name: choose "
+                                       "another", {"name": ["another seat has this name"]})
         if claim.status == NO_LOBBY:
             self._waiting_or_refuse(waiting.match_id, seat)
         if claim.status not in (CLAIMED, STARTED):

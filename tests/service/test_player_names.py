@@ -71,6 +71,19 @@ def test_a_claim_takes_no_name_another_seat_has(client):
     assert claim(client, match, 1, "Cy").json["started"] is True
 
 
+def test_claims_of_one_name_at_the_same_instant_seat_only_one(client, app, monkeypatch):
+    """Both claims read the lobby before either writes (the check as read is skipped, as
+    it passes for both in a race): the claim script itself keeps the names distinct."""
+    from service.usecases import seats
+
+    monkeypatch.setattr(seats, "_require_free_name", lambda waiting, seat, name: None)
+    match = open_match(client, players=[{"name": "Ann"}, {"open": True}, {"open": True}])
+    assert refused(claim(client, match, 1, "ann"), 409, "name_taken", "name")
+    assert claim(client, match, 1, "Bob").status_code == 201
+    assert refused(claim(client, match, 2, " BOB"), 409, "name_taken", "name")
+    assert claim(client, match, 2, "Cy").json["started"] is True
+
+
 def test_an_open_seat_never_takes_a_name_by_itself(client):
     """Open seats have no name until claimed: a named player may be called anything,
     "Seat 2" included."""
