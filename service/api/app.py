@@ -29,6 +29,7 @@ from service.api import (
 from service.api.action_schemas import document_actions
 from service.api.base import RummyApi, null_only_for_none
 from service.api.control_schemas import document_clock
+from service.api.deadlines import BodyDeadlines
 from service.api.event_schemas import document_commands, document_events, document_options
 from service.api.limits import limit_abuse
 from service.api.schemas import document_players
@@ -85,6 +86,7 @@ def create_app(settings: Settings | None = None, client: Any = None,
     errors.register(app, wiring.unavailable)
     limit_abuse(app, wiring.settings)
     serve_reference(app, api.spec.to_dict())
+    app.wsgi_app = BodyDeadlines(app.wsgi_app, wiring.settings.deadlines)  # type: ignore[method-assign]
     return app
 
 
