@@ -47,7 +47,9 @@ API_SPEC = {
     "API_SPEC_OPTIONS": {
         "info": {"description": "Referees Gin Rummy, Gem Rummy and two-deck Rummy/Rami "
                                 "over HTTP. Every move is an immutable event in the match's "
-                                "Redis stream."},
+                                "Redis stream. Every request body has a deadline: one that "
+                                "does not arrive in time is answered 408 `body_timeout` and "
+                                "its connection closed (README, `RUMMY_BODY_*`)."},
         "components": {"securitySchemes": {"bearerAuth": {
             "type": "http", "scheme": "bearer",
             "description": "A seat token (from match creation) or the organiser token "
@@ -63,7 +65,8 @@ def create_app(settings: Settings | None = None, client: Any = None,
 
     ``jobs_inline`` runs system steps, clocks and webhooks in this process (the embedded
     default); False leaves them to workers (``python -m workers``). ``clock``: the wall
-    clock of every part (``bootstrap``), for tests.
+    clock of every part (``bootstrap``), for tests. The app is wrapped in the body and
+    answer deadlines (``service.api.deadlines``).
     """
     wiring = bootstrap(settings, client, in_process=jobs_inline, clock=clock)
     app = Flask("rummy")
