@@ -60,18 +60,26 @@ def spool_records(chunks: Iterable[bytes], spool: Spool) -> int:
     for number, line in _lines(chunks):
         if not line.strip():
             continue
-        record = _record(number, line)
-        guessed += _guessed(previous, record)
+        previous, move = _checked(number, line, previous)
+        guessed += move
         if guessed > MAX_GUESSED_MOVES:
             raise TooLarge("log_too_long", f"line {number}: more than "
                            f"{MAX_GUESSED_MOVES} moves recorded without their command "
                            "(an export of the first release), each of which the "
                            "verifier must search for: verify it with `rummy verify FILE`")
         spool.write(line)
-        previous, records = record.get("command_id"), records + 1
+        records += 1
     if not records:
         raise Invalid("not_a_log", "not an NDJSON log: one JSON object per line, at least one")
     return records
+
+
+def _checked(number: int, line: bytes, previous: object) -> tuple[object, bool]:
+    """Line ``number``'s command id, and whether it begins a move recorded without its
+    command; the parsed record goes when this returns, so a reading that waits for the
+    network holds none (one line can hold 3 MiB of objects)."""
+    record = _record(number, line)
+    return record.get("command_id"), _guessed(previous, record)
 
 
 NO_RECORD = object()

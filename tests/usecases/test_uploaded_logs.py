@@ -93,6 +93,26 @@ def test_spooling_holds_only_the_line_being_read_however_large_the_body():
     assert peak < 16 * 1024 * 1024, f"{peak / 2**20:.0f} MiB held while the body arrived"
 
 
+def test_an_upload_waiting_for_its_next_bytes_holds_no_parsed_record():
+    """What a stalled upload costs: the memory held while the reading waits for the
+    network, measured each time it asks for the next chunk."""
+    body = packed(MAX_LOG_BYTES // 4)
+    held: list[int] = []
+
+    def arriving() -> Iterator[bytes]:
+        for chunk in chunked(body):
+            held.append(tracemalloc.get_traced_memory()[0])
+            yield chunk
+
+    tracemalloc.start()
+    try:
+        spool_records(arriving(), Spool())
+    finally:
+        tracemalloc.stop()
+    # a line still arriving (up to 128 KiB) and the chunk before it; a parsed line was 3 MiB
+    assert max(held) < 512 * 1024, f"{max(held) / 2**20:.1f} MiB held between two chunks"
+
+
 def test_a_refused_line_ends_the_reading_and_nothing_is_verified():
     verifier = Verifier()
     body = b"".join(GOLDEN.read_bytes().splitlines(keepends=True)[:5]) + b"not json\n"
