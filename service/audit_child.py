@@ -7,8 +7,10 @@ standard output the answer's file. It exits 0 with the answer's JSON written, or
 
 Verifying the largest accepted logs takes up to a second of CPU and 150 MiB; here it
 stalls no request (the API process only waits for this one to exit), and its memory goes
-back to the system when it exits. It runs at a lower priority than the API, and the CPU it
-may use is capped (``RLIMIT_CPU``): a log that would take longer is killed, not served.
+back to the system when it exits. It runs at the lowest priority (nice 19), its start-up
+included (the rules are imported after that), so the API's greenlets get the CPU first;
+the CPU it may use is capped (``RLIMIT_CPU``): a log that would take longer is killed,
+not served.
 """
 
 from __future__ import annotations
@@ -20,13 +22,11 @@ import resource
 import sys
 from typing import IO
 
-from service.usecases.errors import AppError
-from service.usecases.uploaded_logs import answer_parts, audit_records
-
 REFUSED = 3
 """The exit status of a refused log."""
-NICENESS = 10
-"""Below the API's priority: a request's greenlets get the CPU first."""
+NICENESS = 19
+"""The lowest priority: behind the API, yet never starved as ``SCHED_IDLE`` would be on a
+busy machine (the verification has a deadline, ``AuditPool.timeout_s``)."""
 CPU_LIMIT_S = 60
 """The most CPU one verification may use: some 50 times the costliest accepted log's."""
 
@@ -37,6 +37,9 @@ def main(argv: list[str] | None = None, source: IO[bytes] | None = None,
     parser.add_argument("--states", type=int, default=None,
                         help="also draw the tables, up to this many bytes of JSON")
     args = parser.parse_args(argv)
+    from service.usecases.errors import AppError
+    from service.usecases.uploaded_logs import answer_parts, audit_records
+
     source = source or sys.stdin.buffer
     out = out or sys.stdout.buffer
     records = [json.loads(line) for line in source if line.strip()]
