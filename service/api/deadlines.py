@@ -68,6 +68,8 @@ class BodyDeadlines:
         def start(status: str, headers: list[tuple[str, str]], *exc_info: Any) -> Any:
             kinds.append(next((value for name, value in headers
                                if name.lower() == "content-type"), ""))
+            if environ.get(BODY_EXPIRED):
+                say_close(start_response)
             return start_response(status, headers, *exc_info)
 
         answer = self.app(environ, start)
@@ -77,6 +79,15 @@ class BodyDeadlines:
             _settimeout(sock, original)
             return answer
         return TimedAnswer(answer, sock, self.deadlines, original)
+
+
+def say_close(start_response: Callable[..., Any]) -> None:
+    """Make gunicorn answer ``Connection: close`` (its ``start_response`` is its response's
+    method): the connection closes after this answer (``service.gunicorn_bodies``), and a
+    client told "keep-alive" would send its next request into a closing socket."""
+    force_close = getattr(getattr(start_response, "__self__", None), "force_close", None)
+    if callable(force_close):
+        force_close()
 
 
 def has_body(environ: dict[str, Any]) -> bool:

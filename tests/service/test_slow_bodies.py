@@ -68,8 +68,10 @@ def test_a_stalled_body_is_a_408_and_its_connection_is_closed(quick):
     with connect(quick) as sock:
         began = time.monotonic()
         sock.sendall(head("/v1/matches", 1000) + b'{"variant": ')
-        status, error = answer(until_closed(sock))
+        received = until_closed(sock)
+    status, error = answer(received)
     assert (status, error["code"]) == (408, "body_timeout"), error
+    assert b"\r\nConnection: close\r\n" in received.partition(b"\r\n\r\n")[0]
     assert GRACE_S - 0.2 < time.monotonic() - began < GRACE_S + SLACK_S
 
 
