@@ -20,7 +20,6 @@ import json
 import os
 import resource
 import sys
-from typing import IO
 
 REFUSED = 3
 """The exit status of a refused log."""
@@ -28,20 +27,20 @@ NICENESS = 19
 """The lowest priority: behind the API, yet never starved as ``SCHED_IDLE`` would be on a
 busy machine (the verification has a deadline, ``AuditPool.timeout_s``)."""
 CPU_LIMIT_S = 60
-"""The most CPU one verification may use: some 50 times the costliest accepted log's."""
+"""The most CPU one verification may use: some 30 times the costliest accepted log's."""
 
 
-def main(argv: list[str] | None = None, source: IO[bytes] | None = None,
-         out: IO[bytes] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:
+    """Verify the spool on standard input; the exit status."""
     parser = argparse.ArgumentParser(description="Verify one spooled upload")
     parser.add_argument("--states", type=int, default=None,
                         help="also draw the tables, up to this many bytes of JSON")
     args = parser.parse_args(argv)
+    # imported here, after ``lower_priority``: importing the rules is a third of the work
     from service.usecases.errors import AppError
     from service.usecases.uploaded_logs import answer_parts, audit_records
 
-    source = source or sys.stdin.buffer
-    out = out or sys.stdout.buffer
+    source, out = sys.stdin.buffer, sys.stdout.buffer
     records = [json.loads(line) for line in source if line.strip()]
     try:
         audit = audit_records(records, args.states)
