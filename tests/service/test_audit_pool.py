@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from service.adapters.audit_pool import AuditPool
-from service.bootstrap import AUDIT_CHILD
+from service.bootstrap import AUDIT_CHILD, bootstrap
+from service.config import Settings
 from service.ports import VerifierBusy, VerifierFailed
 from service.usecases.log_upload import MAX_LOG_BYTES
 from service.usecases.uploaded_logs import answer_parts, audit_records
@@ -115,3 +116,15 @@ def test_a_full_pool_is_a_503_audits_busy_with_retry_after(app):
     assert (answer.status_code, answer.json["code"]) == (503, "audits_busy")
     assert answer.headers["Retry-After"] == "1"
     assert app.test_client().post("/v1/audits", data=GOLDEN.read_bytes()).status_code == 200
+
+
+def test_the_pool_is_sized_from_the_environment(monkeypatch):
+    monkeypatch.setenv("RUMMY_AUDIT_PROCESSES", "3")
+    wiring = bootstrap(Settings.from_env(redis_url=None))
+    try:
+        assert wiring.uploads.verifier.size == 3
+    finally:
+        wiring.close()
+    monkeypatch.setenv("RUMMY_AUDIT_PROCESSES", "0")
+    with pytest.raises(ValueError, match="RUMMY_AUDIT_PROCESSES"):
+        Settings.from_env()
