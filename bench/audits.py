@@ -13,7 +13,9 @@ reuses them on the next run (playing the long ones takes a few minutes).
 
 Then it times uploads, each in a fresh child process (forked after a warm-up request):
 CPU seconds, wall seconds and peak memory growth (the child's peak resident set less its
-resident set before the request), with the answer's status, code and size. The cases:
+resident set before the request), with the answer's status, code and size; where the
+server verifies in a process of its own, that process's CPU seconds and peak resident set
+too (``child_cpu_s``, ``child_peak_mib``). The cases:
 - ``finding-{}``: 8 MiB of ``{}`` lines, the upload of the finding;
 - ``junk-at-limit``: records of the right shape whose ``data`` holds as many empty objects
   as the byte limit allows, the most objects a body that passes every line check can make;
@@ -32,6 +34,7 @@ import argparse
 import gc
 import json
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -167,7 +170,7 @@ def measure_upload(path: Path, states: bool) -> dict[str, Any]:
     gc.collect()
     Path("/proc/self/clear_refs").write_text("5")  # resets VmHWM to the current VmRSS
     before = _status_kib("VmRSS")
-    cpu, wall = time.process_time(), time.perf_counter()
+    cpu, wall, children = time.process_time(), time.perf_counter(), _children_cpu()
     answer = client.post(f"/v1/audits?states={str(states).lower()}", data=body,
                          content_type="application/x-ndjson")
     size = len(answer.get_data())
@@ -175,9 +178,19 @@ def measure_upload(path: Path, states: bool) -> dict[str, Any]:
               "wall_s": round(time.perf_counter() - wall, 2),
               "peak_mib": round((_status_kib("VmHWM") - before) / 1024, 1),
               "status": answer.status_code, "answer_bytes": size}
+    if _children_cpu() > children:  # verified in a child process (issue 24's audit pool)
+        result.update(child_cpu_s=round(_children_cpu() - children, 2),
+                      child_peak_mib=round(resource.getrusage(
+                          resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1))
     if answer.status_code != 200:
         result["code"] = answer.json["code"]
     return result
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's ended children (the verifier's processes)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return float(usage.ru_utime + usage.ru_stime)
 
 
 def _status_kib(field: str) -> int:

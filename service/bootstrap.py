@@ -11,6 +11,7 @@ own ``Wiring``.
 from __future__ import annotations
 
 import logging
+import sys
 import time
 import uuid
 from collections.abc import Callable
@@ -20,6 +21,7 @@ import fakeredis
 import redis
 
 from service.adapters import addresses
+from service.adapters.audit_pool import AuditPool
 from service.adapters.auth import TokenIndex
 from service.adapters.batches import BatchStore
 from service.adapters.catalog import MatchIndex
@@ -56,6 +58,7 @@ from service.usecases.streams import MatchStreams
 from service.usecases.subscribers import Subscriber, Subscribers
 from service.usecases.tickets import StreamTickets
 from service.usecases.tournaments import Tournaments
+from service.usecases.uploaded_logs import UploadedLogs
 from service.usecases.webhooks import WebhookRegistration
 
 log = logging.getLogger("rummy")
@@ -66,6 +69,8 @@ streams share a process; a request waits for a free connection (up to
 ``REDIS_POOL_WAIT_S``, then 503) instead of opening one more socket each, which would
 exhaust Redis's ``maxclients`` and the process's open files (service/gunicorn_conf.py)."""
 REDIS_POOL_WAIT_S = 5.0
+AUDIT_CHILD = (sys.executable, "-m", "service.audit_child")
+"""The process that verifies one uploaded log (``AuditPool``)."""
 
 
 @dataclass
@@ -94,6 +99,7 @@ class Wiring:
     tournaments: Tournaments
     webhooks: WebhookRegistration
     organisers: OrganiserAdmin
+    uploads: UploadedLogs
     closers: list[Callable[[], object]] = field(default_factory=list)
     unavailable: tuple[type[Exception], ...] = (redis.RedisError,)
     """The store's errors for "does not answer" (HTTP 503 ``store_unavailable``)."""
@@ -203,6 +209,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
         webhooks=WebhookRegistration(webhooks, access, settings.private_webhooks,
                                      addresses.refused_at_registration),
         organisers=OrganiserAdmin(organiser_keys, access),
+        uploads=UploadedLogs(AuditPool(AUDIT_CHILD, settings.audit_processes)),
     )
     wiring.closers.append(live.close)
     if in_process:

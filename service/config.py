@@ -28,6 +28,28 @@ class RateLimits:
 
 
 @dataclass(frozen=True)
+class Deadlines:
+    """How long a request body may take to arrive, and an answer to be taken
+    (``service.api.deadlines``), as Apache's mod_reqtimeout bounds bodies.
+
+    A body must start and never pause for longer than ``grace_s``; it may take ``grace_s``
+    plus one second for every ``min_rate`` bytes received, and never more than ``total_s``.
+    Each part of an answer must be taken within ``grace_s`` plus its size at ``min_rate``.
+    The defaults let a 6 MiB audit upload through any link of 0.5 Mbit/s or more (about
+    100 s), and cut a client that sends nothing within 10 s.
+    """
+
+    total_s: float = 120.0
+    """The longest any body may take (``RUMMY_BODY_TIMEOUT_S``)."""
+    min_rate: int = 8192
+    """Bytes a second a body (or an answer's reader) must keep up, on average, once the
+    grace has passed (``RUMMY_BODY_MIN_RATE``): 64 kbit/s, below any usable link."""
+    grace_s: float = 10.0
+    """The longest wait for a body's first byte, for any next byte, and the time granted
+    before the rate counts (``RUMMY_BODY_GRACE_S``)."""
+
+
+@dataclass(frozen=True)
 class Settings:
     """``redis_url`` None means the embedded default: in-process fakeredis, jobs in-process."""
 
@@ -51,6 +73,11 @@ class Settings:
     private network included. Off (``deny``), only global addresses are reached
     (``service.adapters.addresses``), checked at registration and after DNS at every
     delivery: an organiser key must not be a way to probe the server's own network."""
+    deadlines: Deadlines = Deadlines()
+    """How long bodies may take to arrive and answers to be taken."""
+    audit_processes: int = 2
+    """``RUMMY_AUDIT_PROCESSES``: uploaded logs verified at once by one API process, each
+    in a child process of its own (``service.adapters.audit_pool``)."""
 
     @property
     def embedded(self) -> bool:
@@ -69,6 +96,8 @@ class Settings:
             rate_limits=_limits(),
             keep_finished=_at_least_one("RUMMY_EMBEDDED_KEEP_FINISHED", "1000"),
             private_webhooks=_allow("RUMMY_WEBHOOK_PRIVATE", cls.private_webhooks),
+            deadlines=_deadlines(),
+            audit_processes=_at_least_one("RUMMY_AUDIT_PROCESSES", str(cls.audit_processes)),
         )
         return cls(**{**read, **given})
 
@@ -80,6 +109,26 @@ def _at_least_one(name: str, default: str) -> int:
     value = int(text) if text.isdigit() else 0
     if value < 1:
         raise ValueError(f"{name} must be a whole number of at least 1, got {text!r}")
+    return value
+
+
+def _deadlines() -> Deadlines:
+    """``RUMMY_BODY_TIMEOUT_S``, ``RUMMY_BODY_MIN_RATE``, ``RUMMY_BODY_GRACE_S``: each
+    must be a positive number, or the start-up stops with its name."""
+    defaults = Deadlines()
+    return Deadlines(total_s=_positive("RUMMY_BODY_TIMEOUT_S", defaults.total_s),
+                     min_rate=int(_positive("RUMMY_BODY_MIN_RATE", defaults.min_rate)),
+                     grace_s=_positive("RUMMY_BODY_GRACE_S", defaults.grace_s))
+
+
+def _positive(name: str, default: float) -> float:
+    text = os.environ.get(name, "").strip()
+    try:
+        value = float(text) if text else default
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value == float("inf"):
+        raise ValueError(f"{name} must be a positive number, got {text!r}")
     return value
 
 

@@ -9,11 +9,14 @@ the whole worker's CPU. The gthread worker bounds that drain to 64 KiB; this doe
 for every worker: after the response, at most ``DRAIN_BYTES`` more are read, within
 ``DRAIN_SECONDS``, and if the body has not ended by then the connection is closed.
 
+A body that missed its deadline (``service.api.deadlines``) closes its connection at once.
+
 Wired from the gunicorn config (service/gunicorn_conf.py) as its ``post_request`` hook.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -22,12 +25,17 @@ DRAIN_BYTES = 64 * 1024
 DRAIN_SECONDS = 1.0
 """The longest wait for that rest, however slowly it comes."""
 STEP = 8 * 1024
+BODY_EXPIRED = "rummy.body_expired"
+"""Set in a request's environ when its body missed its deadline: the connection closes."""
 
 
 def finish_or_close(req: Any, environ: dict[str, Any]) -> bool:
     """Read what is left of ``req``'s body if it ends within the bounds; else mark the
     request so that gunicorn closes its connection rather than read on. True when the
     body ended."""
+    if environ.get(BODY_EXPIRED):
+        req.force_close()
+        return False
     body = getattr(req, "body", None)
     if body is None or _drained(body, environ.get("gunicorn.socket")):
         return True
@@ -72,3 +80,29 @@ def _restore(sock: Any, timeout: float | None) -> None:
     except OSError:
         pass
 
+
+
+class AnswersNotTaken(logging.Filter):
+    """One line, not a traceback, for an answer its client did not take in time.
+
+    gunicorn logs every socket error but a reset or a broken pipe with its traceback
+    ("Socket error processing request."); a write that timed out is a client that stopped
+    reading its answer, whose connection the answer's deadline closed
+    (``service.api.deadlines``): routine, and a flood of tracebacks is a way to fill disks.
+    """
+
+    MESSAGE = "rummy: closed a connection whose client did not take its answer in time"
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, TimeoutError):
+            record.msg, record.args, record.exc_info, record.exc_text = self.MESSAGE, (), None, None
+            record.levelno, record.levelname = logging.INFO, "INFO"
+        return True
+
+
+def quiet_answers_not_taken() -> None:
+    """Put ``AnswersNotTaken`` on gunicorn's error log (once)."""
+    errors = logging.getLogger("gunicorn.error")
+    if not any(isinstance(f, AnswersNotTaken) for f in errors.filters):
+        errors.addFilter(AnswersNotTaken())

@@ -126,9 +126,11 @@ def _freeze_long_lived(worker: Any, slow: deque[tuple[int, float]]) -> None:
 
 def post_worker_init(worker: Any) -> None:
     """A worker writes gunicorn's own errors (414, 431, a bad request line) as JSON in the
-    API's error shape, re-raises its limit (a supervisor may have started it with less),
-    and starts the collector's freezing and the slow-collection log."""
+    API's error shape, logs an answer a client did not take as one line, re-raises its
+    limit (a supervisor may have started it with less), and starts the collector's
+    freezing and the slow-collection log."""
     gunicorn_errors.install()
+    gunicorn_bodies.quiet_answers_not_taken()
     _freeze_long_lived(worker, _watch_collections())
     limit = raise_fd_limit()
     if limit < worker.cfg.worker_connections + FD_MARGIN:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
 WEBHOOK_KINDS = ("hand_scored", "match_completed", "match_forfeited", "match_aborted")
 """Lifecycle kinds a webhook endpoint (or a feed filter) can name."""
@@ -589,3 +590,61 @@ class FinishedRecord(Protocol):
     """Embedded mode's record of finished matches, which deletes the oldest beyond a cap."""
 
     def record(self, match_id: str, finished_at: float) -> list[str]: ...
+
+
+# --- verifying uploaded logs -------------------------------------------------------------
+
+
+class Spool(Protocol):
+    """An uploaded log's checked lines, kept out of the process's memory until verified."""
+
+    def write(self, line: bytes) -> None: ...
+
+
+ANSWER_PART = 64 * 1024
+"""The verifier's answer is read (and sent) this much at a time."""
+
+
+@dataclass
+class Verification:
+    """What the verifier made of a spooled log: the answer's JSON text, ``size`` bytes in
+    ``answer`` (a file, read part by part: never held whole), or the ``refusal`` (code,
+    message) of a log it cannot walk. ``close`` lets the file go (``parts`` does at its
+    end)."""
+
+    answer: IO[bytes] | None
+    size: int = 0
+    refusal: tuple[str, str] | None = None
+
+    def parts(self) -> Iterator[bytes]:
+        if self.answer is None:
+            return
+        try:
+            while part := self.answer.read(ANSWER_PART):
+                yield part
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self.answer is not None:
+            self.answer.close()
+
+
+class VerifierBusy(Exception):
+    """Every verification slot stayed taken while the request waited for one."""
+
+    def __init__(self, retry_after_s: int) -> None:
+        super().__init__(f"every verifier is busy; retry after {retry_after_s} s")
+        self.retry_after_s = retry_after_s
+
+
+class VerifierFailed(Exception):
+    """A verification did not finish: its process could not start, took too long or died."""
+
+
+class LogVerifier(Protocol):
+    """Verifies uploaded logs away from the request loop, a few at a time."""
+
+    def spool(self) -> AbstractContextManager[Spool]: ...
+
+    def verify(self, spool: Spool, states_bytes: int | None) -> Verification: ...

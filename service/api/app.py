@@ -29,6 +29,7 @@ from service.api import (
 from service.api.action_schemas import document_actions
 from service.api.base import RummyApi, keep_private, null_only_for_none
 from service.api.control_schemas import document_clock
+from service.api.deadlines import BodyDeadlines
 from service.api.event_schemas import document_commands, document_events, document_options
 from service.api.limits import limit_abuse
 from service.api.schemas import document_players
@@ -49,7 +50,10 @@ API_SPEC = {
                                 "Redis stream. Every answer to a request that sends a token "
                                 "or a ticket, and every answer to a POST, PUT, PATCH or "
                                 "DELETE, is `Cache-Control: no-store`; every answer has "
-                                "`Vary: Authorization`."},
+                                "`Vary: Authorization`. Every request body "
+                                "has a deadline: one that does not arrive in time is "
+                                "answered 408 `body_timeout` and its connection closed "
+                                "(README, `RUMMY_BODY_*`)."},
         "components": {"securitySchemes": {"bearerAuth": {
             "type": "http", "scheme": "bearer",
             "description": "A seat token (from match creation) or the organiser token "
@@ -65,7 +69,8 @@ def create_app(settings: Settings | None = None, client: Any = None,
 
     ``jobs_inline`` runs system steps, clocks and webhooks in this process (the embedded
     default); False leaves them to workers (``python -m workers``). ``clock``: the wall
-    clock of every part (``bootstrap``), for tests.
+    clock of every part (``bootstrap``), for tests. The app is wrapped in the body and
+    answer deadlines (``service.api.deadlines``).
     """
     wiring = bootstrap(settings, client, in_process=jobs_inline, clock=clock)
     app = Flask("rummy")
@@ -89,6 +94,7 @@ def create_app(settings: Settings | None = None, client: Any = None,
     app.after_request(keep_private)
     limit_abuse(app, wiring.settings)
     serve_reference(app, api.spec.to_dict())
+    app.wsgi_app = BodyDeadlines(app.wsgi_app, wiring.settings.deadlines)  # type: ignore[method-assign]
     return app
 
 

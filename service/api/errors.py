@@ -10,11 +10,13 @@ from domain.errors import MALFORMED_ACTION, RuleError
 from service.ports import IdempotencyKeyReused, UnknownMatch, VersionConflict
 from service.usecases.errors import (
     AppError,
+    Busy,
     Conflict,
     Forbidden,
     Invalid,
     NotFound,
     Rejected,
+    TimedOut,
     TooLarge,
     Unauthenticated,
 )
@@ -34,8 +36,8 @@ MALFORMED = frozenset({MALFORMED_ACTION})
 """Rule-error codes that mean the request was malformed for the variant, not illegal."""
 
 
-STATUS = {Invalid: 400, Unauthenticated: 401, Forbidden: 403, NotFound: 404, Conflict: 409,
-          TooLarge: 413, Rejected: 422}
+STATUS = {Invalid: 400, Unauthenticated: 401, Forbidden: 403, NotFound: 404,
+          TimedOut: 408, Conflict: 409, TooLarge: 413, Rejected: 422, Busy: 503}
 """Each application error type's HTTP status: the one place use cases meet HTTP."""
 
 
@@ -48,7 +50,10 @@ def register(app: Flask, unavailable: tuple[type[Exception], ...]) -> None:
     "does not answer" (the bootstrap names them: the API knows no adapter)."""
     @app.errorhandler(AppError)
     def app_error(exc: AppError) -> Any:
-        return _error(status_of(exc), exc.code, exc.message, exc.errors)
+        body, status = _error(status_of(exc), exc.code, exc.message, exc.errors)
+        if isinstance(exc, Busy):
+            return body, status, {"Retry-After": str(exc.retry_after_s)}
+        return body, status
 
     @app.errorhandler(RuleError)
     def rule_error(exc: RuleError) -> Any:

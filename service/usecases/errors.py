@@ -47,6 +47,19 @@ class TooLarge(AppError):
     """More than the server does for one request: a body, a line or a log past its limit."""
 
 
+class TimedOut(AppError):
+    """The request took longer than the server waits: a body that did not arrive in time."""
+
+
+class Busy(AppError):
+    """The server has no room for this now; the same request may succeed after
+    ``retry_after_s`` seconds."""
+
+    def __init__(self, code: str, message: str, retry_after_s: int) -> None:
+        super().__init__(code, message)
+        self.retry_after_s = retry_after_s
+
+
 def invalid(field: str, message: str, code: str = "invalid_request") -> Invalid:
     """An ``Invalid`` about one field: ``"<field>: <message>"``."""
     return Invalid(code, f"{field}: {message}", {field: [message]})

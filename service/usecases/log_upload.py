@@ -1,12 +1,15 @@
 """Reading an uploaded log (``POST /v1/audits``) line by line as it arrives, within limits.
 
-Anybody may upload, so one upload must cost a bounded, small amount of work (issue 16,
-finding 5: 8 MiB of ``{}`` lines took a core for seconds). Each line is parsed the moment
-it is complete, and the first line that is not a record ends the reading: the rest of the
-body is never read. The limits are chosen from real exports (``bench/audits.py``, README
-"Fair deals, audit and replay"): a 6-player rummy match at the most rounds its options
-allow is about 12,000 events, 5.3 MB, lines of at most 2.5 KB; a gin match to 500 about
-3,000 events. Longer logs are verified offline, ``rummy verify FILE``, without limits.
+Anybody may upload, so one upload must cost a bounded, small amount of work and memory
+(8 MiB of ``{}`` lines took a core for seconds; a stalled upload of small objects held
+140 MiB of them). Each line is checked the moment it is complete and written to a spool
+(a file, ``ports.Spool``), and the first line that is not a record ends the reading: the
+rest of the body is never read. The verifier reads the spool once the body has ended.
+
+The limits are chosen from real exports (``bench/audits.py``, README "Fair deals, audit
+and replay"): a 6-player rummy match at the most rounds its options allow is about 12,000
+events, 5.3 MB, lines of at most 2.5 KB; a gin match to 500 about 3,000 events. Longer
+logs are verified offline, ``rummy verify FILE``, without limits.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from service.ports import Spool
 from service.usecases.errors import Invalid, Rejected, TooLarge
 
 MAX_LOG_BYTES = 6 * 1024 * 1024
@@ -39,8 +43,11 @@ OPTIONAL: dict[str, tuple[type, ...]] = {
 """Fields a record may lack (older exports have no command), of these types when present."""
 
 
-def read_records(chunks: Iterable[bytes]) -> list[dict[str, Any]]:
-    """The records of an NDJSON log arriving in ``chunks``, read only as far as needed.
+def spool_records(chunks: Iterable[bytes], spool: Spool) -> int:
+    """Check each line of the NDJSON log arriving in ``chunks`` and write it to ``spool``;
+    the number of records. Read only as far as needed, and nothing kept but the line being
+    read and what the next line's checks need (the previous record's command id): the
+    memory an upload holds while it arrives does not grow with it.
 
     Refused as soon as it is known, naming the line: a line that is not a JSON object is
     a 400 ``not_a_log``; a record without a field the verifier needs a 422
@@ -48,29 +55,45 @@ def read_records(chunks: Iterable[bytes]) -> list[dict[str, Any]]:
     (``payload_too_large``, ``line_too_long``, ``log_too_long``: too many lines, or too
     many moves without their command).
     """
-    records: list[dict[str, Any]] = []
-    guessed = 0
+    records = guessed = 0
+    previous: object = NO_RECORD
     for number, line in _lines(chunks):
-        if line.strip():
-            records.append(_record(number, line))
-            guessed += _guessed(records[-2] if len(records) > 1 else None, records[-1])
-            if guessed > MAX_GUESSED_MOVES:
-                raise TooLarge("log_too_long", f"line {number}: more than "
-                               f"{MAX_GUESSED_MOVES} moves recorded without their command "
-                               "(an export of the first release), each of which the "
-                               "verifier must search for: verify it with `rummy verify FILE`")
+        if not line.strip():
+            continue
+        previous, move = _checked(number, line, previous)
+        guessed += move
+        if guessed > MAX_GUESSED_MOVES:
+            raise TooLarge("log_too_long", f"line {number}: more than "
+                           f"{MAX_GUESSED_MOVES} moves recorded without their command "
+                           "(an export of the first release), each of which the "
+                           "verifier must search for: verify it with `rummy verify FILE`")
+        spool.write(line)
+        records += 1
     if not records:
         raise Invalid("not_a_log", "not an NDJSON log: one JSON object per line, at least one")
     return records
 
 
-def _guessed(previous: dict[str, Any] | None, record: dict[str, Any]) -> bool:
+def _checked(number: int, line: bytes, previous: object) -> tuple[object, bool]:
+    """Line ``number``'s command id, and whether it begins a move recorded without its
+    command; the parsed record goes when this returns, so a reading that waits for the
+    network holds none (one line can hold 3 MiB of objects)."""
+    record = _record(number, line)
+    return record.get("command_id"), _guessed(previous, record)
+
+
+NO_RECORD = object()
+"""The command id "before" the first record: none at all, unlike a record's null."""
+
+
+def _guessed(previous: object, record: dict[str, Any]) -> bool:
     """Whether the verifier must search the legal actions for the seat's move ``record``
     begins (``domain.audit``: ``_inferred_action``): the first event of a move carries its
-    command, the others (a rebuilt stock, an ended hand) never do."""
+    command, the others (a rebuilt stock, an ended hand) never do. ``previous`` is the
+    previous record's command id."""
     command_id = record.get("command_id")
     return (str(command_id or "").startswith("seat")
-            and (previous is None or previous.get("command_id") != command_id)
+            and (previous is NO_RECORD or previous != command_id)
             and not isinstance(record.get("command"), dict) and not record.get("redacted"))
 
 

@@ -11,12 +11,18 @@ Anybody may upload, so the work is bounded: the log is read within the limits of
 ``MAX_STATES_BYTES`` of JSON. Each table repeats the match's finished hands, so the tables
 of a long match grow with the square of its length: a gin match to 500 draws 76 MB of
 them, one of many short hands gigabytes.
+
+The verification takes up to a second of CPU and 150 MiB for the largest logs the limits
+let through, so it never runs where requests are served: ``UploadedLogs`` checks the lines
+as they arrive and spools them, and the ``LogVerifier`` (a child process each, a few at a
+time: ``service.adapters.audit_pool``) runs ``audit_records`` on the spool and writes the
+answer (``answer_parts``) to a file the API streams.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,16 +32,19 @@ from domain.variant import Variant
 from domain.variants import VARIANTS
 from domain.viewer import Viewer
 from service.codec import to_recorded
-from service.ports import StoredEvent
-from service.usecases.errors import Rejected
-from service.usecases.log_upload import MAX_LOG_BYTES, read_records
+from service.ports import LogVerifier, StoredEvent, Verification, VerifierBusy, VerifierFailed
+from service.usecases.errors import Busy, Rejected
+from service.usecases.log_upload import MAX_LOG_BYTES, spool_records
 from service.usecases.queries import HandIndex
 
-__all__ = ["MAX_LOG_BYTES", "MAX_STATES_BYTES", "Audit", "audit_log"]
+__all__ = ["MAX_LOG_BYTES", "MAX_STATES_BYTES", "Audit", "UploadedLogs", "audit_records",
+           "answer_parts"]
 
 MAX_STATES_BYTES = 16 * 1024 * 1024
 """The tables' JSON at most: every table of a gin match to 100 (6.4 MB) or of a 6-player
 rummy match (4.8 MB), with room to spare; a longer match is drawn up to here."""
+FAILED_RETRY_S = 10
+"""``Retry-After`` of a verification that did not finish (its process died or ran long)."""
 
 
 @dataclass(frozen=True)
@@ -48,15 +57,56 @@ class Audit:
     states_note: str | None = None
 
 
-def audit_log(chunks: Iterable[bytes], with_states: bool) -> Audit:
-    """The verifier's report on the log arriving in ``chunks`` and, with ``with_states``,
-    the table after each event (``states[i]`` after version ``i + 1``) as far as the file
-    can be replayed. The log is refused as soon as it breaks a rule of ``log_upload``."""
-    records = read_records(chunks)
+class UploadedLogs:
+    """``POST /v1/audits``: the log checked line by line as it arrives and spooled, then
+    verified by the ``LogVerifier`` away from the request loop."""
+
+    def __init__(self, verifier: LogVerifier) -> None:
+        self.verifier = verifier
+
+    def audit(self, chunks: Iterable[bytes], with_states: bool) -> Verification:
+        """The answer to the log arriving in ``chunks``: the verifier's report and, with
+        ``with_states``, the table after each event (``states[i]`` after version ``i + 1``)
+        as far as the file can be replayed. The log is refused as soon as it breaks a rule
+        of ``log_upload``; a 503 when no verifier is free in time (``audits_busy``) or the
+        verification did not finish (``audit_failed``), with when to retry."""
+        with self.verifier.spool() as spool:
+            spool_records(chunks, spool)
+            try:
+                verified = self.verifier.verify(spool, MAX_STATES_BYTES if with_states
+                                                else None)
+            except VerifierBusy as exc:
+                raise Busy("audits_busy", "every verifier of this server is busy: retry "
+                           f"after {exc.retry_after_s} s", exc.retry_after_s) from exc
+            except VerifierFailed as exc:
+                raise Busy("audit_failed", f"the verification did not finish ({exc}): retry "
+                           "later, or verify the log offline with `rummy verify FILE`",
+                           FAILED_RETRY_S) from exc
+        if verified.refusal is not None:
+            raise Rejected(*verified.refusal)
+        return verified
+
+
+def audit_records(records: Sequence[dict[str, Any]], states_bytes: int | None) -> Audit:
+    """The verifier's report on ``records`` and, unless ``states_bytes`` is None, the table
+    after each event, up to ``states_bytes`` of JSON. Run by the verifier's process."""
     report = verdict(records)
-    if not with_states:
+    if states_bytes is None:
         return Audit(report)
-    return Audit(report, *replay_states(records))
+    return Audit(report, *replay_states(records, states_bytes))
+
+
+def answer_parts(audit: Audit) -> Iterator[str]:
+    """The ``AuditSchema`` answer as JSON text, in parts. The tables are JSON already (their
+    length is what ``states_bytes`` bounds), so they are joined as they are, not parsed
+    and written again."""
+    yield '{"report":' + _json(audit.report)
+    if audit.states is not None:
+        yield ',"states":['
+        for index, table in enumerate(audit.states):
+            yield ("," if index else "") + table
+        yield '],"states_note":' + _json(audit.states_note)
+    yield "}"
 
 
 def verdict(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -69,7 +119,8 @@ def verdict(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
                        f"the log cannot be verified: {type(exc).__name__}: {exc}") from exc
 
 
-def replay_states(records: Sequence[dict[str, Any]]) -> tuple[list[str], str | None]:
+def replay_states(records: Sequence[dict[str, Any]],
+                  budget: int = MAX_STATES_BYTES) -> tuple[list[str], str | None]:
     """The table after each event, up to the first event that cannot be folded: one the
     export redacted, or one the rules cannot apply (the note says which and why)."""
     data = records[0].get("data")
@@ -88,7 +139,7 @@ def replay_states(records: Sequence[dict[str, Any]]) -> tuple[list[str], str | N
         except (KeyError, TypeError, ValueError) as exc:
             note = f"version {record.get('version')!r} is not a stored event: {exc!r}"
             break
-    states, fold_note = _fold(variant, stored)
+    states, fold_note = _fold(variant, stored, budget)
     return states, fold_note or note
 
 
@@ -101,7 +152,8 @@ def _stored(record: dict[str, Any]) -> StoredEvent:
                        record.get("command"))
 
 
-def _fold(variant: Variant, stored: list[StoredEvent]) -> tuple[list[str], str | None]:
+def _fold(variant: Variant, stored: list[StoredEvent],
+          budget: int) -> tuple[list[str], str | None]:
     tables = _Tables(variant, stored)
     states: list[str] = []
     size = 0
@@ -111,9 +163,9 @@ def _fold(variant: Variant, stored: list[StoredEvent]) -> tuple[list[str], str |
         except Exception as exc:  # a forged event may break the fold anywhere
             return states, f"version {event.version} cannot be replayed: {exc}"
         size += len(table) + 1
-        if size > MAX_STATES_BYTES:
+        if size > budget:
             return states, (f"tables are drawn for the first {len(states)} events only: "
-                            f"together they would pass {MAX_STATES_BYTES} bytes, this "
+                            f"together they would pass {budget} bytes, this "
                             "server's limit")
         states.append(table)
     return states, None
