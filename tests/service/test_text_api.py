@@ -191,7 +191,7 @@ def test_accepted_text_comes_back_as_sent_in_views_events_and_listings(client):
     match = client.post("/v1/matches", headers=club, json={
         **GIN, "players": players, "tags": KEPT, "external_id": KEPT[3]}).json
     assert [s["name"] for s in match["seats"]] == KEPT[1:3] and match["tags"] == KEPT
-    view = client.get(f"/v1/matches/{match['id']}").json
+    view = client.get(f"/v1/matches/{match['id']}", headers=club).json
     assert [s["name"] for s in view["seats"]] == KEPT[1:3]
     assert [s["external_id"] for s in view["seats"]] == KEPT[1:3]
     assert view["tags"] == KEPT and view["external_id"] == KEPT[3]
