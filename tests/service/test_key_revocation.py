@@ -90,7 +90,8 @@ def test_a_revocation_ends_the_keys_full_view_streams_and_nothing_after_it_reach
     for reader in (by_header, by_ticket):
         assert reader.items[-1] == ENDED and game_events(reader) == []
     for reader in (admin, seat, public):  # the admin token, seats and the public go on
-        assert "HandKnocked" in reader.names() and not reader.closed
+        wait_for(lambda reader=reader: "HandKnocked" in reader.names())
+        assert not reader.closed
     assert client.get(url, headers=key).status_code == 401
     again = client.post(f"/v1/matches/{match['id']}/stream-tickets", headers=key)
     assert again.status_code == 401
