@@ -313,6 +313,37 @@ class ApiServer:
         self.proc.stop(grace=10)
 
 
+def gevent_api(stack: Stack, name: str, workers: int, **env: str) -> tuple[Proc, Http]:
+    """The API as ``make serve`` and the image run it (gunicorn's gevent worker,
+    service/gunicorn_conf.py), ``workers`` processes on the stack's Redis, with ``env`` over
+    the stack's settings; started and answering ``/healthz``."""
+    gunicorn = BIN / "gunicorn"
+    if not gunicorn.exists():
+        unavailable(f"gunicorn ({gunicorn})")
+    try:
+        import gevent  # noqa: F401
+    except ImportError:
+        unavailable("gevent (pip install -e .)")
+    port = free_port()
+    argv = [str(gunicorn), "-c", "python:service.gunicorn_conf", "--workers", str(workers),
+            "--bind", f"127.0.0.1:{port}", "--chdir", str(ROOT), "--no-control-socket", WSGI]
+    settings = _env(REDIS_URL=stack.redis.url, RUMMY_KEY_PREFIX=stack.prefix,
+                    RUMMY_ADMIN_TOKEN=stack.admin, **env)
+    proc = Proc(f"gunicorn-{name}", argv, settings, ROOT, stack.workdir / f"api-{name}.log")
+    proc.start()
+    http = Http(port)
+
+    def healthy() -> bool:
+        proc.check_running()
+        try:
+            return http.request("GET", HEALTH_PATH, timeout=2).status == 200
+        except OSError:
+            return False
+
+    wait_until(healthy, 30, "the gevent API to answer", 0.1)
+    return proc, http
+
+
 def _has_option(binary: str, option: str) -> bool:
     shown = subprocess.run([binary, "--help"], capture_output=True, text=True, timeout=30)
     return option in shown.stdout

@@ -11,49 +11,12 @@ import socket
 import time
 
 from tests.faults.conftest import (
-    BIN,
-    ROOT,
-    WSGI,
-    Http,
-    Proc,
     Stack,
-    _env,
-    free_port,
-    unavailable,
-    wait_until,
+    gevent_api,
 )
 from tests.service.test_matches_api import DECK
 
 STREAMS = 300
-
-
-def gevent_api(stack: Stack) -> tuple[Proc, Http]:
-    gunicorn = BIN / "gunicorn"
-    if not gunicorn.exists():
-        unavailable(f"gunicorn ({gunicorn})")
-    try:
-        import gevent  # noqa: F401
-    except ImportError:
-        unavailable("gevent (pip install -e .)")
-    port = free_port()
-    argv = [str(gunicorn), "-c", "python:service.gunicorn_conf", "--workers", "1",
-            "--bind", f"127.0.0.1:{port}", "--chdir", str(ROOT), "--no-control-socket", WSGI]
-    env = _env(REDIS_URL=stack.redis.url, RUMMY_KEY_PREFIX=stack.prefix,
-               RUMMY_ADMIN_TOKEN=stack.admin, RUMMY_RATE_LIMITS="off",
-               RUMMY_SSE_KEEPALIVE_MS="2000")
-    proc = Proc("gunicorn-gevent", argv, env, ROOT, stack.workdir / "api-gevent.log")
-    proc.start()
-    http = Http(port)
-
-    def healthy() -> bool:
-        proc.check_running()
-        try:
-            return http.request("GET", "/healthz", timeout=2).status == 200
-        except OSError:
-            return False
-
-    wait_until(healthy, 30, "the gevent API to answer", 0.1)
-    return proc, http
 
 
 def open_stream(port: int, match_id: str, token: str | None, after: int) -> socket.socket:
@@ -74,7 +37,8 @@ def read_until(sock: socket.socket, marker: bytes, seen: bytes = b"") -> bytes:
 
 
 def test_one_gevent_process_holds_300_streams_and_still_answers(stack: Stack):
-    proc, http = gevent_api(stack)
+    proc, http = gevent_api(stack, "gevent", 1, RUMMY_RATE_LIMITS="off",
+                            RUMMY_SSE_KEEPALIVE_MS="2000")
     streams: list[socket.socket] = []
     try:
         created = http.request("POST", "/v1/matches", {

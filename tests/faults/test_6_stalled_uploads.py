@@ -25,17 +25,11 @@ from pathlib import Path
 from service.config import Deadlines
 from service.usecases.log_upload import MAX_LOG_BYTES
 from tests.faults.conftest import (
-    BIN,
     ROOT,
-    WSGI,
     Http,
-    Proc,
     Stack,
-    _env,
-    free_port,
+    gevent_api,
     group_pids,
-    unavailable,
-    wait_until,
 )
 from tests.service.test_matches_api import DECK
 from tests.usecases.test_uploaded_logs import packed
@@ -48,30 +42,6 @@ RSS_BOUND_MIB = 40
 CUT_AFTER_S = Deadlines().grace_s + 64 * 1024 / Deadlines().min_rate
 """When the default deadlines cut a body that went silent: a grace and one read's time."""
 SERVED_WITHIN_S = 2.0
-
-
-def gevent_api(stack: Stack) -> tuple[Proc, Http]:
-    gunicorn = BIN / "gunicorn"
-    if not gunicorn.exists():
-        unavailable(f"gunicorn ({gunicorn})")
-    port = free_port()
-    argv = [str(gunicorn), "-c", "python:service.gunicorn_conf", "--workers", "2",
-            "--bind", f"127.0.0.1:{port}", "--chdir", str(ROOT), "--no-control-socket", WSGI]
-    env = _env(REDIS_URL=stack.redis.url, RUMMY_KEY_PREFIX=stack.prefix,
-               RUMMY_ADMIN_TOKEN=stack.admin)
-    proc = Proc("gunicorn-uploads", argv, env, ROOT, stack.workdir / "api-uploads.log")
-    proc.start()
-    http = Http(port)
-
-    def healthy() -> bool:
-        proc.check_running()
-        try:
-            return http.request("GET", "/healthz", timeout=2).status == 200
-        except OSError:
-            return False
-
-    wait_until(healthy, 30, "the gevent API to answer", 0.1)
-    return proc, http
 
 
 def workers_rss_mib(master: int) -> dict[int, float]:
@@ -154,7 +124,7 @@ def served(http: Http, match: dict, token: str) -> list[float]:
 
 
 def test_twelve_stalled_uploads_from_one_address_cost_little_and_are_cut(stack: Stack):
-    proc, http = gevent_api(stack)
+    proc, http = gevent_api(stack, "uploads", 2)
     assert proc.pid is not None
     uploads: list[StalledUpload] = []
     sampler = Sampler(proc.pid)

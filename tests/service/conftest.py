@@ -9,6 +9,7 @@ import redis
 from flask.testing import FlaskClient
 
 from service.api.app import create_app
+from service.bootstrap import bootstrap
 from service.config import Settings
 
 ADMIN = "admin-secret"
@@ -24,6 +25,17 @@ def app(redis_client: redis.Redis, key_prefix: str):
 @pytest.fixture
 def client(app) -> FlaskClient:
     return app.test_client()
+
+
+@pytest.fixture
+def wiring(redis_client: redis.Redis, key_prefix: str):
+    """The use cases without HTTP (the composition root, in-process), admin token ``ADMIN``,
+    a keep-alive tick every 100 ms."""
+    settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix=key_prefix,
+                        sse_keepalive_ms=100)
+    wired = bootstrap(settings, redis_client, in_process=True)
+    yield wired
+    wired.close()
 
 
 def bearer(token: str) -> dict[str, str]:

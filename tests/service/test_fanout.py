@@ -15,19 +15,9 @@ from service.adapters.store import NewEvent
 from service.bootstrap import bootstrap
 from service.config import Settings
 from service.usecases.live import LiveStreams, SeatHolder
+from tests.service.conftest import ADMIN
 from tests.service.test_controls_api import wait_for
 from tests.service.test_matches_api import DECK
-
-ADMIN = "fanout-admin"
-
-
-@pytest.fixture
-def wiring(redis_client, key_prefix):
-    settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix=key_prefix,
-                        sse_keepalive_ms=100)
-    wired = bootstrap(settings, redis_client, in_process=True)
-    yield wired
-    wired.close()
 
 
 def new_match(wiring) -> dict[str, Any]:

@@ -12,11 +12,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import pytest
 from flask.testing import FlaskClient
 
-from service.bootstrap import bootstrap
-from service.config import Settings
 from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer
 from tests.service.test_matches_api import DECK
 from tests.service.test_organisers_api import new_organiser
@@ -152,15 +149,6 @@ def test_the_admin_tokens_feed_ticket_still_lets_the_admin_in(client):
     feed = client.get(f"/v1/feed?ticket={issued.json['ticket']}")
     assert feed.status_code == 200 and feed.mimetype == "text/event-stream"
     feed.close()
-
-
-@pytest.fixture
-def wiring(redis_client, key_prefix):
-    settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix=key_prefix,
-                        sse_keepalive_ms=100)
-    wired = bootstrap(settings, redis_client, in_process=True)
-    yield wired
-    wired.close()
 
 
 def test_a_revocation_and_a_later_event_taken_together_end_the_stream_first(wiring):
