@@ -9,7 +9,8 @@ it is for a live match), it measures:
 
 - the knock (a seat's action), queued mode: load, decide, append, follow-up;
 - the hand end (the scoring step a worker runs): score, reveal, deal the next hand;
-- the knock in embedded mode, where the step runs in-process right after the action.
+- the knock in embedded mode with its step in-process (paid inline here, as the tests
+  do; the embedded server pays it on its timer thread right after the answer).
 
 Prints JSON. ``evolve`` counts every call of the family's ``evolve`` anywhere (the
 repository's fold, the step's own fold of its events, views).
@@ -48,7 +49,7 @@ object.__setattr__(GIN, "evolve", counted_evolve)
 def ready_to_knock(in_process: bool) -> tuple[Any, str, str]:
     client = fakeredis.FakeRedis(server=fakeredis.FakeServer())
     wiring = bootstrap(Settings(redis_url="redis://bench", admin_token=ADMIN), client,
-                       in_process=in_process)
+                       in_process=in_process, pay_inline=in_process)
     body = {"variant": "gin", "players": [{"name": "A"}, {"name": "B"}],
             "options": {"first_dealer": 0}, "deck": DECK}
     created = wiring.creation.create(body, ADMIN)

@@ -116,7 +116,7 @@ def play_round(api: Api, matches: list[dict[str, Any]], key: str, rng: random.Ra
             if full["phase"] == "complete":
                 del live[match_id]
                 continue
-            if full["turn"] is None:  # a job is scoring the hand (real mode)
+            if full["turn"] is None:  # the hand is being scored (a worker, or the timer)
                 time.sleep(0.02)
                 continue
             token = match["seats"][full["turn"]]["token"]

@@ -51,7 +51,7 @@ def knocked_matches(wiring, hands: int) -> list[str]:
 
 
 def waiting(wiring, ids: list[str]) -> list[str]:
-    return [m for m in ids if wiring.repository.get(m).step_owed is not None]
+    return [m for m in ids if wiring.repository.get(m).owed()]
 
 
 def main() -> None:

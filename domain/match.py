@@ -8,15 +8,18 @@ system step).
 
 ``Match.owed`` answers "what does this match owe the outside world now": the system step
 it awaits, or the deadline of its running turn's clock. Whatever schedules, reconciles or
-rebuilds background work asks it, and nothing else; a bot's turn will be one more kind of
-``Owed``.
+rebuilds background work asks it, and nothing else. ``OWED`` lists every kind of owed
+work: each says when it is due and names the work-index kind it is kept under; the
+use-case layer's table (``service.usecases.obligations``) adds how far ahead to mark it
+and the command that pays it. A new kind of work (a bot's turn) is one more class here
+and one more row there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from domain.chain import GENESIS_HASH
 from domain.clocks import Clock, track
@@ -67,23 +70,50 @@ class Recorded:
 @dataclass(frozen=True)
 class StepDue:
     """The match awaits a system step (``domain.steps``): score the ended hand (and deal
-    the next), or pay the bonuses."""
+    the next), or pay the bonuses. Due at once."""
 
     step: SystemStep
+    kind: ClassVar[str] = "steps"
+
+    @classmethod
+    def of(cls, match: Match) -> StepDue | None:
+        step = pending_step(match.variant, match.state)
+        return None if step is None else cls(step)
+
+    def due(self, now: float) -> float:
+        return now
 
 
 @dataclass(frozen=True)
 class DeadlineDue:
     """A clocked turn runs: ``seat`` must move by ``deadline`` (epoch seconds), or the
-    clock acts for the turn that started at ``turn_version`` (``domain.clocks``)."""
+    clock acts for the turn that started at ``turn_version`` (``domain.clocks``). Due at
+    the deadline. No turn runs while the match awaits a step (its ``turn`` is None), so
+    the two are never owed together."""
 
     seat: int
     deadline: float
     turn_version: int
+    kind: ClassVar[str] = "clocks"
+
+    @classmethod
+    def of(cls, match: Match) -> DeadlineDue | None:
+        clock = match.clock
+        if clock is None or clock.seat is None or clock.deadline is None:
+            return None
+        return cls(clock.seat, clock.deadline, clock.started_version)
+
+    def due(self, now: float) -> float:
+        return self.deadline
 
 
 Owed = StepDue | DeadlineDue
-"""What a match owes the outside world now."""
+"""What a match owes the outside world now. Every kind has ``kind`` (its name in the work
+index: ``{prefix}:work:<kind>``), ``of(match)`` (the one it owes now, or None) and
+``due(now)`` (when it is due: ``now`` for at once)."""
+
+OWED: tuple[type[Owed], ...] = (StepDue, DeadlineDue)
+"""Every kind of owed work, in the order ``Match.owed`` lists them."""
 
 
 @dataclass(frozen=True)
@@ -97,17 +127,13 @@ class Ahead:
     state: Any
     turns: tuple[int | None, ...]
 
-    @property
-    def owes_step(self) -> bool:
-        """Whether the match will await a system step once these events are stored."""
-        return pending_step(self.before.variant, self.state) is not None
-
-    @property
-    def owes_deadline(self) -> bool:
-        """Whether a clocked turn will run once these events are stored."""
-        clocked = self.before.clock is not None or any(
-            event.type == CLOCK_SET.name for event in self.events)
-        return clocked and self.state.turn is not None
+    def owed(self, at: float) -> tuple[Owed, ...]:
+        """What the match will owe once these events are stored, were the store to give
+        them the time ``at``: ``Match.owed`` of the match they lead to, so a follow-up
+        that notes work ahead of an append asks the same rule as the one after it."""
+        records = [Recorded(event, self.before.version + number, at, "")
+                   for number, event in enumerate(self.events, 1)]
+        return self.before.stored(self, records).owed() if records else self.before.owed()
 
 
 @dataclass(frozen=True)
@@ -165,24 +191,7 @@ class Match:
         return self.state.phase in FINAL_PHASES
 
     def owed(self) -> tuple[Owed, ...]:
-        """What the match owes the outside world now: the system step it awaits, or its
-        running turn's deadline; nothing while a seat's untimed turn runs or once it is
-        over."""
-        step = pending_step(self.variant, self.state)
-        if step is not None:
-            return (StepDue(step),)
-        clock = self.clock
-        if clock is not None and clock.seat is not None and clock.deadline is not None:
-            return (DeadlineDue(clock.seat, clock.deadline, clock.started_version),)
-        return ()
-
-
-    @property
-    def step_owed(self) -> SystemStep | None:
-        """The system step the match awaits (``owed``), if any."""
-        return next((owed.step for owed in self.owed() if isinstance(owed, StepDue)), None)
-
-    @property
-    def deadline_owed(self) -> DeadlineDue | None:
-        """The running turn's deadline (``owed``), if a clocked turn runs."""
-        return next((owed for owed in self.owed() if isinstance(owed, DeadlineDue)), None)
+        """What the match owes the outside world now, one of each kind at most (``OWED``):
+        the system step it awaits, or its running turn's deadline; nothing while a seat's
+        untimed turn runs or once it is over."""
+        return tuple(owed for kind in OWED if (owed := kind.of(self)) is not None)

@@ -2,10 +2,10 @@
 and background work, for every entry point: the Flask app, the worker and the CLI.
 
 Two ways to run (README "Two ways to run"): embedded (no ``REDIS_URL``: in-process
-fakeredis, steps run in-process, finished matches beyond ``RUMMY_EMBEDDED_KEEP_FINISHED``
-deleted) and real (Redis, RQ workers, the reconciler; every match kept). Nothing is
-built at import time, and nothing is registered in a module: each entry point holds its
-own ``Wiring``.
+fakeredis, owed work paid on an in-process timer, finished matches beyond
+``RUMMY_EMBEDDED_KEEP_FINISHED`` deleted) and real (Redis, RQ workers, the reconciler;
+every match kept). Nothing is built at import time, and nothing is registered in a
+module: each entry point holds its own ``Wiring``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from service.adapters.audit_pool import AuditPool
 from service.adapters.auth import TokenIndex
 from service.adapters.batches import BatchStore
 from service.adapters.catalog import MatchIndex
-from service.adapters.clock_runner import ClockRunner
 from service.adapters.deliveries import DeliveryRunner
 from service.adapters.fanout import StreamHub
 from service.adapters.feed import FeedStore
@@ -39,14 +38,15 @@ from service.adapters.store import RedisEventStore, block_slice_ms
 from service.adapters.tickets import TicketStore
 from service.adapters.webhooks import Webhooks
 from service.adapters.work import WorkIndex
+from service.adapters.work_timer import WorkTimer
 from service.config import Settings
 from service.usecases.access import Access
 from service.usecases.audit import IN_FLIGHT_TTL_S, REPORT_TTL_S, Audits, run_verification
 from service.usecases.background import InProcessWork, QueuedWork, Work
-from service.usecases.clocks import Clocks
 from service.usecases.creation import MatchCreation
 from service.usecases.lifecycle import OrganiserNotices
 from service.usecases.live import LiveStreams
+from service.usecases.obligations import KINDS, Obligations
 from service.usecases.organisers import OrganiserAdmin
 from service.usecases.play import Play
 from service.usecases.queries import MatchQueries
@@ -83,7 +83,7 @@ class Wiring:
     store: RedisEventStore
     repository: Repository
     runner: CommandRunner
-    clocks: Clocks
+    obligations: Obligations
     work: Work
     index: WorkIndex
     in_process: bool
@@ -106,7 +106,7 @@ class Wiring:
 
     def close(self) -> None:
         """Stop what runs in the background of this process: the live stream hub, and in
-        embedded mode the clock timer and the webhook deliveries. Registered for the
+        embedded mode the work timer and the webhook deliveries. Registered for the
         process's end (gunicorn's worker exit, the worker's shutdown)."""
         for close in self.closers:
             close()
@@ -149,19 +149,20 @@ def require_redis_7(client: redis.Redis) -> None:
 
 def bootstrap(settings: Settings | None = None, client: redis.Redis | None = None,
               in_process: bool | None = None,
-              clock: Callable[[], float] = time.time) -> Wiring:
+              clock: Callable[[], float] = time.time, *, pay_inline: bool = False) -> Wiring:
     """Wire one process: every adapter and every use case, each built once and given to
-    the others by constructor. ``in_process`` defaults to the embedded mode's (steps,
-    clocks and webhooks in this process); False queues them for workers. ``clock`` is the
-    wall clock every part reads (the events' times, deadlines, the work index): tests
-    inject their own."""
+    the others by constructor. ``in_process`` defaults to the embedded mode's (owed work
+    on this process's timer thread, webhooks on its own threads); False queues them for
+    workers. ``clock`` is the wall clock every part reads (the events' times, deadlines,
+    the work index): tests inject their own. ``pay_inline``, for tests and benches only
+    (``InProcessWork``): in-process work due at once is paid before a write answers."""
     settings = settings or Settings.from_env()
     client = client or connect(settings)
     in_process = settings.embedded if in_process is None else in_process
     prefix = settings.key_prefix
     store = RedisEventStore(client, prefix, clock)
     repository = Repository(store)
-    index = WorkIndex(client, prefix, clock)
+    index = WorkIndex(client, prefix, KINDS, clock)
     tokens = TokenIndex(client, prefix)
     organiser_keys = OrganiserKeys(client, prefix)
     catalog = MatchIndex(client, prefix)
@@ -170,12 +171,14 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     feed = FeedStore(client, prefix)
     webhooks = Webhooks(client, prefix)
     work: Work
-    timer = ClockRunner(clock)
+    timer = WorkTimer(clock)
     deliveries = DeliveryRunner(client, prefix, private=settings.private_webhooks)
+    local: InProcessWork | None = None
     if in_process:
-        work = InProcessWork(timer, deliveries,
-                             lambda match_id, verification_id: run_verification(
-                                 repository, reports, match_id, verification_id))
+        work = local = InProcessWork(timer, deliveries,
+                                     lambda match_id, verification_id: run_verification(
+                                         repository, reports, match_id, verification_id),
+                                     clock, pay_inline=pay_inline)
     else:
         work = QueuedWork(JobQueue(client, prefix), index, clock)
     live = LiveStreams(store, Presence(client, store.key),
@@ -189,16 +192,17 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
         finished = FinishedMatches(client, prefix, settings.keep_finished, catalog, tokens,
                                    index, reports.keys_of)
         subscribers.append(Retention(finished, [repository.forget]))
-    runner = CommandRunner(repository, Subscribers(subscribers), work, steps_inline=in_process)
-    clocks = Clocks(runner, reschedule=work.after, clock=clock)
-    timer.start(clocks.on_deadline)
+    runner = CommandRunner(repository, Subscribers(subscribers), work)
+    obligations = Obligations(runner, clock)
+    if local is not None:
+        local.start(obligations)
     access = Access(store, settings.admin_token, repository.meta, lobby.get, tokens,
                     organiser_keys)
     creation = MatchCreation(runner, store, lobby, access, catalog, settings.lobby_ttl_s)
     queries = MatchQueries(repository, lobby, access, live)
     seats = Seats(creation, store, lobby, access, repository.meta, settings.lobby_ttl_s)
     wiring = Wiring(
-        settings, client, store, repository, runner, clocks, work, index, in_process,
+        settings, client, store, repository, runner, obligations, work, index, in_process,
         catalog=catalog, access=access, creation=creation, queries=queries,
         play=Play(runner, access, queries, seats),
         streams=MatchStreams(queries, live, feed),

@@ -10,7 +10,7 @@ an unknown match without importing an adapter.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from typing import IO, Any, Protocol
@@ -151,10 +151,6 @@ NAME_HELD = 18
 """A claim refused because another seat's player holds a name that reads the same (the
 ``namekey:<seat>`` lobby fields): checked in the claim's own script, so two claims of one
 name at the same instant cannot both pass."""
-
-STEPS = "steps"
-CLOCKS = "clocks"
-"""The two kinds of background work a match is indexed for: a system step, a clock."""
 
 ADMIN = "admin"
 """The owner id of matches the admin token created."""
@@ -557,7 +553,8 @@ class Reports(Protocol):
 
 
 class WorkIndex(Protocol):
-    """The matches awaiting background work (a step, a clock check), and when."""
+    """The matches awaiting background work, by kind (the table of obligations' kinds:
+    ``service.usecases.obligations.KINDS``), and when each is due."""
 
     def mark(self, kind: str, match_id: str, at: float) -> None: ...
 
@@ -574,10 +571,13 @@ class Jobs(Protocol):
     def enqueue_delivery(self, owner: str, webhook_id: str, delivery_id: str) -> str: ...
 
 
-class ClockTimer(Protocol):
-    """Embedded mode's timer of turn deadlines."""
+class WorkTimer(Protocol):
+    """Embedded mode's one timer of owed work, every kind: it calls ``fire(kind,
+    match_id)`` on a thread of its own once ``at`` (epoch seconds) has come."""
 
-    def schedule(self, match_id: str, turn_version: int, at: float) -> None: ...
+    def schedule(self, kind: str, match_id: str, at: float) -> None: ...
+
+    def start(self, fire: Callable[[str, str], None]) -> None: ...
 
 
 class Deliveries(Protocol):

@@ -1,7 +1,8 @@
 """``python -m workers``: one worker process of real mode.
 
-Two loops: the reconciler (``workers.reconciler``) on a thread runs every system step and
-clock check as it falls due in the work index (a few milliseconds each, no job, no fork),
+Two loops: the reconciler (``workers.reconciler``) on a thread pays every kind of owed work
+(system steps, clock checks) as it falls due in the work index (a few milliseconds each,
+no job, no fork),
 and moves due RQ job retries back onto their queues (no RQ scheduler process, no
 scheduler lock); RQ's ``SimpleWorker`` on the main thread runs the RQ jobs in this process,
 webhook deliveries before verifications (``QUEUES``). When
@@ -92,7 +93,7 @@ def main(url: str, prefix: str, burst: bool) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     wiring = bootstrap(Settings.from_env(redis_url=url, key_prefix=prefix), in_process=False)
     context.use(wiring)
-    reconciler = Reconciler(wiring.index, wiring.runner, wiring.clocks,
+    reconciler = Reconciler(wiring.index, wiring.obligations,
                             retried_queues=WORKER_QUEUES, client=wiring.client)
     if burst:
         handled = reconciler.drain()

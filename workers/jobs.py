@@ -8,7 +8,7 @@ jobs any more (``workers.reconciler`` runs them from the work index); ``run_scor
 
 from __future__ import annotations
 
-from service.usecases.system_steps import run_due_steps
+from domain.match import StepDue
 from workers.context import wiring_for
 
 
@@ -19,7 +19,7 @@ def run_replay(match_id: str, verification_id: str, prefix: str = "rummy") -> bo
 
 def run_scoring(match_id: str, prefix: str = "rummy", inline: bool = False) -> int:
     """A step job queued by an earlier release: run the steps the match awaits, if any."""
-    return run_due_steps(wiring_for(prefix).runner, match_id)[1]
+    return len(wiring_for(prefix).obligations.pay(match_id, StepDue.kind).appended)
 
 
 run_bonuses = run_scoring

@@ -1,16 +1,16 @@
-"""The reconciler: runs every system step and clock check that falls due, so nothing
-waits forever.
+"""The reconciler: pays every kind of owed work as it falls due, so nothing waits forever.
 
-It takes what the work index (``service.adapters.work``) says is due: a match that awaits
-a system step (just marked by the append that ended a hand, or left by a process that
-died before its mark, or by a worker killed mid-step whose lease ran out), and a match
-whose running turn's deadline has come. It does the work through the same command runner
-as everyone else, so doing it twice appends nothing more. It needs no client to read the
+It takes what the work index (``service.adapters.work``) says is due, one kind after
+another as the table of obligations lists them (``service.usecases.obligations``): a
+match that awaits a system step (just marked by the append that ended a hand, or left by
+a process that died before its mark, or by a worker killed mid-step whose lease ran out),
+a match whose running turn's deadline has come. It pays through the same command runner
+as everyone else, so paying twice appends nothing more. It needs no client to read the
 match, no RQ job and no RQ scheduler lock (which a killed worker leaves held).
 
 It runs on a thread of every worker process (``python -m workers``); several share the
 index safely, since a claim moves a match out of the others' reach for a lease. Idle, it
-blocks until an append wakes it or the next deadline comes (at most ``INTERVAL_S``). It
+blocks until an append wakes it or the next due time comes (at most ``INTERVAL_S``). It
 also moves RQ jobs whose retry time has come back onto their queues
 (``workers.scheduling``), in place of RQ's scheduler.
 """
@@ -24,11 +24,9 @@ from collections.abc import Callable, Sequence
 
 import redis
 
-from service.adapters.work import CLOCKS, STEPS, WorkIndex
-from service.usecases.clocks import Clocks
+from service.adapters.work import WorkIndex
 from service.usecases.errors import NotFound
-from service.usecases.runner import CommandRunner
-from service.usecases.system_steps import run_due_steps
+from service.usecases.obligations import KINDS, Obligations
 from workers.scheduling import promote_due_jobs
 
 log = logging.getLogger("rummy.reconciler")
@@ -43,30 +41,29 @@ BACKOFF_S = (0.5, 1.0, 2.0, 5.0, 10.0)
 
 
 class Reconciler:
-    def __init__(self, index: WorkIndex, runner: CommandRunner, clocks: Clocks,
+    def __init__(self, index: WorkIndex, obligations: Obligations,
                  now: Callable[[], float] = time.time,
                  retried_queues: Sequence[str] = (),
                  client: redis.Redis | None = None) -> None:
         """``client`` and ``retried_queues``: the RQ queues whose due retries this
         reconciler moves back onto them (``workers.scheduling``), on that Redis."""
         self.index = index
-        self.runner = runner
-        self.clocks = clocks
+        self.obligations = obligations
         self._now = now
         self._retried_queues = tuple(retried_queues)
         self._client = client
 
     def tick(self) -> int:
-        """Handle one batch of due matches of each kind; how many were handled."""
-        lease, due = self.index.claim(STEPS, LEASE_S, BATCH)
-        for match_id in due:
-            self._guard(STEPS, match_id, lease, self._step)
-        clock_lease, clocked = self.index.claim(CLOCKS, LEASE_S, BATCH)
-        for match_id in clocked:
-            self._guard(CLOCKS, match_id, clock_lease, self._clock)
+        """Pay one batch of due matches of each kind; how many were handled."""
+        handled = 0
+        for kind in KINDS:
+            lease, due = self.index.claim(kind, LEASE_S, BATCH)
+            for match_id in due:
+                self._guard(kind, match_id, lease)
+            handled += len(due)
         if self._retried_queues and self._client is not None:
             promote_due_jobs(self._client, self._retried_queues)
-        return len(due) + len(clocked)
+        return handled
 
     def drain(self) -> int:
         """Tick until nothing is due; how many matches were handled."""
@@ -75,11 +72,10 @@ class Reconciler:
             handled += done
         return handled
 
-    def _guard(self, kind: str, match_id: str, lease: float,
-               handle: Callable[[str, float], None]) -> None:
+    def _guard(self, kind: str, match_id: str, lease: float) -> None:
         """A match that fails stays claimed until its lease ends, then is tried again."""
         try:
-            handle(match_id, lease)
+            self._pay(kind, match_id, lease)
         except NotFound:
             self.index.release(kind, match_id, lease)
         except redis.RedisError:
@@ -88,24 +84,22 @@ class Reconciler:
             log.exception("reconciling %s of match %s failed; retried after %ss",
                           kind, match_id, LEASE_S)
 
-    def _step(self, match_id: str, lease: float) -> None:
-        match, _ = run_due_steps(self.runner, match_id)
-        if match.step_owed is None:
-            self.index.release(STEPS, match_id, lease)
-
-    def _clock(self, match_id: str, lease: float) -> None:
-        self.clocks.time_out(match_id, now=self._now())
-        running = self.clocks.deadline(match_id)
-        if running is None:
-            self.index.release(CLOCKS, match_id, lease)
-        else:
-            self.index.reschedule(CLOCKS, match_id, running[1])
+    def _pay(self, kind: str, match_id: str, lease: float) -> None:
+        """Pay what is due, then: forget the match when it owes no more of ``kind``, look
+        again when what it owes next falls due (a new turn's deadline), or leave it
+        claimed when it is still due, unpaid (tried again once the lease ends)."""
+        now = self._now()
+        at = self.obligations.pay(match_id, kind, now).next_due(kind, now)
+        if at is None:
+            self.index.release(kind, match_id, lease)
+        elif at > now:
+            self.index.reschedule(kind, match_id, at)
 
     def wait_s(self) -> float:
-        """How long to sleep before the next tick: until the next clock falls due, at most
-        ``INTERVAL_S``."""
-        due = self.index.due_in(CLOCKS)
-        return INTERVAL_S if due is None else max(0.01, min(INTERVAL_S, due))
+        """How long to sleep before the next tick: until the next match falls due, of any
+        kind, at most ``INTERVAL_S``."""
+        due = [at for kind in KINDS if (at := self.index.due_in(kind)) is not None]
+        return INTERVAL_S if not due else max(0.01, min(INTERVAL_S, *due))
 
     def run(self, stop: threading.Event) -> None:
         """Work until ``stop`` is set, riding out Redis outages with backoff."""

@@ -14,7 +14,8 @@ oldest first. Deleting a match removes:
   one DEL: they share the match's hash tag, so one Cluster slot;
 - its entries in the global indexes, one single-key command each: ``{prefix}:matches``
   and the catalog's tag, external id and owner indexes (``MatchIndex.remove``), its seat
-  tokens in ``{prefix}:tokens`` (their hashes are in its meta), the work index.
+  tokens in ``{prefix}:tokens`` (their hashes are in its meta), the work index (each of
+  its kinds).
 
 Left to expire or to their own caps: stream tickets (``:ticket:*``, 60 s), idempotency
 claims (``:claim:*``, seconds) and a verification in flight (``:verifying:*``, an hour at
@@ -32,7 +33,7 @@ import redis
 
 from service.adapters.auth import TokenIndex
 from service.adapters.catalog import MatchIndex, MatchInfo
-from service.adapters.work import KINDS, WorkIndex
+from service.adapters.work import WorkIndex
 
 PER_MATCH_SUFFIXES = ("events", "meta", "idem", "presence", "acted", "live")
 """Every lasting per-match key ``{prefix}:{<match_id>}:<suffix>`` (tests guard the list)."""
@@ -90,7 +91,7 @@ class FinishedMatches:
         self._index.remove(MatchInfo.from_meta(match_id, meta))
         self._tokens.forget([value for field, value in meta.items()
                              if value and (field.startswith("token:") or field == "creator")])
-        for kind in KINDS:
+        for kind in self._work.kinds:
             self._client.zrem(self._work.key(kind), match_id)
 
     def match_key(self, match_id: str, suffix: str) -> str:

@@ -1,6 +1,8 @@
-"""The work index: the matches that await background work, and when to look at them.
+"""The work index: the matches that owe background work, and when to look at them.
 
-Two sorted sets, member = match id, score = when the match is due (epoch seconds):
+One sorted set per kind of owed work (the table of obligations' kinds,
+``service.usecases.obligations.KINDS``, handed over by the bootstrap), member = match id,
+score = when the match is due (epoch seconds). Today there are two:
 
 - ``{prefix}:work:steps``: matches that await a system step. A match is marked a little
   ahead *before* the append that makes it wait, and due at once after it; so a process
@@ -23,15 +25,12 @@ safe; it costs nothing per idle match. Anything here can be rebuilt from the str
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import redis
 
-from service.ports import CLOCKS, STEPS
-
 WAKE_TOKENS = 64
 """At most this many wake-up tokens wait: enough to wake every idle worker."""
-KINDS = (STEPS, CLOCKS)
 
 # KEYS: the set. ARGV: now, lease until, max members. Due members get the lease as score.
 _CLAIM = """
@@ -51,19 +50,20 @@ return 0
 
 
 class WorkIndex:
-    """Marks, claims and releases matches awaiting steps or clock checks."""
+    """Marks, claims and releases matches that owe work of one of ``kinds``."""
 
-    def __init__(self, client: redis.Redis, prefix: str,
+    def __init__(self, client: redis.Redis, prefix: str, kinds: Sequence[str],
                  clock: Callable[[], float] = time.time) -> None:
         self._client = client
         self._prefix = prefix
+        self.kinds = tuple(kinds)
         self._clock = clock
         self._wake_key = f"{prefix}:work:wake"
         self._claim = client.register_script(_CLAIM)
         self._release = client.register_script(_RELEASE)
 
     def key(self, kind: str) -> str:
-        if kind not in KINDS:
+        if kind not in self.kinds:
             raise ValueError(kind)
         return f"{self._prefix}:work:{kind}"
 

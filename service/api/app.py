@@ -67,12 +67,16 @@ def create_app(settings: Settings | None = None, client: Any = None,
                clock: Callable[[], float] = time.time) -> Flask:
     """Build the app. No arguments: settings from the environment (see README).
 
-    ``jobs_inline`` runs system steps, clocks and webhooks in this process (the embedded
-    default); False leaves them to workers (``python -m workers``). ``clock``: the wall
-    clock of every part (``bootstrap``), for tests. The app is wrapped in the body and
-    answer deadlines (``service.api.deadlines``).
+    ``jobs_inline``, for tests: True runs background work in this process and pays what
+    a write makes due at once (a hand's scoring, the next deal) before the write answers,
+    so a test reads the next hand right after a knock; False leaves it to workers
+    (``python -m workers``); None (the default, as ``make serve`` runs) follows the
+    settings: embedded mode pays it on its timer thread, right after the answer.
+    ``clock``: the wall clock of every part (``bootstrap``), for tests. The app is wrapped
+    in the body and answer deadlines (``service.api.deadlines``).
     """
-    wiring = bootstrap(settings, client, in_process=jobs_inline, clock=clock)
+    wiring = bootstrap(settings, client, in_process=jobs_inline, clock=clock,
+                       pay_inline=bool(jobs_inline))
     app = Flask("rummy")
     app.config.update(API_SPEC, SETTINGS=wiring.settings, MAX_CONTENT_LENGTH=256 * 1024)
     app.extensions["rummy"] = wiring

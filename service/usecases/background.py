@@ -1,15 +1,18 @@
 """Background work, as the two ways to run give it: queued for workers, or in-process.
 
 Each class is both the runner's ``FollowUp`` (what an append leaves to do) and the use
-cases' way to start other work (verify a log, deliver webhooks):
+cases' way to start other work (verify a log, deliver webhooks). Both iterate what the
+match owes (``Match.owed``) and the table of obligations
+(``service.usecases.obligations``), never a kind by name:
 
 - ``QueuedWork`` (real mode): marks the match in the work index (``service.ports.WorkIndex``)
-  before the append and due after it, wakes a worker, and indexes the running turn's
-  deadline; workers (``python -m workers``) run what falls due. Verifications and webhook
-  deliveries are RQ jobs.
-- ``InProcessWork`` (embedded mode): times clocks on one daemon thread and delivers
-  webhooks on a few; the command runner runs each system step right after the append
-  that makes it due, on the same thread.
+  under each kind it is about to owe, its row's mark ahead before the append, and at each
+  one's due time after it (waking a worker when that is now); workers (``python -m
+  workers``) pay what falls due. Verifications and webhook deliveries are RQ jobs.
+- ``InProcessWork`` (embedded mode): one timer thread (``service.ports.WorkTimer``) pays
+  every kind when it falls due, the work an append made due at once too, so a request
+  never runs the work its own write left (the next deal, later a bot's turn); webhooks
+  are delivered on a few threads.
 """
 
 from __future__ import annotations
@@ -18,14 +21,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from domain.match import Ahead, DeadlineDue, Match, StepDue
-from service.ports import CLOCKS, STEPS, ClockTimer, Deliveries, DeliveryRef, Jobs, WorkIndex
-
-MARK_AHEAD_S = 1.0
-"""A step's mark before its append falls due this late: by then the append has made it due
-at once, or the process died in between (or the append lost its race)."""
-CLOCK_LEASE_S = 5.0
-"""When the reconciler looks at a clocked match whose exact deadline was never indexed."""
+from domain.match import Ahead, Match
+from service.ports import Deliveries, DeliveryRef, Jobs, WorkIndex, WorkTimer
+from service.usecases.errors import NotFound
+from service.usecases.obligations import OBLIGATIONS, Obligations
 
 
 class Work(Protocol):
@@ -48,18 +47,17 @@ class QueuedWork:
         self._clock = clock
 
     def expect(self, match_id: str, ahead: Ahead) -> None:
-        if ahead.owes_step:
-            self.work.mark(STEPS, match_id, self._clock() + MARK_AHEAD_S)
-        if ahead.owes_deadline:
-            self.work.mark(CLOCKS, match_id, self._clock() + CLOCK_LEASE_S)
+        now = self._clock()
+        for owed in ahead.owed(now):
+            self.work.mark(owed.kind, match_id, now + OBLIGATIONS[owed.kind].mark_ahead_s)
 
     def after(self, match_id: str, match: Match) -> None:
+        now = self._clock()
         for owed in match.owed():
-            if isinstance(owed, StepDue):
-                self.work.mark(STEPS, match_id, self._clock())
+            at = owed.due(now)
+            self.work.reschedule(owed.kind, match_id, at)
+            if at <= now:
                 self.work.wake()
-            elif isinstance(owed, DeadlineDue):
-                self.work.reschedule(CLOCKS, match_id, owed.deadline)
 
     def verify(self, match_id: str, verification_id: str) -> None:
         self.jobs.enqueue_replay(match_id, verification_id)
@@ -70,24 +68,56 @@ class QueuedWork:
 
 
 class InProcessWork:
-    """Embedded mode: clocks and webhooks on daemon threads, verifications on the asking
-    thread. The system steps themselves are run by the command runner right after the
-    append that makes them due (``CommandRunner(steps_inline=True)``), before the caller
-    gets its answer."""
+    """Embedded mode: owed work on one timer thread, webhooks on daemon threads,
+    verifications on the asking thread.
 
-    def __init__(self, clocks: ClockTimer, deliveries: Deliveries,
-                 verifier: Callable[[str, str], object]) -> None:
-        self.clocks = clocks
+    ``pay_inline`` is for tests (and benches) only: work due at once is paid on the
+    writing thread, before the write's caller gets its answer, so a test reads the next
+    hand right after the knock that ended one. The embedded server never sets it.
+    """
+
+    def __init__(self, timer: WorkTimer, deliveries: Deliveries,
+                 verifier: Callable[[str, str], object],
+                 clock: Callable[[], float] = time.time, *, pay_inline: bool = False) -> None:
+        self.timer = timer
         self.deliveries = deliveries
         self.verifier = verifier
+        self._clock = clock
+        self._pay_inline = pay_inline
+        self._obligations: Obligations | None = None
+
+    def start(self, obligations: Obligations) -> None:
+        """Pay through ``obligations`` from now on (built after this follow-up, since the
+        command runner it uses needs it)."""
+        self._obligations = obligations
+        self.timer.start(self.pay)
 
     def expect(self, match_id: str, ahead: Ahead) -> None:
-        """Nothing to note: the step runs before the append's caller gets its answer."""
+        """Nothing to note: in-process work lives and dies with this process."""
 
     def after(self, match_id: str, match: Match) -> None:
-        owed = match.deadline_owed
-        if owed is not None:
-            self.clocks.schedule(match_id, owed.turn_version, owed.deadline)
+        now = self._clock()
+        for owed in match.owed():
+            at = owed.due(now)
+            if self._pay_inline and at <= now:
+                self.pay(owed.kind, match_id)
+            else:
+                self.timer.schedule(owed.kind, match_id, at)
+
+    def pay(self, kind: str, match_id: str) -> None:
+        """The timer's call once work of ``kind`` fell due: pay it, and time it again if
+        the call came before it was due (what paying it made owed, the runner's follow-up
+        has timed already)."""
+        if self._obligations is None:
+            raise RuntimeError("InProcessWork.start was not called")
+        now = self._clock()
+        try:
+            paid = self._obligations.pay(match_id, kind, now)
+        except NotFound:  # deleted since (embedded retention): nothing left to pay
+            return
+        at = paid.next_due(kind, now)
+        if at is not None and at > now:
+            self.timer.schedule(kind, match_id, at)
 
     def verify(self, match_id: str, verification_id: str) -> None:
         self.verifier(match_id, verification_id)

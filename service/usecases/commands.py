@@ -14,7 +14,7 @@ from domain.clocks import decide_timeout
 from domain.controls import Control, ending_events, stored_command
 from domain.events import Event
 from domain.fairness import MatchSecrets
-from domain.match import Match
+from domain.match import Match, StepDue
 from domain.steps import decide_step
 
 
@@ -59,11 +59,11 @@ class RunStep:
     retry_on_conflict: bool = True
 
     def decide(self, match: Match, secrets: MatchSecrets) -> Decision | None:
-        step = match.step_owed
-        if step is None:
+        owed = StepDue.of(match)
+        if owed is None:
             return None
-        events = decide_step(match.variant, match.state, step, secrets)
-        return Decision(events, f"job:{step.name}:{match.version}")
+        events = decide_step(match.variant, match.state, owed.step, secrets)
+        return Decision(events, f"job:{owed.step.name}:{match.version}")
 
 
 @dataclass(frozen=True)

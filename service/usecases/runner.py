@@ -30,7 +30,7 @@ from domain.match import Ahead, Match
 from service.codec import to_store
 from service.ports import EventStore, IdempotencyRecord, StoredEvent, UnknownMatch, VersionConflict
 from service.usecases import errors
-from service.usecases.commands import Command, RunStep
+from service.usecases.commands import Command
 from service.usecases.errors import AppError, Conflict, Rejected
 from service.usecases.repository import Repository, not_found
 from service.usecases.subscribers import Appended, Subscribers
@@ -71,8 +71,9 @@ class FollowUp(Protocol):
         dies right after the append still leaves the match findable."""
 
     def after(self, match_id: str, match: Match) -> None:
-        """After the append (or the creation): see to what the match owes now
-        (``Match.owed``): start the step it awaits, time its running turn."""
+        """After the append (or the creation): schedule what the match owes now
+        (``Match.owed``), each kind as the table of obligations says
+        (``service.usecases.obligations``)."""
 
 
 REFUSALS: dict[str, Callable[..., Exception]] = {
@@ -87,13 +88,11 @@ class CommandRunner:
     """Runs commands against matches; one instance per process, thread-safe."""
 
     def __init__(self, repository: Repository, subscribers: Subscribers, follow_up: FollowUp,
-                 *, steps_inline: bool = False,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 *, sleep: Callable[[float], None] = time.sleep) -> None:
         self.repository = repository
         self.store: EventStore = repository.store
         self.subscribers = subscribers
         self.follow_up = follow_up
-        self._steps_inline = steps_inline
         self._sleep = sleep
 
     def run(self, match_id: str, command: Command, *, expected_version: int | None = None,
@@ -145,13 +144,12 @@ class CommandRunner:
         return match
 
     def _written(self, appended: Appended) -> None:
-        """After a write: the subscribers, then the follow-up; in embedded mode
-        (``steps_inline``) the system step the match now awaits runs here, before the
-        write's caller gets its answer."""
+        """After a write: the subscribers, then the follow-up, which schedules what the
+        match owes now; the work itself runs elsewhere (a worker, or the embedded mode's
+        timer thread), not in the write's own call (but for the tests' ``pay_inline``,
+        ``service.usecases.background``)."""
         self.subscribers.publish(appended)
         self.follow_up.after(appended.match_id, appended.match)
-        if self._steps_inline and appended.match.step_owed is not None:
-            self.run(appended.match_id, RunStep())
 
     # --- idempotency -------------------------------------------------------------------
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import time
 
-from service.adapters.work import STEPS, WorkIndex
+from domain.match import StepDue
+from service.adapters.work import WorkIndex
+from service.usecases.obligations import KINDS
 from tests.faults.conftest import Stack
 from tests.faults.tables import (
     Players,
@@ -24,7 +26,8 @@ def claim_everything(stack: Stack) -> list[str]:
     it was killed."""
     client = stack.rq()
     try:
-        return WorkIndex(client, stack.prefix).claim(STEPS, LEASE_S, limit=1000)[1]
+        return WorkIndex(client, stack.prefix, KINDS).claim(StepDue.kind, LEASE_S,
+                                                         limit=1000)[1]
     finally:
         client.close()
 

@@ -21,12 +21,11 @@ from flask.testing import FlaskClient
 from domain.audit import parse_ndjson, verify
 from domain.clocks import Clock, ClockSettings
 from domain.events import Event
-from domain.match import Match, Recorded
+from domain.match import DeadlineDue, Match, Recorded
 from domain.upcasting import upcast
 from domain.variants import VARIANTS
 from service.api.app import create_app
 from service.config import Settings
-from service.ports import CLOCKS
 from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer
 from workers.reconciler import Reconciler
 
@@ -45,8 +44,8 @@ def app(redis_client: redis.Redis, key_prefix: str) -> Iterator[Flask]:
 
 
 def stop_clock_timer(app: Flask) -> None:
-    """Stop the app's in-process clock timer (the test times turns out itself)."""
-    app.extensions["rummy"].work.clocks.stop()
+    """Stop the app's in-process work timer (the test times turns out itself)."""
+    app.extensions["rummy"].work.timer.stop()
 
 
 def clocked_app(redis_client: Any, key_prefix: str, clock: Any) -> Any:
@@ -319,18 +318,22 @@ class TestTimeouts:
         app = clocked_app(redis_client, key_prefix, lambda: now[0])
         client = app.test_client()
         stop_clock_timer(app)  # the test times out the turn itself
-        clocks = app.extensions["rummy"].clocks
+        wiring = app.extensions["rummy"]
         match = new_match(client, clock={"turn_seconds": 30})
         clock = client.get(f"/v1/matches/{match['id']}").json["clock"]
         turn, deadline = clock["turn_started_version"], clock["deadline"]
         now[0] = deadline + 0.5
-        assert clocks.time_out(match["id"], turn, now=deadline - 1) == ()
-        assert clocks.deadline(match["id"]) == (turn, deadline)
-        done = clocks.time_out(match["id"], turn, now=deadline + 0.5)
+
+        def time_out(at: float) -> tuple[Any, ...]:
+            return wiring.obligations.pay(match["id"], DeadlineDue.kind, now=at).appended
+
+        assert time_out(deadline - 1) == ()
+        assert wiring.repository.get(match["id"]).owed() == (DeadlineDue(1, deadline, turn),)
+        done = time_out(deadline + 0.5)
         assert [e.type for e in done] == ["SeedRevealed", "MatchSeedRevealed", "SeatForfeited"]
         assert done[0].command_id == f"clock:1:{turn}:forfeit"
-        assert clocks.time_out(match["id"], turn, now=deadline + 60) == ()
-        assert clocks.deadline(match["id"]) is None
+        assert time_out(deadline + 60) == ()
+        assert wiring.repository.get(match["id"]).owed() == ()
         view = client.get(f"/v1/matches/{match['id']}").json
         assert view["winner"] == 0 and view["ended"]["initiator"] == "clock"
         assert view["clock"]["turn_seat"] is None and view["clock"]["deadline"] is None
@@ -341,8 +344,8 @@ class TestTimeouts:
         match = new_match(client, clock={"turn_seconds": 30})
         clock = client.get(f"/v1/matches/{match['id']}").json["clock"]
         # a dishonest server times the seat out early (its own timestamp says so)
-        app.extensions["rummy"].clocks.time_out(
-            match["id"], clock["turn_started_version"], now=clock["deadline"] + 1)
+        app.extensions["rummy"].obligations.pay(match["id"], DeadlineDue.kind,
+                                                now=clock["deadline"] + 1)
         report = verify(export(client, match["id"]), VARIANTS).to_dict()
         assert not report["ok"]
         rules = next(c for c in report["checks"] if c["name"] == "rules")
@@ -431,14 +434,14 @@ class TestReconciledClocks:
         match = new_match(client, clock={"turn_seconds": 0.5})
         clock = client.get(f"/v1/matches/{match['id']}").json["clock"]
         index = wiring.index
-        assert redis_client.zscore(index.key(CLOCKS), match["id"]) == clock["deadline"]
-        reconciler = Reconciler(index, wiring.runner, wiring.clocks)
+        assert redis_client.zscore(index.key(DeadlineDue.kind), match["id"]) == clock["deadline"]
+        reconciler = Reconciler(index, wiring.obligations)
         assert reconciler.tick() == 0  # not due yet: nothing claimed
         time.sleep(max(0.0, clock["deadline"] + 0.05 - time.time()))
         assert reconciler.tick() == 1
         view = client.get(f"/v1/matches/{match['id']}").json
         assert view["phase"] == "complete" and view["ended"]["initiator"] == "clock"
-        assert index.pending(CLOCKS) == 0  # the match has no running turn any more
+        assert index.pending(DeadlineDue.kind) == 0  # the match has no running turn any more
         verified(client, match["id"])
 
 

@@ -95,12 +95,23 @@ def test_make_serve_runs_the_gevent_worker_sized_by_the_open_file_limit():
     assert line[line.index("-c") + 1] == "python:service.gunicorn_conf"
 
 
+def next_hand_shown(port: int, match_id: str, within_s: float = 1.0) -> dict[str, Any]:
+    """The public view once it shows hand 2: embedded mode scores and deals on its timer
+    thread right after the knock answers (a few milliseconds), never in the knock."""
+    deadline = time.monotonic() + within_s
+    while True:
+        _, view = call(port, "GET", f"/v1/matches/{match_id}")
+        if view["hand_number"] == 2 or time.monotonic() > deadline:
+            return view
+        time.sleep(0.005)
+
+
 def test_make_serve_embedded_mode_scores_in_process():
     with server() as port:
         status, health = call(port, "GET", "/healthz")
         assert (status, health["mode"]) == (200, "embedded")
         match_id, tokens = play_to_knock(port)
-        _, view = call(port, "GET", f"/v1/matches/{match_id}")
+        view = next_hand_shown(port, match_id)
         assert (view["hand_number"], view["scores"]) == (2, [0, 67])
         with socket.create_connection(("127.0.0.1", port), timeout=10) as live:
             live.sendall(f"GET /v1/matches/{match_id}/stream?after=6 HTTP/1.1\r\nHost: x\r\n"

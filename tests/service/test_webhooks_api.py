@@ -534,7 +534,7 @@ class TestRQ:
         hook = register(client, receiver.url, events=("hand_scored",))
         assert knock(client, new_match(client)).status_code == 200
         wiring = client.application.extensions["rummy"]
-        Reconciler(wiring.index, wiring.runner, wiring.clocks).drain()  # the scoring step
+        Reconciler(wiring.index, wiring.obligations).drain()  # the scoring step
         attempted = time.time()
         self.work(redis_client, "webhooks")
         (logged,) = deliveries(client, hook)
@@ -566,7 +566,7 @@ class TestRQ:
         answer = ["127.0.0.1"]
         assert knock(client, new_match(client)).status_code == 200
         wiring = client.application.extensions["rummy"]
-        Reconciler(wiring.index, wiring.runner, wiring.clocks).drain()
+        Reconciler(wiring.index, wiring.obligations).drain()
         self.work(redis_client, "webhooks")
         (logged,) = deliveries(client, hook)
         assert (logged["status"], logged["attempts"], logged["last_status_code"],

@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from service.adapters.work import CLOCKS, STEPS, WorkIndex
+from domain.match import DeadlineDue, StepDue
+from service.adapters.work import WorkIndex
+from service.usecases.obligations import KINDS
+
+STEPS, CLOCKS = StepDue.kind, DeadlineDue.kind
 
 
 @pytest.fixture
@@ -18,7 +22,7 @@ def now():
 
 @pytest.fixture
 def index(redis_client, key_prefix, now) -> WorkIndex:
-    return WorkIndex(redis_client, key_prefix, clock=lambda: now[0])
+    return WorkIndex(redis_client, key_prefix, KINDS, clock=lambda: now[0])
 
 
 def test_only_due_matches_are_claimed(index, now):

@@ -3,7 +3,8 @@ no HTTP, no Flask."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import fakeredis
@@ -32,12 +33,13 @@ def clock() -> Clock:
 
 
 def wired(clock: Clock, in_process: bool, server: fakeredis.FakeServer | None = None,
-          keep_finished: int = 1000) -> Wiring:
+          keep_finished: int = 1000, pay_inline: bool = False) -> Wiring:
     """One process's wiring; give two the same ``server`` for two processes on one Redis."""
     settings = Settings(redis_url=None if in_process else "redis://unused",
                         admin_token=ADMIN, key_prefix="uc", keep_finished=keep_finished)
     client = fakeredis.FakeRedis(server=server or fakeredis.FakeServer())
-    return bootstrap(settings, client, in_process=in_process, clock=clock)
+    return bootstrap(settings, client, in_process=in_process, clock=clock,
+                     pay_inline=pay_inline)
 
 
 @pytest.fixture
@@ -50,10 +52,30 @@ def queued(clock: Clock) -> Iterator[Wiring]:
 
 @pytest.fixture
 def embedded(clock: Clock) -> Iterator[Wiring]:
-    """Embedded mode's wiring: steps run right after the append that makes them due."""
+    """Embedded mode's wiring, as the server runs it: owed work is paid on the in-process
+    timer thread as it falls due, off the thread whose write made it due."""
     wiring = wired(clock, in_process=True)
     yield wiring
     wiring.close()
+
+
+@pytest.fixture
+def inline(clock: Clock) -> Iterator[Wiring]:
+    """Embedded mode as the HTTP tests run it (``pay_inline``): work due at once is paid
+    before the write that made it due answers."""
+    wiring = wired(clock, in_process=True, pay_inline=True)
+    yield wiring
+    wiring.close()
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float = 5.0) -> Any:
+    """``predicate()`` once it is truthy (polled), for work another thread does."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if value := predicate():
+            return value
+        time.sleep(0.005)
+    raise AssertionError("timed out waiting")
 
 
 def new_match(wiring: Wiring, **body: Any) -> dict[str, Any]:
@@ -73,3 +95,24 @@ def to_knock(wiring: Wiring, match: dict[str, Any]) -> None:
     for seat, action in [(1, {"type": "pass"}), (0, {"type": "pass"}),
                          (1, {"type": "draw", "source": "stock"})]:
         wiring.play.act(match["id"], token(match, seat), action)
+
+
+def knocked(wiring: Wiring, clock: Clock) -> str:
+    """A match whose hand seat 1 has just ended: it owes its scoring step, due now."""
+    match = new_match(wiring)
+    to_knock(wiring, match)
+    wiring.play.act(match["id"], token(match, 1), {"type": "knock", "discard": "5S"})
+    return str(match["id"])
+
+
+def timed_out(wiring: Wiring, clock: Clock) -> str:
+    """A match whose running turn (30 s, auto play) has just run out: it owes its clock's
+    move, due now."""
+    match = new_match(wiring, clock={"turn_seconds": 30, "on_timeout": "auto_play"})
+    clock.now += 31
+    return str(match["id"])
+
+
+OWING: dict[str, Callable[[Wiring, Clock], str]] = {"steps": knocked, "clocks": timed_out}
+"""For each kind of owed work, a match that owes it, due now (a test holds it to the
+table's kinds, so a new kind comes with its example)."""

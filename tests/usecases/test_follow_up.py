@@ -4,11 +4,14 @@ creation included; the subscribers after every write, each on its own."""
 from __future__ import annotations
 
 import logging
+import threading
+
+import pytest
 
 from domain.match import DeadlineDue, StepDue
-from service.ports import CLOCKS, STEPS
+from service.usecases.obligations import KINDS
 from service.usecases.subscribers import Appended, Subscribers
-from tests.usecases.conftest import ADMIN, new_match, to_knock, token
+from tests.usecases.conftest import ADMIN, OWING, new_match, to_knock, token, wait_for
 
 
 def test_a_knocked_hand_owes_its_scoring_step_and_the_index_holds_it(queued, clock):
@@ -17,7 +20,7 @@ def test_a_knocked_hand_owes_its_scoring_step_and_the_index_holds_it(queued, clo
     queued.play.act(match["id"], token(match, 1), {"type": "knock", "discard": "5S"})
     owed = queued.repository.get(match["id"]).owed()
     assert [type(o) for o in owed] == [StepDue] and owed[0].step.name == "scoring"
-    assert queued.index.claim(STEPS, 1.0)[1] == [match["id"]]
+    assert queued.index.claim(StepDue.kind, 1.0)[1] == [match["id"]]
 
 
 def test_a_clocked_match_owes_its_first_deadline_from_its_creation(queued, clock):
@@ -26,7 +29,7 @@ def test_a_clocked_match_owes_its_first_deadline_from_its_creation(queued, clock
     assert isinstance(owed, DeadlineDue)
     assert (owed.seat, owed.deadline) == (1, round(clock.now + 30, 3))
     clock.now += 31  # the reconciler's view: due now
-    assert queued.index.claim(CLOCKS, 1.0)[1] == [match["id"]]
+    assert queued.index.claim(DeadlineDue.kind, 1.0)[1] == [match["id"]]
 
 
 def test_an_untimed_turn_and_a_finished_match_owe_nothing(queued):
@@ -36,13 +39,44 @@ def test_an_untimed_turn_and_a_finished_match_owe_nothing(queued):
     assert queued.repository.get(match["id"]).owed() == ()
 
 
-def test_embedded_mode_takes_the_step_before_the_action_answers(embedded):
+def test_embedded_mode_pays_the_step_on_its_timer_thread_after_the_action(embedded,
+                                                                          monkeypatch):
+    paid_on: list[str] = []
+    pay = embedded.obligations.pay
+
+    def noted(match_id: str, kind: str, now: float | None = None):
+        paid_on.append(threading.current_thread().name)
+        return pay(match_id, kind, now)
+
+    monkeypatch.setattr(embedded.obligations, "pay", noted)
     match = new_match(embedded)
     to_knock(embedded, match)
     view = embedded.play.act(match["id"], token(match, 1), {"type": "knock",
                                                              "discard": "5S"})
     assert view["phase"] == "scoring"  # the knock's own version...
-    loaded = embedded.repository.get(match["id"])
+    loaded = wait_for(lambda: (m := embedded.repository.get(match["id"])).state.hand_number == 2
+                      and m)
+    assert loaded.state.hand_number == 2 and loaded.owed() == ()  # ...then scored and dealt
+    assert paid_on == ["rummy-work"]  # never on the thread of the knock
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_embedded_mode_pays_every_kind_on_its_one_timer_once_due(embedded, clock, kind):
+    match_id = OWING[kind](embedded, clock)
+
+    def paid() -> bool:
+        return not [owed for owed in embedded.repository.get(match_id).owed()
+                    if owed.kind == kind and owed.due(clock.now) <= clock.now]
+
+    assert wait_for(paid, timeout=3.0)  # a deadline's check comes within the timer's 1 s
+
+
+def test_tests_pay_inline_before_the_action_answers(inline):
+    match = new_match(inline)
+    to_knock(inline, match)
+    view = inline.play.act(match["id"], token(match, 1), {"type": "knock", "discard": "5S"})
+    assert view["phase"] == "scoring"  # the knock's own version...
+    loaded = inline.repository.get(match["id"])
     assert loaded.state.hand_number == 2 and loaded.owed() == ()  # ...then scored and dealt
 
 

@@ -101,4 +101,4 @@ def test_a_knock_leaves_the_step_to_the_workers_in_real_mode(queued):
     outcome = queued.play.act(match["id"], token(match, 1), {"type": "knock",
                                                               "discard": "5S"})
     assert outcome["phase"] == "scoring"
-    assert queued.repository.get(match["id"]).step_owed is not None
+    assert [o.kind for o in queued.repository.get(match["id"]).owed()] == ["steps"]

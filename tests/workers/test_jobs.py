@@ -14,11 +14,13 @@ from rq import Queue, SimpleWorker
 
 import workers.jobs
 import workers.webhooks
+from domain.match import StepDue
 from service.adapters.jobs import REPLAYS, WEBHOOKS
-from service.adapters.work import STEPS, WorkIndex
+from service.adapters.work import WorkIndex
 from service.api.app import create_app
 from service.config import Settings
 from service.usecases.commands import RunStep
+from service.usecases.obligations import KINDS
 from service.usecases.reconciling import index_everything
 from tests.service.conftest import ADMIN
 from tests.service.test_matches_api import knocked
@@ -44,9 +46,9 @@ def wiring(app):
 
 def reconcile(wiring, later_s: float = 0.0) -> int:
     """A worker's reconciler doing what is due, as if ``later_s`` seconds had passed."""
-    index = WorkIndex(wiring.client, wiring.settings.key_prefix,
+    index = WorkIndex(wiring.client, wiring.settings.key_prefix, KINDS,
                       clock=lambda: time.time() + later_s)
-    return Reconciler(index, wiring.runner, wiring.clocks).drain()
+    return Reconciler(index, wiring.obligations).drain()
 
 
 def types(client, match) -> list[str]:
@@ -61,7 +63,7 @@ def test_the_view_says_scoring_until_a_worker_has_run(client, wiring):
     view = client.get(f"/v1/matches/{match['id']}").json
     assert (view["phase"], view["hand_number"], view["scores"]) == ("upcard", 2, [0, 67])
     assert types(client, match)[-3:] == ["HandScored", "SeedRevealed", "HandDealt"]
-    assert wiring.index.pending(STEPS) == 0  # done: the match leaves the index
+    assert wiring.index.pending(StepDue.kind) == 0  # done: the match leaves the index
 
 
 def test_a_step_run_twice_records_one_result(client, wiring):
@@ -70,7 +72,7 @@ def test_a_step_run_twice_records_one_result(client, wiring):
     assert wiring.runner.run(match["id"], RunStep()).appended == ()
     reconcile(wiring)  # the worker comes afterwards: nothing left to do
     assert types(client, match).count("HandScored") == 1
-    assert wiring.index.pending(STEPS) == 0
+    assert wiring.index.pending(StepDue.kind) == 0
 
 
 def written(redis_client, key_prefix) -> dict[str, object]:
@@ -109,7 +111,7 @@ def test_a_process_that_died_before_its_mark_leaves_the_match_marked(client, wir
 
 def test_a_step_claimed_by_a_worker_that_died_is_done_when_its_lease_ends(client, wiring):
     match = knocked(client)
-    lease, claimed = wiring.index.claim(STEPS, LEASE_S)  # then it was killed
+    lease, claimed = wiring.index.claim(StepDue.kind, LEASE_S)  # then it was killed
     assert claimed == [match["id"]]
     assert reconcile(wiring) == 0
     assert reconcile(wiring, later_s=LEASE_S + 0.1) == 1
@@ -128,16 +130,16 @@ def test_reaching_the_target_runs_the_bonuses_step(client, wiring):
 
 def test_a_mark_whose_append_never_happened_leaves_the_index(client, wiring):
     match = knocked(client)
-    wiring.index.mark(STEPS, "no-such-match", time.time())
+    wiring.index.mark(StepDue.kind, "no-such-match", time.time())
     reconcile(wiring)
     assert types(client, match).count("HandScored") == 1
-    assert wiring.index.pending(STEPS) == 0
+    assert wiring.index.pending(StepDue.kind) == 0
 
 
 def test_a_scan_indexes_matches_that_awaited_work_before_the_index(client, redis_client,
                                                                   wiring):
     match = knocked(client)
-    redis_client.delete(wiring.index.key(STEPS))  # as after an upgrade: never indexed
+    redis_client.delete(wiring.index.key(StepDue.kind))  # as after an upgrade: never indexed
     marked = index_everything(wiring.store.match_ids, wiring.repository, wiring.index)
     assert marked == {"matches": 1, "steps": 1, "clocks": 0}
     reconcile(wiring)

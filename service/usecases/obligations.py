@@ -1,0 +1,107 @@
+"""The table of obligations: for each kind of work a match can owe (``domain.match.OWED``),
+how far ahead of an append it is marked and the command that pays it; and ``Obligations``,
+which pays what is due through the one command runner.
+
+The domain says what is owed and when (``Match.owed``, each kind's ``due``): that is a
+pure function of the log. How it is paid is not: the command runs through the
+``CommandRunner`` (load, decide, append at the expected version), and the mark ahead is
+a scheduling policy of the work index. So the pure half stays in ``domain.match`` and this
+half lives here, in the use-case layer that runs it. Everything that schedules, runs,
+reconciles, rebuilds or deletes background work iterates ``OBLIGATIONS``: the follow-up
+after an append (``service.usecases.background``), the workers' reconciler, the index
+rebuild (``service.usecases.reconciling``), the work index's kinds and retention (given
+``KINDS`` by the bootstrap). A new kind of owed work is one more ``Owed`` class in the
+domain, one more row here and the command it names, and nothing else.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from domain.match import DeadlineDue, Match, Owed, StepDue
+from service.ports import StoredEvent
+from service.usecases.commands import Command, RunStep, TimeOut
+from service.usecases.runner import CommandRunner
+
+OwedT = TypeVar("OwedT", bound=Owed)
+
+MAX_PAYMENTS = 8
+"""Commands run at most for one kind in one go: more than a match owes of one kind in a
+row (a hand's score, then the match's bonuses; a clock's draw, then its discard); a bound,
+should a bug make a payment repeat."""
+
+
+@dataclass(frozen=True)
+class Obligation(Generic[OwedT]):
+    """One row of the table: a kind of owed work, and how it is scheduled and paid."""
+
+    owed: type[OwedT]
+    mark_ahead_s: float
+    """Real mode marks the match in the work index this far ahead *before* an append that
+    will leave it owing this kind: should the process die before its mark after the
+    append, the reconciler still looks at the match then."""
+    command: Callable[[OwedT, float], Command]
+    """The command that pays ``owed`` at ``now``; run through the ``CommandRunner``, so a
+    payment that comes twice, or late, appends nothing more."""
+
+    @property
+    def kind(self) -> str:
+        """The kind's name in the work index (``{prefix}:work:<kind>``)."""
+        return self.owed.kind
+
+
+OBLIGATIONS: dict[str, Obligation[Any]] = {row.kind: row for row in (
+    Obligation(StepDue, 1.0, lambda owed, now: RunStep()),
+    Obligation(DeadlineDue, 5.0, lambda owed, now: TimeOut(owed.turn_version, now)),
+)}
+"""Every kind of owed work, by its name. The step's mark ahead falls due by when its
+append has made it due at once, or the process died in between (or lost its race); the
+clock's is when the reconciler looks at a clocked match whose exact deadline was never
+indexed."""
+
+KINDS = tuple(OBLIGATIONS)
+"""The work index's kinds, in the table's order (``domain.match.OWED``'s: a test holds the
+table to one row per kind)."""
+
+@dataclass(frozen=True)
+class Paid:
+    """What paying one kind did: the match after it and the events appended."""
+
+    match: Match
+    appended: tuple[StoredEvent, ...] = ()
+
+    def next_due(self, kind: str, now: float) -> float | None:
+        """When the match is next due for ``kind`` (``now`` or earlier: still due, unpaid);
+        None when it owes none of it any more."""
+        return next((owed.due(now) for owed in self.match.owed() if owed.kind == kind), None)
+
+
+class Obligations:
+    """Pays what matches owe, one kind at a time, through the command runner."""
+
+    def __init__(self, runner: CommandRunner, clock: Callable[[], float] = time.time) -> None:
+        self.runner = runner
+        self._clock = clock
+
+    def pay(self, match_id: str, kind: str, now: float | None = None) -> Paid:
+        """Run the command of what the match owes of ``kind`` while it is due at ``now``
+        (the clock's now by default); what the match owes when it stops. A match that owes
+        nothing due of ``kind`` (paid already, or not yet due) is left as it is."""
+        now = self._clock() if now is None else now
+        row = OBLIGATIONS[kind]
+        match = self.runner.repository.get(match_id)
+        appended: list[StoredEvent] = []
+        for _ in range(MAX_PAYMENTS):
+            owed = next((o for o in match.owed() if o.kind == kind and o.due(now) <= now),
+                        None)
+            if owed is None:
+                break
+            outcome = self.runner.run(match_id, row.command(owed, now))
+            match = outcome.match
+            if not outcome.appended:
+                break
+            appended += outcome.appended
+        return Paid(match, tuple(appended))

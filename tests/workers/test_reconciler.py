@@ -1,0 +1,61 @@
+"""The reconciler and the index rebuild, driven by the table of obligations: one claim
+loop over the table's kinds pays each kind when it falls due and leaves the work index
+holding what the match owes next; ``rummy reconcile --scan`` marks each kind at its due
+time. Each kind's example match comes from ``tests.usecases.conftest.OWING``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from service.bootstrap import Wiring
+from service.usecases.obligations import KINDS
+from service.usecases.reconciling import index_everything
+from tests.usecases.conftest import OWING, Clock, wired
+from workers.reconciler import Reconciler
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def queued(clock: Clock) -> Iterator[Wiring]:
+    wiring = wired(clock, in_process=False)
+    yield wiring
+    wiring.close()
+
+
+def due_now(wiring: Wiring, match_id: str, kind: str, now: float) -> list[object]:
+    return [owed for owed in wiring.repository.get(match_id).owed()
+            if owed.kind == kind and owed.due(now) <= now]
+
+
+def indexed(wiring: Wiring, kind: str, match_id: str) -> float | None:
+    return wiring.client.zscore(wiring.index.key(kind), match_id)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_reconciler_pays_each_kind_when_due_and_indexes_what_is_owed_next(queued, clock,
+                                                                              kind):
+    match_id = OWING[kind](queued, clock)
+    assert due_now(queued, match_id, kind, clock.now)
+    assert Reconciler(queued.index, queued.obligations, now=clock).drain() == 1
+    assert due_now(queued, match_id, kind, clock.now) == []
+    later = [owed.due(clock.now) for owed in queued.repository.get(match_id).owed()
+             if owed.kind == kind]
+    assert indexed(queued, kind, match_id) == (later[0] if later else None)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_scan_marks_each_kind_at_its_due_time(queued, clock, kind):
+    match_id = OWING[kind](queued, clock)
+    queued.client.delete(*(queued.index.key(each) for each in KINDS))  # never indexed
+    counts = index_everything(queued.store.match_ids, queued.repository, queued.index, clock)
+    assert counts == {"matches": 1, **{each: int(each == kind) for each in KINDS}}
+    (owed,) = queued.repository.get(match_id).owed()
+    assert indexed(queued, kind, match_id) == owed.due(clock.now)
+    assert Reconciler(queued.index, queued.obligations, now=clock).drain() == 1
+    assert due_now(queued, match_id, kind, clock.now) == []
