@@ -140,7 +140,7 @@ def post_worker_init(worker: Any) -> None:
 
 def worker_exit(server: Any, worker: Any) -> None:
     """A worker's end closes what its app started: the live stream hub (its streams end,
-    so clients reconnect to another worker) and, in embedded mode, the clock timer and the
+    so clients reconnect to another worker) and, in embedded mode, the work timer and the
     webhook deliveries (``Wiring.close``)."""
     extensions = getattr(getattr(worker, "wsgi", None), "extensions", None) or {}
     wiring = extensions.get("rummy")

@@ -34,8 +34,8 @@ NAMES = ["Ann", "Bob", "Cy", "Di"]
 
 @pytest.fixture
 def app(redis_client: redis.Redis, key_prefix: str) -> Iterator[Flask]:
-    """The test app (jobs inline, so the in-process clock runner is registered); its
-    clock runner is stopped afterwards."""
+    """The test app (jobs inline, so the in-process work timer is registered); its
+    timer is stopped afterwards."""
     settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix=key_prefix,
                         sse_keepalive_ms=200)
     built = create_app(settings, client=redis_client, jobs_inline=True)
