@@ -66,6 +66,7 @@ KINDS = tuple(OBLIGATIONS)
 """The work index's kinds, in the table's order (``domain.match.OWED``'s: a test holds the
 table to one row per kind)."""
 
+
 @dataclass(frozen=True)
 class Paid:
     """What paying one kind did: the match after it and the events appended."""

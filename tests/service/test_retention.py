@@ -21,6 +21,7 @@ from service.adapters.retention import PER_MATCH_SUFFIXES
 from service.api.app import create_app
 from service.bootstrap import bootstrap
 from service.config import Settings
+from service.usecases.obligations import KINDS
 from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer
 
 FIRST_MOVE = {"type": "pass"}
@@ -186,6 +187,26 @@ def test_a_clock_check_of_a_deleted_match_is_dropped(redis_client: redis.Redis,
         wiring.play.abort(other["id"], ADMIN, {"reason": "closing"})
         assert wiring.store.meta(clocked["id"]) is None
         wiring.work.pay(owed.kind, clocked["id"])  # the timer's call at the deadline
+    finally:
+        wiring.close()
+
+
+def test_a_deleted_match_leaves_no_mark_under_any_kind_of_work(redis_client: redis.Redis,
+                                                               key_prefix: str) -> None:
+    """Whatever kinds of owed work the table lists, a deleted match is unmarked in each."""
+    wiring = bootstrap(embedded(key_prefix, keep=1), redis_client)
+    try:
+        first, second = (wiring.creation.create(
+            {"variant": "gin", "players": [{"name": "A"}, {"name": "B"}]}, ADMIN)
+            for _ in range(2))
+        for kind in KINDS:  # as a scan (``rummy reconcile --scan``) could have left them
+            wiring.index.mark(kind, first["id"], time.time() + 60)
+        wiring.play.abort(first["id"], ADMIN, {"reason": "closing"})
+        time.sleep(0.005)
+        wiring.play.abort(second["id"], ADMIN, {"reason": "closing"})
+        assert wiring.store.meta(first["id"]) is None
+        assert [redis_client.zscore(wiring.index.key(kind), first["id"]) for kind in KINDS] \
+            == [None] * len(KINDS)
     finally:
         wiring.close()
 
