@@ -41,6 +41,10 @@ RSS_BOUND_MIB = 40
 """How much any worker's resident memory may grow while the uploads are held, and after."""
 CUT_AFTER_S = Deadlines().grace_s + 64 * 1024 / Deadlines().min_rate
 """When the default deadlines cut a body that went silent: a grace and one read's time."""
+CUT_SLACK_S = 10.0
+"""How late a cut may come: the server's timers run seconds late when the 2 cores are busy
+(23.5 s for an 18 s deadline was seen under a doubled load), and any slack far short of the
+120 s cap still tells a cut by the rate deadline from one by the cap."""
 SERVED_WITHIN_S = 2.0
 
 
@@ -177,4 +181,4 @@ def test_twelve_stalled_uploads_from_one_address_cost_little_and_are_cut(stack: 
         assert after[pid] - mib < RSS_BOUND_MIB, (pid, after, before)
     assert [upload.answer() for upload in uploads] == [(408, "body_timeout")] * UPLOADS
     waited = [upload.closed_at - upload.sent_at for upload in uploads]
-    assert max(waited) < CUT_AFTER_S + 5, waited
+    assert max(waited) < CUT_AFTER_S + CUT_SLACK_S, waited
