@@ -128,7 +128,7 @@ def time_class(solver: MeldSolver, hands: Sequence[Sequence[str]], repeat: int,
     if masks is not None and one_deck:
         as_masks = [sum(1 << card_index(card) for card in hand) for hand in distinct]
         contenders["masks"] = (masks.discard_deadwood if discard else masks.deadwood, as_masks)
-    numbered = [[card_index(card) for card in hand] for hand in distinct]
+    numbered = [[card_index(card) for card in hand] for hand in distinct] if one_deck else []
     if utils is not None:
         contenders["openspiel"] = (utils.min_deadwood, numbered)
     times = timed(contenders, repeat, solver.cache_clear)

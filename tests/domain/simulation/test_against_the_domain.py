@@ -3,9 +3,9 @@ both list the same legal moves in the same order, a move leaves both in the same
 and every hand ends with the result and points the scoring step records.
 
 Hands are dealt by the domain (``start_match``), under every option the engine plays, and
-played by a mix of random players: some knock whenever they may, some discard their best
-card (so knocks, gin and undercuts are common), some never knock and prefer the discard
-pile (so hands run out of stock or reach a small turn cap).
+played by a mix of random players: most discard their best card and knock whenever they
+may, or only for gin (so knocks, gin, big gin and undercuts are common), some play at
+random (so hands run out of stock, or reach a small turn cap).
 """
 
 from __future__ import annotations
@@ -33,12 +33,13 @@ SETTINGS: list[dict[str, Any]] = [
     {"may_discard_taken_discard": True},
     {"big_gin_bonus": None},
     {"undercut_on_tie": False},
+    {"undercut_on_tie": False, "knock_limit": 7},
     {"oklahoma": True, "oklahoma_spades_double": True},
     {"oklahoma": True, "oklahoma_ace": "one"},
     {"max_turns": 14},
     {"gin_bonus": 20, "undercut_bonus": 10, "big_gin_bonus": 50},
 ]
-STYLES = ("greedy",) * 6 + ("gin",) + ("random",) * 2 + ("long",)
+STYLES = ("greedy",) * 6 + ("gin",) * 2 + ("random",) * 2
 TABLES = pip_deadwood()
 CODES = m.CODES
 INDEX = {code: index for index, code in enumerate(CODES)}
@@ -74,16 +75,11 @@ def pick(rng: random.Random, style: str, hand: GinHand, legal: list[int]) -> int
 
     ``greedy`` takes the discard when that lowers its deadwood, discards a card that
     leaves the least, and knocks whenever it may (short hands, many showdowns); ``gin``
-    plays the same but only ever goes gin or big gin;
-    ``random`` plays any move, but draws from the stock 3 times in 4 and knocks 4 times in
-    5 when it may; ``long`` never knocks and takes the discard pile 3 times in 10 (hands
-    that run out of stock).
+    plays the same but only ever goes gin or big gin; ``random`` plays any move, but
+    knocks 4 times in 5 when it may and draws from the stock 3 times in 4 (hands that
+    mostly run out of stock).
     """
     enders = [move for move in legal if m.KNOCK <= move < m.DRAW_STOCK or move == m.BIG_GIN]
-    if style == "long":
-        if m.DRAW_DISCARD in legal and rng.random() < 0.3:
-            return m.DRAW_DISCARD
-        return rng.choice([move for move in legal if move not in enders])
     if style == "random":
         if hand.phase == "draw" and rng.random() < 0.75:
             return m.DRAW_STOCK
