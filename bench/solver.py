@@ -98,14 +98,17 @@ def _pass(solve: Callable[[Any], object], hands: Sequence[Any]) -> float:
 def timed(contenders: dict[str, tuple[Callable[[Any], object], Sequence[Any]]], repeat: int,
           clear: Callable[[], None]) -> dict[str, float]:
     """Median microseconds per hand of each contender (a solve function and its inputs),
-    over ``repeat`` rounds; each round clears the caches, then times one pass of each."""
+    over ``repeat`` rounds; each round clears the caches, then times one pass of each, in
+    an order that turns round by round (no contender always goes first)."""
     passes: dict[str, list[float]] = {name: [] for name in contenders}
+    names = list(contenders)
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        for _ in range(repeat):
-            clear()
-            for name, (solve, hands) in contenders.items():
+        for round_ in range(repeat):
+            for name in names[round_ % len(names):] + names[:round_ % len(names)]:
+                clear()
+                solve, hands = contenders[name]
                 passes[name].append(_pass(solve, hands))
     finally:
         if gc_was_enabled:

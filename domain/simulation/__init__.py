@@ -12,7 +12,7 @@ one is an ordinary one), and tests/domain/simulation holds the engine to ``decid
     for move in hand.legal():                # ints; moves.action(move) is the action
         child = hand.copy()
         child.apply(move)
-        result = child.playout(rng)          # uniform random by default, or a policy
+        result = child.playout(rng, greedy)  # uniform random by default; any Policy
         value = result.margin(seat)          # points won less points lost
 """
 
@@ -22,6 +22,7 @@ from domain.simulation.gin import (
     Policy,
     Unsupported,
     cards_of,
+    greedy,
     knocker,
     rules_of,
     uniform,
@@ -29,4 +30,4 @@ from domain.simulation.gin import (
 from domain.simulation.showdown import GinRules, HandResult
 
 __all__ = ["OVER", "GinHand", "GinRules", "HandResult", "Policy", "Unsupported", "cards_of",
-           "knocker", "rules_of", "uniform"]
+           "greedy", "knocker", "rules_of", "uniform"]

@@ -364,4 +364,32 @@ def knocker(hand: GinHand, rng: Random) -> int:
     return legal[int(rng.random() * len(legal))]
 
 
+def greedy(hand: GinHand, rng: Random) -> int:
+    """A beginner: take the discard when it lowers the deadwood, discard a card that
+    leaves the least (one of them at random), knock or go gin as soon as allowed, big gin
+    first. Playouts with it end the way real hands do, mostly with a knock."""
+    cards = hand.hands[hand.turn]
+    if hand.phase == DISCARD:
+        legal = hand.legal()
+        if legal[-1] == moves.BIG_GIN:
+            return moves.BIG_GIN
+        if legal[-1] >= moves.KNOCK:
+            knocks = [move for move in legal if move >= moves.KNOCK]
+            left = [_DEADWOOD(cards ^ 1 << (move - moves.KNOCK)) for move in knocks]
+            least = min(left)
+            return rng.choice([move for move, value in zip(knocks, left, strict=True)
+                               if value == least])
+        _, best = _TABLES.best_discards(cards)
+        good = [move for move in legal if best >> move & 1]
+        if not good:  # the only best discard is the card just taken
+            left = [_DEADWOOD(cards ^ 1 << move) for move in legal]
+            good = [move for move, value in zip(legal, left, strict=True) if value == min(left)]
+        return good[int(rng.random() * len(good))]
+    legal = hand.legal()
+    if moves.DRAW_DISCARD in legal and \
+            _DISCARD_DEADWOOD(cards | 1 << hand.pile[-1]) < _DEADWOOD(cards):
+        return moves.DRAW_DISCARD
+    return moves.PASS if hand.phase == UPCARD else moves.DRAW_STOCK
+
+
 _RANDOM_POLICIES = (uniform, knocker)

@@ -13,7 +13,7 @@ from domain.fairness import Deal
 from domain.gin import GIN
 from domain.gin.options import GinOptions
 from domain.gin.rules import start_match
-from domain.simulation import GinHand, HandResult, Unsupported, knocker, moves, uniform
+from domain.simulation import GinHand, HandResult, Unsupported, greedy, knocker, moves, uniform
 from domain.simulation.moves import CODES
 
 
@@ -136,3 +136,16 @@ def test_a_random_playout_plays_the_moves_its_policy_picks_step_by_step(options,
         assert played.playout(random.Random(seed), policy) == stepped.result
         assert (played.hands, played.pile, played.top) == \
             (stepped.hands, stepped.pile, stepped.top)
+
+
+def test_greedy_players_play_legal_moves_and_end_most_hands_with_a_knock():
+    rng = random.Random(8)
+    knocked = 0
+    for seed in range(200):
+        hand = GinHand.from_state(dealt(shuffled(seed), dealer=seed % 2))
+        while hand.result is None:
+            move = greedy(hand, rng)
+            assert move in hand.legal()
+            hand.apply(move)
+        knocked += hand.result.result != "draw"
+    assert knocked > 150
