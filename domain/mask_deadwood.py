@@ -42,11 +42,6 @@ _SUITS_AT = {sum(1 << (13 * suit) for suit in range(4) if pattern >> suit & 1): 
              for pattern in range(16)}
 
 
-def suits_holding(mask: int, rank: int) -> int:
-    """The 4-bit pattern of the suits in which ``mask`` holds ``rank``."""
-    return _SUITS_AT[mask >> rank & SPREAD]
-
-
 def set_ranks(mask: int) -> int:
     """The ranks (13-bit pattern) a hand holds three or four times."""
     c, d, h, s = mask & SUIT, mask >> 13 & SUIT, mask >> 26 & SUIT, mask >> 39
@@ -121,16 +116,6 @@ class MaskDeadwood:
         if len(values) != 3:
             return 0
         return sum(values) - max(values)
-
-    def value(self, mask: int) -> int:
-        """The sum of the cards' values."""
-        total = 0
-        values = self.values
-        while mask:
-            low = mask & -mask
-            total += values[low.bit_length() - 1]
-            mask ^= low
-        return total
 
     def deadwood(self, mask: int) -> int:
         """Minimum deadwood of a hand over every set of disjoint melds."""

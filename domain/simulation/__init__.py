@@ -16,17 +16,8 @@ one is an ordinary one), and tests/domain/simulation holds the engine to ``decid
         value = result.margin(seat)          # points won less points lost
 """
 
-from domain.simulation.gin import (
-    OVER,
-    GinHand,
-    Policy,
-    Unsupported,
-    cards_of,
-    greedy,
-    knocker,
-    rules_of,
-    uniform,
-)
+from domain.simulation.gin import OVER, GinHand, Unsupported, cards_of, rules_of
+from domain.simulation.policies import Policy, greedy, knocker, uniform
 from domain.simulation.showdown import GinRules, HandResult
 
 __all__ = ["OVER", "GinHand", "GinRules", "HandResult", "Policy", "Unsupported", "cards_of",
