@@ -18,6 +18,12 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
+BENCH_STAMP := $(VENV)/.bench-installed
+
+$(BENCH_STAMP): pyproject.toml | $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	touch $(BENCH_STAMP)
+
 serve: $(STAMP)  ## API on http://$(HOST):$(PORT); embedded fakeredis unless REDIS_URL is set
 	$(BIN)/python -m service.serve --host $(HOST) --port $(PORT)
 
@@ -40,7 +46,7 @@ test: $(STAMP) $(CHROMIUM)  ## lint, then the whole suite, on fakeredis and on r
 worker: $(STAMP)  ## one worker process for real mode (needs REDIS_URL); run it under a supervisor
 	$(BIN)/python -m workers --url "$${REDIS_URL:?set REDIS_URL}"
 
-bench: $(STAMP)  ## solver and domain playouts; bench/api.py needs a running server (README)
+bench: $(BENCH_STAMP)  ## solver and playouts beside OpenSpiel; bench/api.py needs a running server (README)
 	$(BIN)/python bench/solver.py --random 2000
 	$(BIN)/python bench/solver.py --variant gem --random 2000
 	$(BIN)/python bench/playouts.py

@@ -26,6 +26,7 @@ from itertools import combinations, product
 from typing import Any
 
 from domain.cards import JOKER, card_at, parse_cards, pip_value, sort_cards
+from domain.mask_deadwood import MaskDeadwood, mask_deadwood
 
 _INFINITY = 1 << 60
 """More than any deadwood: the starting bound of a minimum."""
@@ -182,6 +183,8 @@ class MeldSolver:
         self._value_classes = self._build_value_classes()
         self._extra = self._build_extra(extra_templates)
         self._plain = not self._extra
+        self.masks: MaskDeadwood | None = mask_deadwood(tuple(self._val)) if self._plain else None
+        """The tables that answer one-deck, joker-free hands as masks (no extra templates)."""
         self._extra_by_min: list[list[int]] = [[] for _ in range(_CARDS)]
         self._extra_by_cards: dict[tuple[str, ...], list[int]] = {}
         for number, (_, cards, _, state) in enumerate(self._extra):
@@ -308,11 +311,25 @@ class MeldSolver:
         except KeyError:
             return self.deadwood(parse_cards(hand))
         if mask < _JOKER_BIT and mask.bit_count() == len(hand):
+            if self.masks is not None:
+                return self.masks.deadwood(mask)
             melded, conflict = self._claims(mask)
             if not conflict:
                 return self._mask_value(mask ^ melded)
             return self._mask_value(mask ^ melded) + self._mask_search(melded, {})
         return self._solve(*self._state(hand))
+
+    def discard_deadwood(self, hand: Sequence[str]) -> int:
+        """Minimum deadwood after discarding one card: ``best_discard`` without the cards
+        (what a knock check needs)."""
+        if self.masks is not None:
+            try:
+                mask = sum(map(_BIT_OF, hand))
+            except KeyError:
+                return self.discard_deadwood(parse_cards(hand))
+            if mask < _JOKER_BIT and mask.bit_count() == len(hand) and hand:
+                return self.masks.discard_deadwood(mask)
+        return self.best_discard(hand)[0]
 
     def best(self, hand: Sequence[str]) -> Arrangement:
         """One minimum-deadwood arrangement: the first of ``all_best``."""
@@ -367,6 +384,9 @@ class MeldSolver:
         except KeyError:
             return self.best_discard(parse_cards(hand))
         if mask < _JOKER_BIT and mask.bit_count() == len(hand):
+            if self.masks is not None:
+                deadwood, cards = self.masks.best_discards(mask)
+                return deadwood, _codes(cards)
             melded, conflict = self._claims(mask)
             loose = mask ^ melded
             top, top_cards = 0, 0

@@ -147,7 +147,7 @@ def _discard_actions(state: GinState, seat: int) -> list[dict[str, Any]]:
     cards = [card for card in sort_cards(set(hand)) if card != blocked]
     actions: list[dict[str, Any]] = [{"type": "discard", "card": card} for card in cards]
     # one search says whether any knock exists; only then is each discard checked
-    if solver.best_discard(hand)[0] <= state.knock_limit:
+    if solver.discard_deadwood(hand) <= state.knock_limit:
         actions += [{"type": "knock", "discard": card} for card in cards
                     if solver.deadwood(without(hand, card)) <= state.knock_limit]
     if options.big_gin_bonus is not None and solver.deadwood(hand) == 0:

@@ -61,7 +61,7 @@ class GinState:
         return (seat + 1) % self.seats
 
 
-def _hand_limits(options: GinOptions, upcard: str | None) -> tuple[int, int]:
+def hand_limits(options: GinOptions, upcard: str | None) -> tuple[int, int]:
     """The hand's knock limit and score multiplier (Oklahoma, docs/rules.md 1.9)."""
     if not options.oklahoma or upcard is None or upcard == "JK":
         return options.knock_limit, 1
@@ -89,7 +89,7 @@ def _match_created(state: GinState, data: Mapping[str, Any]) -> GinState:
 def _hand_dealt(state: GinState, data: Mapping[str, Any]) -> GinState:
     dealer = data["dealer"]
     hands, pile, stock = deal(data["deck"], state.seats, dealer, hand_size(state.seats))
-    limit, multiplier = _hand_limits(state.options, pile[0] if pile else None)
+    limit, multiplier = hand_limits(state.options, pile[0] if pile else None)
     first = (dealer + 1) % state.seats
     return replace(
         state,
