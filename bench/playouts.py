@@ -7,7 +7,8 @@ scoring command has recorded it; legal actions, decide, evolve and scoring are a
 included. Two random players are measured: ``uniform`` picks any legal action (knocking
 most of the time it may), which makes long hands; ``sensible`` knocks whenever it may
 and otherwise discards at random among the cards that leave the least deadwood, closer
-to the length of real hands.
+to the length of real hands; ``basic`` is two ``basic`` bots (``domain.bots``), each
+move chosen from the seat's information state, which shows what a bot's move costs.
 Prints JSON with hands_per_second and events_per_hand for each.
 """
 
@@ -22,13 +23,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.playouts import new_match, steps  # noqa: E402
+from tests.playouts import Policy, bots, keen_to_end, new_match, sensibly, steps  # noqa: E402
+
+POLICIES: dict[str, Policy] = {"uniform": keen_to_end, "sensible": sensibly,
+                               "basic": bots("basic", "basic")}
 
 
-def one_hand(rng: random.Random, sensible: bool = False) -> int:
+def one_hand(rng: random.Random, policy: Policy) -> int:
     """Play one hand to its score; returns the number of events it took."""
     state, log, seed = new_match(rng, 2)
-    for _, events in steps(rng, state, seed, sensible=sensible):
+    for _, events in steps(rng, state, seed, policy=policy):
         log.extend(events)
         if any(event.type == "HandScored" for event in events):
             return len(log)
@@ -41,12 +45,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     report = {}
-    for policy, sensible in (("uniform", False), ("sensible", True)):
+    for name, policy in POLICIES.items():
         rng = random.Random(args.seed)
         started = time.perf_counter()
-        events = sum(one_hand(rng, sensible) for _ in range(args.hands))
+        events = sum(one_hand(rng, policy) for _ in range(args.hands))
         elapsed = time.perf_counter() - started
-        report[policy] = {"hands": args.hands, "seconds": round(elapsed, 3),
+        report[name] = {"hands": args.hands, "seconds": round(elapsed, 3),
                           "hands_per_second": round(args.hands / elapsed, 1),
                           "events_per_hand": round(events / args.hands, 1)}
     json.dump(report, sys.stdout, indent=2)
