@@ -7,8 +7,9 @@ advice), so it is honest wherever it runs:
 - ``safe``: the clock's automatic move (docs: README "Organiser controls and clocks").
   The verifier re-runs it on stored logs (``domain.clocks.decide_timeout``), so it must
   never change: a different choice would make old logs fail verification.
-- ``eager``: ``safe``, but ending the hand whenever allowed (big gin, then a knock):
-  a quick, deterministic game for tests that drive a table through the API.
+- ``eager``: end the hand whenever allowed (big gin, then a knock), else much as
+  ``safe``: a quick, deterministic game for tests that drive a table through the API
+  or a browser.
 - ``uniform``: any legal action, each as likely (the ``random`` bot level).
 - ``keen``: random, but preferring some actions with a given probability, so random
   playouts end their hands and show every kind of move (tests and benches).
@@ -32,6 +33,10 @@ ENDERS = ("knock", "big_gin")
 """The actions that end a gin or gem hand."""
 PLACEMENTS = ("lay_down", "lay_off", "exchange_joker")
 """The actions that put cards on a rummy table."""
+
+
+PASS: Action = {"type": "pass"}
+STOCK: Action = {"type": "draw", "source": "stock"}
 
 
 def of_type(*kinds: str) -> Wanted:
@@ -85,7 +90,7 @@ def safe(legal: Sequence[Action], best_discards: Sequence[str] | None = None) ->
     and gem: the view's ``best_discard``, the least deadwood), else the highest-valued
     non-joker (rummy/rami).
     """
-    for quiet in ({"type": "pass"}, {"type": "draw", "source": "stock"}):
+    for quiet in (PASS, STOCK):
         if quiet in legal:
             return dict(quiet)
     discards = [a for a in legal if a.get("type") == "discard"]
@@ -99,15 +104,20 @@ def safe(legal: Sequence[Action], best_discards: Sequence[str] | None = None) ->
     return dict(max(natural, key=lambda a: (_minus_points(a["card"]), rank_of(a["card"]))))
 
 
-def eager(legal: Sequence[Action], best_discards: Sequence[str] | None = None) -> Action:
-    """Big gin, else the first knock offered, else ``safe``, else the first legal action."""
-    for kind in ("big_gin", "knock"):
+def eager(legal: Sequence[Action], best_discards: Collection[str] = ()) -> Action:
+    """The first legal action of: big gin, a knock, passing the upcard, drawing from the
+    stock, a discard of ``best_discards``, any discard; else the first legal action.
+
+    Unlike ``safe`` it ends the hand when it may, and it takes the first of equally
+    good discards in the order ``legal`` lists them.
+    """
+    wanted: tuple[Wanted, ...] = (
+        of_type("big_gin"), of_type("knock"), lambda action: action == PASS,
+        lambda action: action == STOCK, discarding(best_discards), of_type("discard"))
+    for want in wanted:
         for action in legal:
-            if action.get("type") == kind:
+            if want(action):
                 return dict(action)
-    chosen = safe(legal, best_discards)
-    if chosen is not None:
-        return chosen
     if not legal:
         raise ValueError("no legal action to choose from")
     return dict(legal[0])

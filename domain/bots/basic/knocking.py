@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.bots.information import InfoState
-from domain.bots.policies import Action
+from domain.bots.policies import PASS, STOCK, Action
 from domain.cards import JOKER, rank_of, sort_key, suit_of, without
 from domain.gem.rules import solver_for as gem_solver
 from domain.gem.state import GemState
@@ -28,8 +28,6 @@ from domain.gin.rules import solver_for as gin_solver
 from domain.knocking import DISCARD
 from domain.melds import MeldSolver
 
-STOCK = {"type": "draw", "source": "stock"}
-PASS = {"type": "pass"}
 BIG_GIN = {"type": "big_gin"}
 _NEVER = 1 << 30
 

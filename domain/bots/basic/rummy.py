@@ -21,13 +21,12 @@ from typing import Any
 
 from domain.bots.basic.knocking import near, wanted_by_others
 from domain.bots.information import InfoState
-from domain.bots.policies import PLACEMENTS, Action
+from domain.bots.policies import PLACEMENTS, STOCK, Action
 from domain.cards import JOKER, sort_key
 from domain.rummy.state import DRAW
 from domain.rummy.table import best_opening, card_value
 from domain.table_melds import hand_melds, laid_off
 
-STOCK = {"type": "draw", "source": "stock"}
 TAKE = {"type": "draw", "source": "discard"}
 _PLACING_ORDER = {"lay_down": 0, "lay_off": 1, "exchange_joker": 2}
 
