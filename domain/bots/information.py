@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from domain.cards import sort_cards
@@ -125,7 +126,7 @@ def information_state(variant: Variant, state: Any, seat: int) -> InfoState:
     seen = [*(state.hands[seat] if state.hands else ()), *state.discard_pile,
             *table_cards(state), *(card for other, cards in enumerate(known)
                                    if other != seat for card in cards)]
-    return InfoState(variant, seat, table, _less(variant.deck(state.options), seen))
+    return InfoState(variant, seat, table, _less(_deck_counts(variant, state.options), seen))
 
 
 def _face_down(hand: tuple[str, ...], known: tuple[str, ...]) -> tuple[str, ...]:
@@ -133,10 +134,24 @@ def _face_down(hand: tuple[str, ...], known: tuple[str, ...]) -> tuple[str, ...]
     return tuple(known) + (HIDDEN,) * (len(hand) - len(known))
 
 
-def _less(deck: Iterable[str], seen: Iterable[str]) -> tuple[str, ...]:
-    left = Counter(deck)
-    left.subtract(seen)
-    return sort_cards(left.elements())
+def _deck_counts(variant: Variant, options: Any) -> dict[str, int]:
+    """How many of each card the match's deck holds, in display order."""
+    return _counts(variant.name, options, variant.deck)
+
+
+@lru_cache(maxsize=256)
+def _counts(name: str, options: Any, deck: Callable[[Any], tuple[str, ...]]) -> dict[str, int]:
+    """``_deck_counts``, kept for the last few options seen: every move builds an
+    information state."""
+    return dict(Counter(sort_cards(deck(options))))
+
+
+def _less(deck: dict[str, int], seen: Iterable[str]) -> tuple[str, ...]:
+    """The deck's cards less ``seen``, in display order."""
+    left = dict(deck)
+    for card in seen:
+        left[card] -= 1
+    return tuple(card for card, count in left.items() for _ in range(count))
 
 
 def hidden_places(info: InfoState) -> int:
