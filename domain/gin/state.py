@@ -98,8 +98,8 @@ def _hand_dealt(state: GinState, data: Mapping[str, Any]) -> GinState:
         phase=UPCARD, dealer=dealer, turn=first, hand_number=data["hand_number"],
         hands=hands, stock=stock, discard_pile=pile, upcard_offer=(first, dealer),
         stock_only=False, taken_discard=None, known_cards=((),) * state.seats, turns=0,
-        knock_limit=limit,
-        multiplier=multiplier, ending=None, commitment=data.get("commitment"),
+        knock_limit=limit, multiplier=multiplier, ending=None,
+        commitment=data.get("commitment"),
     )
 
 
