@@ -48,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 import fakeredis  # noqa: E402
 from flask.testing import FlaskClient  # noqa: E402
 
+from domain.bots.policies import ENDERS, PLACEMENTS, discarding, keen, of_type  # noqa: E402
 from service.api.app import create_app  # noqa: E402
 from service.config import Settings  # noqa: E402
 from service.usecases import uploaded_logs  # noqa: E402
@@ -59,7 +60,6 @@ except ImportError:  # the code before issue 16: the limits were in uploaded_log
 
 ADMIN = "bench-admin"
 GOLDEN = ROOT / "tests" / "fixtures" / "golden" / "gin-2p-schema1.ndjson"
-PLACING = ("knock", "big_gin", "lay_down", "lay_off", "exchange_joker")
 REAL = {"gin-2p": ("gin", 2, {}), "gin-2p-target-500": ("gin", 2, {"target": 500}),
         "gin-4p": ("gin", 4, {}), "gem-3p": ("gem", 3, {}), "rummy-6p": ("rummy", 6, {}),
         "rami-6p": ("rami", 6, {})}
@@ -89,11 +89,10 @@ def play(client: FlaskClient, variant: str, players: int, options: dict[str, Any
             return str(match["id"])
         token = {"Authorization": f"Bearer {match['seats'][public['turn']]['token']}"}
         view = client.get(path, headers=token).json
-        legal = view["legal_actions"]
-        placing = [a for a in legal if a["type"] in PLACING]
-        best = [a for a in legal if a["type"] == "discard"
-                and a["card"] in view.get("best_discard", {}).get("cards", ())]
-        client.post(f"{path}/actions", json=rng.choice(placing or best or legal), headers=token)
+        best = view.get("best_discard", {}).get("cards", ())
+        action = keen(rng, view["legal_actions"], (of_type(*ENDERS, *PLACEMENTS), 1.0),
+                      (discarding(best), 1.0))
+        client.post(f"{path}/actions", json=action, headers=token)
 
 
 def exported(logs: Path | None, name: str, spec: tuple[str, int, dict[str, Any]],

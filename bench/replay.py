@@ -30,6 +30,7 @@ import fakeredis  # noqa: E402
 import redis  # noqa: E402
 
 from domain.audit import verify  # noqa: E402
+from domain.bots.policies import ENDERS, PLACEMENTS, discarding, keen, of_type  # noqa: E402
 from domain.match import Match  # noqa: E402
 from domain.variants import VARIANTS  # noqa: E402
 from service.api.app import create_app  # noqa: E402
@@ -39,7 +40,6 @@ from tests.conftest import rq_left_as_found  # noqa: E402
 ADMIN = "bench-admin"
 LONG = {"gin": (2, {"target": 100000}), "gem": (3, {"target": 100000}),
         "rummy": (4, {"rounds": 50}), "rami": (4, {"rounds": 50})}
-PLACING = ("knock", "big_gin", "lay_down", "lay_off", "exchange_joker")
 
 
 def play(client: Any, variant: str, events: int, rng: random.Random) -> str:
@@ -54,11 +54,9 @@ def play(client: Any, variant: str, events: int, rng: random.Random) -> str:
             return str(match["id"])
         token = {"Authorization": f"Bearer {match['seats'][full['turn']]['token']}"}
         view = client.get(f"/v1/matches/{match['id']}", headers=token).json
-        legal = view["legal_actions"]
-        placing = [a for a in legal if a["type"] in PLACING]
-        best = [a for a in legal if a["type"] == "discard"
-                and a["card"] in view.get("best_discard", {}).get("cards", ())]
-        action = rng.choice(placing or best or legal)
+        best = view.get("best_discard", {}).get("cards", ())
+        action = keen(rng, view["legal_actions"], (of_type(*ENDERS, *PLACEMENTS), 1.0),
+                      (discarding(best), 1.0))
         client.post(f"/v1/matches/{match['id']}/actions", json=action, headers=token)
 
 

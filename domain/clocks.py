@@ -12,8 +12,10 @@ stored events' timestamps, so a replay of the log shows the same clock:
   without T) is taken from the seat's bank when the turn ends (never below 0).
 - The **deadline** of the running turn = its start + T (if set) + the seat's bank (if set).
 - When the deadline passes and the seat has not moved, ``on_timeout`` applies: ``forfeit``
-  (the seat loses the match, ``domain.controls``) or ``auto_play`` (``auto_action``: a safe
-  move is made for the seat, and its turn goes on if the move did not end it).
+  (the seat loses the match, ``domain.controls``) or ``auto_play`` (``domain.bots.policies.
+  safe``: a safe move is made for the seat, and its turn goes on if the move did not end
+  it; the policy sits with every other automatic move, and must never change, since the
+  verifier re-runs it on stored logs).
   ``decide_timeout`` is that decision, made alike by the server when a deadline passes
   and by the verifier when it meets a ``clock:`` command in the log.
 
@@ -28,7 +30,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from domain import controls
-from domain.cards import JOKER, rank_of
+from domain.bots.policies import safe
 from domain.errors import OptionError, RuleError
 from domain.events import CLOCK_SET, Event
 from domain.steps import StepSecrets
@@ -148,38 +150,6 @@ def track(clock: Clock | None, event: Event, ts: float, version: int, turn: int 
     return None if clock is None else clock.step(turn, ts, version)
 
 
-# --- auto play ---------------------------------------------------------------------------
-
-
-def _value(card: str) -> int:
-    """Rummy's minus points of a card in hand (docs/rules.md 3.6): ace 11, faces and ten 10."""
-    rank = rank_of(card)
-    return 11 if rank == 0 else min(rank + 1, 10)
-
-
-def auto_action(legal: list[dict[str, Any]], best_discards: list[str] | None = None
-                ) -> dict[str, Any] | None:
-    """A safe move for a seat whose time ran out, from its ``legal_actions``; None if none.
-
-    Never takes the upcard, a discard or lays anything down, and never knocks: pass the
-    upcard offer, else draw from the stock, else discard a card of ``best_discards`` (gin
-    and gem: the view's ``best_discard``, the least deadwood), else the highest-valued
-    non-joker (rummy/rami).
-    """
-    for safe in ({"type": "pass"}, {"type": "draw", "source": "stock"}):
-        if safe in legal:
-            return dict(safe)
-    discards = [a for a in legal if a.get("type") == "discard"]
-    for card in best_discards or ():
-        for action in discards:
-            if action["card"] == card:
-                return dict(action)
-    natural = [a for a in discards if a["card"] != JOKER]
-    if not natural:
-        return dict(discards[0]) if discards else None
-    return dict(max(natural, key=lambda a: (_value(a["card"]), rank_of(a["card"]))))
-
-
 # --- timeouts ----------------------------------------------------------------------------
 
 
@@ -220,10 +190,10 @@ def decide_timeout(variant: Variant, state: Any, clock: Clock, version: int,
 
 def _auto_move(variant: Variant, state: Any,
                seat: int) -> tuple[dict[str, Any], list[Event]] | None:
-    """``auto_action`` and its events; None when no safe move exists or it causes nothing,
-    so the seat forfeits instead."""
+    """The ``safe`` policy's move and its events; None when no safe move exists or it
+    causes nothing, so the seat forfeits instead."""
     best = (variant.best_discard(state, seat) or {}).get("cards")
-    action = auto_action(variant.legal_actions(state, seat), best)
+    action = safe(variant.legal_actions(state, seat), best)
     if action is None:
         return None
     try:

@@ -30,6 +30,31 @@ def replace(state: S, **changes: Any) -> S:
     return new
 
 
+def seen_taken(known: tuple[tuple[str, ...], ...], seat: int, taken: Sequence[str] = (),
+               gone: Sequence[str] = ()) -> tuple[tuple[str, ...], ...]:
+    """The cards each seat is known to hold (a state's ``known_cards``) after ``seat`` takes
+    ``taken`` in sight of everyone (from the discard pile, a joker from the table) and
+    parts with ``gone`` (discarded or placed on the table).
+
+    Only what everyone saw counts: a card parted with that was never seen taken changes
+    nothing, and with two decks a copy parted with is taken to be the one seen (nobody can
+    tell the two apart), so knowledge is never more than the table shows. Replay runs this
+    on every discard, so the common case (nothing seen, nothing taken) returns at once.
+    """
+    if not known:
+        return known  # no hand dealt yet
+    mine = known[seat]
+    if not mine and not taken:
+        return known
+    kept = list(mine)
+    for card in gone:
+        if card in kept:
+            kept.remove(card)
+    if not taken and len(kept) == len(mine):
+        return known
+    return known[:seat] + (tuple(kept) + tuple(taken),) + known[seat + 1:]
+
+
 def evolver(handlers: Mapping[str, Handler[S]]) -> Callable[[S, Event], S]:
     """A family's ``evolve``: apply one stored event; unknown types leave the state as is."""
 

@@ -33,6 +33,7 @@ from unittest import mock
 
 import fakeredis
 
+from domain.bots.policies import ENDERS, PLACEMENTS, discarding, keen, of_type
 from service.api.app import create_app
 from service.config import Settings
 
@@ -42,7 +43,6 @@ TABLES = [("gin", 2, {"target": 40}), ("gin", 3, {"target": 30}), ("gin", 4, {"t
           ("rummy", 2, {"rounds": 1}), ("rummy", 4, {"rounds": 1}),
           ("rami", 3, {"rounds": 1}), ("rami", 6, {"rounds": 1})]
 """(variant, players, options): short matches, so that many fit in a run."""
-ENDING = {"knock", "big_gin", "lay_down", "lay_off", "exchange_joker"}
 MAX_STEPS = 1500
 FULL = False
 IDS = re.compile(r"\b[0-9a-f]{64}\b|\b[0-9a-f]{32}\b|\b[0-9a-f]{12}\b")
@@ -113,13 +113,9 @@ def play(client: Any, variant: str, players: int, options: dict[str, Any], seed:
 def choose(rng: random.Random, view: dict[str, Any]) -> dict[str, Any]:
     """A seeded random legal action, keen to end hands: knock or place cards when it can,
     else mostly discard what the view's advice names."""
-    legal = view["legal_actions"]
-    ending = [a for a in legal if a["type"] in ENDING]
-    if ending and rng.random() < 0.8:
-        return rng.choice(ending)
     advised = set((view.get("best_discard") or {}).get("cards") or ())
-    good = [a for a in legal if a["type"] == "discard" and a.get("card") in advised]
-    return rng.choice(good if good and rng.random() < 0.8 else legal)
+    return keen(rng, view["legal_actions"], (of_type(*ENDERS, *PLACEMENTS), 0.8),
+                (discarding(advised), 0.8))
 
 
 def write(out: Any, names: Names, what: str, response: Any) -> None:

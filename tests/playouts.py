@@ -1,21 +1,23 @@
 """Random legal-move playouts through the pure domain (property tests and the benchmark).
 
-The driver plays what ``legal_actions`` offers, runs the system steps itself (score,
-deal from the seed, bonuses: ``domain.steps``) and returns every event, so tests can
-rebuild the state from the log at any step.
+The driver plays what a policy picks from ``legal_actions`` (random ones from
+``domain.bots.policies``, or the bots of ``domain.bots``), runs the system steps itself
+(score, deal from the seed, bonuses: ``domain.steps``) and returns every event, so tests
+can rebuild the state from the log at any step.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from domain.bots import choose
+from domain.bots.policies import ENDERS, discarding, keen, of_type
 from domain.events import Event
 from domain.evolving import replay
 from domain.fairness import MatchSecrets
 from domain.gin import GIN
-from domain.gin.rules import solver_for
 from domain.steps import decide_step, pending_step
 from domain.variant import Variant
 
@@ -31,24 +33,36 @@ def new_match(rng: random.Random, players: int = 2, variant: Variant = GIN,
     return replay(variant, events), events, secrets
 
 
-def pick(rng: random.Random, actions: list[dict[str, Any]]) -> dict[str, Any]:
-    """A random legal action, knocking whenever allowed so hands end in reasonable time."""
-    enders = [a for a in actions if a["type"] in ("knock", "big_gin")]
-    return rng.choice(enders) if enders and rng.random() < 0.8 else rng.choice(actions)
+Policy = Callable[[random.Random, Variant, Any, int], dict[str, Any]]
+"""How a seat on turn picks its action: (rng, variant, state, seat) -> action."""
 
 
-def pick_sensibly(rng: random.Random, actions: list[dict[str, Any]],
-                  best: tuple[str, ...]) -> dict[str, Any]:
+def keen_to_end(rng: random.Random, variant: Variant, state: Any, seat: int) -> dict[str, Any]:
+    """A random legal action, knocking most of the time it may, so hands end in
+    reasonable time."""
+    return keen(rng, variant.legal_actions(state, seat), (of_type(*ENDERS), 0.8))
+
+
+def sensibly(rng: random.Random, variant: Variant, state: Any, seat: int) -> dict[str, Any]:
     """Still random, but like a beginner: knock when allowed, else a random best discard."""
-    enders = [a for a in actions if a["type"] in ("knock", "big_gin")]
-    if enders:
-        return rng.choice(enders)
-    good = [a for a in actions if a["type"] == "discard" and a["card"] in best]
-    return rng.choice(good or actions)
+    advice = variant.best_discard(state, seat) if state.phase == "discard" else None
+    best = (advice or {}).get("cards", ())
+    return keen(rng, variant.legal_actions(state, seat), (of_type(*ENDERS), 1.0),
+                (discarding(best), 1.0))
+
+
+def bots(*levels: str) -> Policy:
+    """Seat ``s`` played by the bot of ``levels[s]`` (``domain.bots``), seeded from ``rng``."""
+
+    def policy(rng: random.Random, variant: Variant, state: Any, seat: int) -> dict[str, Any]:
+        return choose(levels[seat], variant, state, seat, rng.randbytes(8))
+
+    return policy
 
 
 def steps(rng: random.Random, state: Any, seed: MatchSecrets, variant: Variant = GIN,
-          max_events: int = 5000, sensible: bool = False) -> Iterator[tuple[Any, list[Event]]]:
+          max_events: int = 5000, policy: Policy = keen_to_end
+          ) -> Iterator[tuple[Any, list[Event]]]:
     """Yield (state, events) after every command until the match completes."""
     produced = 0
     while state.phase != "complete" and produced < max_events:
@@ -57,12 +71,7 @@ def steps(rng: random.Random, state: Any, seed: MatchSecrets, variant: Variant =
             events = decide_step(variant, state, step, seed)
         else:
             seat = state.turn
-            actions = variant.legal_actions(state, seat)
-            if sensible and state.phase == "discard":
-                best = solver_for(state.options).best_discard(state.hands[seat])[1]
-                action = pick_sensibly(rng, actions, best)
-            else:
-                action = pick(rng, actions)
+            action = policy(rng, variant, state, seat)
             events = variant.decide(state, variant.command(seat, action))
         for event in events:
             state = variant.evolve(state, event)

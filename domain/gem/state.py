@@ -12,7 +12,7 @@ from typing import Any
 
 from domain.cards import deal
 from domain.events import CARD_DRAWN, HAND_DEALT, HAND_SCORED, MATCH_CREATED
-from domain.evolving import evolver, replace
+from domain.evolving import evolver, replace, seen_taken
 from domain.gem.gems import designated_diamond, knock_limit
 from domain.gem.options import GemOptions
 from domain.knocking import COMPLETE, COMPLETING, DEALING, DISCARD, DRAW, SCORING, UPCARD
@@ -44,6 +44,8 @@ class GemState:
     stock_only: bool = False                # both passed the upcard: the first draw is stock
     taken_discard: str | None = None        # the (deepest) card taken from the pile this turn
     must_meld: str | None = None            # a deep card that must stay in a meld (2.6)
+    known_cards: tuple[tuple[str, ...], ...] = ()  # by seat: cards seen taken from the pile,
+                                                   # not yet discarded (public)
     turns: int = 0                          # discards made in this hand (the turn cap)
     ending: Mapping[str, Any] | None = None
     scores: tuple[int, ...] = ()
@@ -103,7 +105,7 @@ def _hand_dealt(state: GemState, data: Mapping[str, Any]) -> GemState:
         hand_number=data["hand_number"], dice=tuple(data["dice"]),
         commitment=data.get("commitment"), hands=hands, stock=stock, discard_pile=pile,
         upcard_offer=(first, dealer) if two else (), stock_only=False, taken_discard=None,
-        must_meld=None, turns=0, ending=None,
+        must_meld=None, known_cards=((),) * state.seats, turns=0, ending=None,
     )
 
 
@@ -120,6 +122,7 @@ def _card_drawn(state: GemState, data: Mapping[str, Any]) -> GemState:
     return replace(state, hands=replace_hand(state, seat, state.hands[seat] + taken),
                    discard_pile=state.discard_pile[:-depth], phase=DISCARD, turn=seat,
                    taken_discard=data["card"], must_meld=data["card"] if deep else None,
+                   known_cards=seen_taken(state.known_cards, seat, taken),
                    stock_only=False, upcard_offer=())
 
 

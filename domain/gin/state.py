@@ -12,7 +12,7 @@ from typing import Any
 
 from domain.cards import deal, pip_value, rank_of, suit_of
 from domain.events import CARD_DRAWN, HAND_DEALT, HAND_SCORED, MATCH_CREATED
-from domain.evolving import evolver, replace
+from domain.evolving import evolver, replace, seen_taken
 from domain.gin.options import GinOptions
 from domain.knocking import COMPLETE, COMPLETING, DEALING, DISCARD, DRAW, SCORING, UPCARD
 from domain.knocking.evolving import replace_hand, shared_handlers
@@ -42,6 +42,8 @@ class GinState:
     upcard_offer: tuple[int, ...] = ()   # seats still to be offered the first upcard
     stock_only: bool = False             # both passed the upcard: the first draw is from stock
     taken_discard: str | None = None     # the card taken from the discard pile this turn
+    known_cards: tuple[tuple[str, ...], ...] = ()  # by seat: cards seen taken from the pile,
+                                                   # not yet discarded (public)
     turns: int = 0                       # discards made in this hand (the turn cap counts them)
     knock_limit: int = 10
     multiplier: int = 1                  # Oklahoma spade upcard doubles the hand's scores
@@ -95,8 +97,9 @@ def _hand_dealt(state: GinState, data: Mapping[str, Any]) -> GinState:
         state,
         phase=UPCARD, dealer=dealer, turn=first, hand_number=data["hand_number"],
         hands=hands, stock=stock, discard_pile=pile, upcard_offer=(first, dealer),
-        stock_only=False, taken_discard=None, turns=0, knock_limit=limit,
-        multiplier=multiplier, ending=None, commitment=data.get("commitment"),
+        stock_only=False, taken_discard=None, known_cards=((),) * state.seats, turns=0,
+        knock_limit=limit, multiplier=multiplier, ending=None,
+        commitment=data.get("commitment"),
     )
 
 
@@ -109,7 +112,8 @@ def _card_drawn(state: GinState, data: Mapping[str, Any]) -> GinState:
                        upcard_offer=())
     return replace(state, hands=replace_hand(state, seat, hand),
                    discard_pile=state.discard_pile[:-1], phase=DISCARD, turn=seat,
-                   taken_discard=card, stock_only=False, upcard_offer=())
+                   taken_discard=card, known_cards=seen_taken(state.known_cards, seat, (card,)),
+                   stock_only=False, upcard_offer=())
 
 
 def _hand_scored(state: GinState, data: Mapping[str, Any]) -> GinState:

@@ -14,7 +14,7 @@ from typing import Any
 from domain import controls
 from domain.cards import without
 from domain.events import CARD_DISCARDED, HAND_ENDED, MATCH_COMPLETED
-from domain.evolving import replace
+from domain.evolving import replace, seen_taken
 from domain.knocking.events import HAND_KNOCKED, UPCARD_PASSED
 from domain.knocking.turns import COMPLETE, DRAW, SCORING
 
@@ -43,7 +43,7 @@ def card_discarded(cleared: Mapping[str, Any], state: Any, data: Mapping[str, An
     return replace(state, hands=replace_hand(state, seat, without(state.hands[seat], card)),
                    discard_pile=state.discard_pile + (card,), phase=DRAW,
                    turn=state.next_seat(seat), taken_discard=None, turns=state.turns + 1,
-                   **cleared)
+                   known_cards=seen_taken(state.known_cards, seat, gone=(card,)), **cleared)
 
 
 def hand_knocked(cleared: Mapping[str, Any], state: Any, data: Mapping[str, Any]) -> Any:
@@ -53,7 +53,8 @@ def hand_knocked(cleared: Mapping[str, Any], state: Any, data: Mapping[str, Any]
     if card is None:
         return ended
     return replace(ended, hands=replace_hand(state, seat, without(state.hands[seat], card)),
-                   discard_pile=state.discard_pile + (card,))
+                   discard_pile=state.discard_pile + (card,),
+                   known_cards=seen_taken(state.known_cards, seat, gone=(card,)))
 
 
 def hand_ended(cleared: Mapping[str, Any], state: Any, data: Mapping[str, Any]) -> Any:

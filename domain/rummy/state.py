@@ -23,7 +23,7 @@ from domain.events import (
     MATCH_COMPLETED,
     MATCH_CREATED,
 )
-from domain.evolving import evolver, replace
+from domain.evolving import evolver, replace, seen_taken
 from domain.melds import Meld
 from domain.rummy.events import CARD_LAID_OFF, JOKER_EXCHANGED, MELDS_LAID_DOWN, STOCK_REBUILT
 from domain.rummy.options import RummyOptions
@@ -74,6 +74,8 @@ class RummyState:
     turns_started: tuple[int, ...] = ()  # each seat's turns in this round (rami opens on 2)
     opened_now: bool = False             # the seat on turn opened in this turn (going rummy)
     jokers_owed: int = 0                 # jokers freed this turn and not yet placed (3.5)
+    known_cards: tuple[tuple[str, ...], ...] = ()  # by seat: cards seen taken (the top
+                                         # discard, a joker from the table), still held
     turns: int = 0                       # discards in this round (the turn cap counts them)
     ending: Mapping[str, Any] | None = None
     scores: tuple[int, ...] = ()         # minus points so far, by seat
@@ -124,7 +126,7 @@ def _hand_dealt(state: RummyState, data: Mapping[str, Any]) -> RummyState:
         commitment=data.get("commitment") or "",
         rebuilds=0, hands=hands, stock=stock, discard_pile=pile, table=(), next_meld_id=1,
         opened=(False,) * state.seats, turns_started=(0,) * state.seats, opened_now=False,
-        jokers_owed=0, turns=0, ending=None,
+        jokers_owed=0, known_cards=((),) * state.seats, turns=0, ending=None,
     )
 
 
@@ -133,7 +135,8 @@ def _card_drawn(state: RummyState, data: Mapping[str, Any]) -> RummyState:
     hands = _set(state.hands, seat, state.hands[seat] + (card,))
     started = _set(state.turns_started, seat, state.turns_started[seat] + 1)
     piles: dict[str, Any] = ({"stock": state.stock[1:]} if data["source"] == "stock"
-                             else {"discard_pile": state.discard_pile[:-1]})
+                             else {"discard_pile": state.discard_pile[:-1],
+                                   "known_cards": seen_taken(state.known_cards, seat, (card,))})
     return replace(state, hands=hands, turns_started=started, phase=PLAY, turn=seat,
                    opened_now=False, jokers_owed=0, **piles)
 
@@ -141,7 +144,8 @@ def _card_drawn(state: RummyState, data: Mapping[str, Any]) -> RummyState:
 def _placed(state: RummyState, seat: int, cards: list[str]) -> dict[str, Any]:
     """What placing ``cards`` from the hand changes: the hand, and the jokers owed."""
     return {"hands": _set(state.hands, seat, _take(state.hands[seat], cards)),
-            "jokers_owed": max(0, state.jokers_owed - cards.count(JOKER))}
+            "jokers_owed": max(0, state.jokers_owed - cards.count(JOKER)),
+            "known_cards": seen_taken(state.known_cards, seat, gone=cards)}
 
 
 def _melds_laid_down(state: RummyState, data: Mapping[str, Any]) -> RummyState:
@@ -168,8 +172,10 @@ def _card_laid_off(state: RummyState, data: Mapping[str, Any]) -> RummyState:
 def _joker_exchanged(state: RummyState, data: Mapping[str, Any]) -> RummyState:
     seat = data["seat"]
     hand = _take(state.hands[seat], [data["card"]]) + (JOKER,)
+    known = seen_taken(state.known_cards, seat, (JOKER,), gone=(data["card"],))
     return replace(state, table=_with_meld(state, data["meld"], data["result"]),
-                   hands=_set(state.hands, seat, hand), jokers_owed=state.jokers_owed + 1)
+                   hands=_set(state.hands, seat, hand), jokers_owed=state.jokers_owed + 1,
+                   known_cards=known)
 
 
 def _card_discarded(state: RummyState, data: Mapping[str, Any]) -> RummyState:
@@ -177,7 +183,7 @@ def _card_discarded(state: RummyState, data: Mapping[str, Any]) -> RummyState:
     return replace(state, hands=_set(state.hands, seat, _take(state.hands[seat], [card])),
                    discard_pile=state.discard_pile + (card,), phase=DRAW,
                    turn=state.next_seat(seat), turns=state.turns + 1, opened_now=False,
-                   jokers_owed=0)
+                   jokers_owed=0, known_cards=seen_taken(state.known_cards, seat, gone=(card,)))
 
 
 def _stock_rebuilt(state: RummyState, data: Mapping[str, Any]) -> RummyState:

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from domain.bots.policies import eager
 from domain.chain import GENESIS_HASH, canonical_json, event_hash
 from domain.fairness import commitment, hand_seed
 
@@ -57,13 +58,7 @@ class Page:
 
 def choose(actions: list[dict[str, Any]], best: list[str]) -> dict[str, Any]:
     """Knock as soon as offered, pass the upcard, draw from the stock, throw a best discard."""
-    for kind in ("big_gin", "knock", "pass"):
-        offered = [a for a in actions if a["type"] == kind]
-        if offered:
-            return offered[0]
-    stock = [a for a in actions if a == {"type": "draw", "source": "stock"}]
-    discards = [a for a in actions if a["type"] == "discard"]
-    return (stock or [a for a in discards if a["card"] in best] or discards or actions)[0]
+    return eager(actions, best)
 
 
 def click(player: Page, action: dict[str, Any]) -> None:

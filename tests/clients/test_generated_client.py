@@ -25,6 +25,7 @@ from typing import Any
 import httpx
 import pytest
 
+from domain.bots.policies import ENDERS, PLACEMENTS, keen, of_type
 from tests.conftest import LIVE_ADMIN
 from tests.spec_check import SPEC_FILE, SpecChecker
 
@@ -35,7 +36,6 @@ MATCHES = [  # small targets, so each match ends in a hand or a round
     ("rummy", 3, {"rounds": 1, "max_turns": 80}),
     ("rami", 2, {"rounds": 1, "max_turns": 80}),
 ]
-ENDERS = ("knock", "big_gin", "lay_down", "lay_off", "exchange_joker")
 
 
 @pytest.fixture(scope="module")
@@ -124,8 +124,9 @@ def api(client_package: ModuleType, live_server: str, checker: SpecChecker) -> I
 
 def choose(rng: random.Random, legal: list[Any]) -> Any:
     """A legal action (a generated model), mostly one that moves the hand to its end."""
-    enders = [a for a in legal if a.type_.value in ENDERS]
-    return rng.choice(enders) if enders and rng.random() < 0.8 else rng.choice(legal)
+    offered = [action.to_dict() for action in legal]
+    chosen = keen(rng, offered, (of_type(*ENDERS, *PLACEMENTS), 0.8))
+    return legal[offered.index(chosen)]
 
 
 def create(api: Api, admin: Any, variant: str, players: int, options: dict[str, Any]) -> Any:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from domain import controls
-from domain.clocks import Clock, ClockSettings, auto_action
+from domain.bots.policies import safe
+from domain.clocks import Clock, ClockSettings
 from domain.errors import OptionError, RuleError
 from domain.events import MATCH_CREATED, RULES_EDITION
 from domain.evolving import replay
@@ -74,12 +75,12 @@ def test_clock_settings_are_checked() -> None:
 
 
 def test_auto_play_is_safe() -> None:
-    assert auto_action([{"type": "draw", "source": "discard"}, {"type": "pass"}]) == {
+    assert safe([{"type": "draw", "source": "discard"}, {"type": "pass"}]) == {
         "type": "pass"}
     draws = [{"type": "draw", "source": "stock"}, {"type": "draw", "source": "discard"}]
-    assert auto_action(draws) == draws[0]
+    assert safe(draws) == draws[0]
     discards = [{"type": "discard", "card": c} for c in ("2C", "AH", "JK", "KS")]
     knock = [{"type": "knock", "discard": "KS"}]
-    assert auto_action(discards + knock, ["KS"]) == discards[3]
-    assert auto_action(discards) == discards[1]  # the ace: 11 minus points in rummy
-    assert auto_action(knock) is None
+    assert safe(discards + knock, ["KS"]) == discards[3]
+    assert safe(discards) == discards[1]  # the ace: 11 minus points in rummy
+    assert safe(knock) is None

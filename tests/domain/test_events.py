@@ -20,6 +20,7 @@ from openapi_schema_validator import OAS30Validator
 
 import domain
 from domain import controls
+from domain.bots.policies import ENDERS, PLACEMENTS, deep_draw, keen, of_type
 from domain.clocks import Clock, ClockSettings, decide_timeout
 from domain.event_registry import GROUPS, REGISTRY, _registry, markdown
 from domain.events import Event, EventType
@@ -34,6 +35,8 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "events.md"
 SOURCES = ("domain", "service", "workers")
 
+LIVELY = of_type(*ENDERS, *PLACEMENTS)
+
 PLAYOUTS = {
     "gin": [({"target": 40}, 2), ({"target": 40, "jokers": 2, "decks": 2}, 2),
             ({"target": 30}, 3), ({"target": 30, "max_turns": 12}, 4)],
@@ -46,9 +49,7 @@ PLAYOUTS = {
 
 def pick(rng: random.Random, actions: list[dict[str, Any]]) -> dict[str, Any]:
     """Random, but keen to end hands, place cards and draw deep, so every event shows up."""
-    keen = [a for a in actions if a["type"] in ("knock", "big_gin", "lay_down", "lay_off",
-                                                  "exchange_joker") or a.get("depth", 1) > 1]
-    return rng.choice(keen) if keen and rng.random() < 0.8 else rng.choice(actions)
+    return keen(rng, actions, (lambda a: LIVELY(a) or deep_draw(a), 0.8))
 
 
 def match_events(variant: Variant, options: dict[str, Any], players: int,

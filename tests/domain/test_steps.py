@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from domain import controls
+from domain.bots.policies import uniform
 from domain.chain import canonical_json
 from domain.clocks import Clock, ClockSettings, decide_timeout
 from domain.errors import RuleError
@@ -271,7 +272,7 @@ def playout(variant: Variant, seed: int, **options: Any) -> list[tuple[Any, set[
         if step is not None:
             events = decide_step(variant, state, step, SECRETS)
         else:
-            action = rng.choice(variant.legal_actions(state, state.turn))
+            action = uniform(rng, variant.legal_actions(state, state.turn))
             events = variant.decide(state, variant.command(state.turn, action))
         revealed |= {e.data["hand_number"] for e in events if e.type == SEED_REVEALED.name}
         state = fold(variant, state, events)

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from domain.bots.policies import eager
 from tests.faults.conftest import HEALTH_PATH, RECOVERY_S, Http, Response, Stack, text
 
 RANKS = "A23456789TJQK"
@@ -350,19 +351,7 @@ def choose(view: dict[str, Any]) -> Action:
     legal: list[Action] = view["legal_actions"]
     if not legal:
         raise Unexpected(f"no legal action for the seat on turn: {view}")
-    for kind in ("big_gin", "knock"):
-        enders = [a for a in legal if a["type"] == kind]
-        if enders:
-            return enders[0]
-    for wanted in ({"type": "pass"}, {"type": "draw", "source": "stock"}):
-        if wanted in legal:
-            return wanted
-    best = (view.get("best_discard") or {}).get("cards") or []
-    discards = [a for a in legal if a["type"] == "discard"]
-    for action in discards:
-        if action.get("card") in best:
-            return action
-    return discards[0] if discards else legal[0]
+    return eager(legal, (view.get("best_discard") or {}).get("cards") or ())
 
 
 # --- the log ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from typing import Any
 import fakeredis
 import pytest
 
+from domain.bots.policies import ENDERS, PLACEMENTS, keen, of_type
 from service.api.app import create_app
 from service.config import Settings
 from tests.spec_check import CheckedClient, SpecChecker, open_objects, presence_report, spec
@@ -30,7 +31,6 @@ MATCHES = [  # (variant, players, options): small targets, so matches end soon
     ("rummy", 3, {"rounds": 1, "max_turns": 60}),
     ("rami", 2, {"rounds": 2, "max_turns": 60}),
 ]
-ENDERS = ("knock", "big_gin", "lay_down", "lay_off", "exchange_joker")
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -56,10 +56,7 @@ def test_every_object_in_the_spec_forbids_undeclared_fields():
 
 def choose(rng: random.Random, legal: list[dict[str, Any]]) -> dict[str, Any]:
     """A legal action, mostly one that moves the hand towards its end."""
-    enders = [a for a in legal if a["type"] in ENDERS]
-    if enders and rng.random() < 0.8:
-        return rng.choice(enders)
-    return rng.choice(legal)
+    return keen(rng, legal, (of_type(*ENDERS, *PLACEMENTS), 0.8))
 
 
 def views(api: CheckedClient, match_id: str, tokens: list[str]) -> dict[str, Any]:

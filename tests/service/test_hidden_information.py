@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from domain.bots.policies import ENDERS, discarding, keen, of_type
 from domain.cards import standard_deck
 from domain.gin.options import GinOptions
 from domain.gin.rules import solver_for
@@ -30,6 +31,7 @@ from tests.service.conftest import ADMIN_AUTH, bearer, create
 
 CARDS = frozenset(standard_deck())
 SOLVER = solver_for(GinOptions())
+TAKE = {"type": "draw", "source": "discard"}
 SECRET_KEYS = {"deck", "stock", "all_hands"}
 PUBLIC = None  # the viewer without a token
 
@@ -226,21 +228,18 @@ def choose(rng: random.Random, view: dict[str, Any]) -> dict[str, Any]:
     """A legal action: mostly a good one (knock when allowed, take a useful upcard, discard
     well), so that hands end in a few turns; sometimes any."""
     legal = view["legal_actions"]
-    enders = [a for a in legal if a["type"] in ("knock", "big_gin")]
-    if enders and rng.random() < 0.9:
-        return rng.choice(enders)
-    take = {"type": "draw", "source": "discard"}
-    if take in legal and rng.random() < 0.9:
-        with_top = [*view["hand"], view["discard_pile"][-1]]
-        if SOLVER.best_discard(with_top)[0] < view["deadwood"]:
-            return take
-        if {"type": "draw", "source": "stock"} in legal:
-            return {"type": "draw", "source": "stock"}
     best = set(view.get("best_discard", {}).get("cards", []))
-    good = [a for a in legal if a["type"] == "discard" and a["card"] in best]
-    if good and rng.random() < 0.8:
-        return rng.choice(good)
-    return rng.choice(legal)
+    draw = useful_draw(view) if TAKE in legal else None
+    return keen(rng, legal, (of_type(*ENDERS), 0.9), (lambda action: action == draw, 0.9),
+                (discarding(best), 0.8))
+
+
+def useful_draw(view: dict[str, Any]) -> dict[str, Any]:
+    """The upcard or top discard if it lowers the seat's deadwood, else the stock."""
+    with_top = [*view["hand"], view["discard_pile"][-1]]
+    if SOLVER.best_discard(with_top)[0] < view["deadwood"]:
+        return TAKE
+    return {"type": "draw", "source": "stock"}
 
 
 def hidden_after(truth: Truth, viewer: int | None, seat: int,

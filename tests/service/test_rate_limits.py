@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from domain.bots.policies import eager
 from service.api.app import create_app
 from service.api.limits import address_key
 from service.config import RateLimits, Settings
@@ -107,12 +108,7 @@ def test_the_defaults_leave_room_for_a_whole_game_played_at_machine_speed(
 
 
 def sensible(view: dict) -> dict:
-    legal = view["legal_actions"]
-    enders = [a for a in legal if a["type"] in ("knock", "big_gin")]
-    best = (view.get("best_discard") or {}).get("cards") or []
-    discards = [a for a in legal if a["type"] == "discard" and a["card"] in best]
-    draws = [a for a in legal if a["type"] == "draw"]
-    return (enders or discards or draws or legal)[0]
+    return eager(view["legal_actions"], (view.get("best_discard") or {}).get("cards") or ())
 
 
 def test_the_limits_come_from_the_environment(monkeypatch):

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from domain.bots.policies import PLACEMENTS, keen, of_type
 from domain.rummy import RUMMY
 from tests.service.conftest import ADMIN_AUTH, bearer
 from tests.service.test_hidden_information import auth, keys_in, name, nodes, stream
@@ -43,8 +44,7 @@ def act(client: Any, match: dict[str, Any], seat: int, action: dict[str, Any]) -
 
 def choose(rng: random.Random, legal: list[dict[str, Any]]) -> dict[str, Any]:
     """A random legal action, keen to place cards so that rounds end."""
-    placing = [a for a in legal if a["type"] in PLACING]
-    return rng.choice(placing if placing and rng.random() < 0.9 else legal)
+    return keen(rng, legal, (of_type(*PLACEMENTS), 0.9))
 
 
 def full_view(client: Any, match: dict[str, Any]) -> dict[str, Any]:

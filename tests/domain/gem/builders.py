@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
+from domain.bots.policies import ENDERS, deep_draw, keen, of_type
 from domain.events import Event
 from domain.fairness import Deal, hand_seed
 from domain.gem import GEM
@@ -77,13 +78,7 @@ def new_match(rng: random.Random, players: int = 2,
 def pick(rng: random.Random, actions: list[dict[str, Any]]) -> dict[str, Any]:
     """A random legal action, knocking mostly, and drawing deep often, so that hands end
     and deep draws happen."""
-    enders = [a for a in actions if a["type"] in ("knock", "big_gin")]
-    if enders and rng.random() < 0.8:
-        return rng.choice(enders)
-    deep = [a for a in actions if a.get("depth", 1) > 1]
-    if deep and rng.random() < 0.5:
-        return rng.choice(deep)
-    return rng.choice(actions)
+    return keen(rng, actions, (of_type(*ENDERS), 0.8), (deep_draw, 0.5))
 
 
 def steps(rng: random.Random, state: GemState, seed: bytes,

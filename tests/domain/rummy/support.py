@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from domain.bots.policies import PLACEMENTS, keen, of_type
 from domain.cards import build_deck
 from domain.errors import RuleError
 from domain.events import Event
@@ -120,10 +121,7 @@ def new_game(rng: random.Random, players: int, variant: Variant = RUMMY,
 
 def pick(rng: random.Random, actions: list[dict[str, Any]]) -> dict[str, Any]:
     """Random, but keen to place cards, so rounds end in reasonable time."""
-    placing = [a for a in actions if a["type"] in ("lay_down", "lay_off", "exchange_joker")]
-    if placing and rng.random() < 0.9:
-        return rng.choice(placing)
-    return rng.choice(actions)
+    return keen(rng, actions, (of_type(*PLACEMENTS), 0.9))
 
 
 def steps(rng: random.Random, state: RummyState, match_seed: bytes, variant: Variant = RUMMY,
