@@ -11,8 +11,9 @@ event). The checks:
   (``domain.fairness``) unless the organiser prepared it. At the match's end the
   revealed match seed matches its commitment and yields every hand seed (with the
   players' entropy) and the drawn first dealer.
-- ``rules``: every seat's events are exactly what the rules make of the action it sent;
-  an organiser's forfeit or abort (``organiser:`` commands) is what
+- ``rules``: every seat's events are exactly what the rules make of the action it sent,
+  sent by whoever holds the seat (a bot's command names the level ``BotsSeated`` gave the
+  seat, a person's none); an organiser's forfeit or abort (``organiser:`` commands) is what
   ``domain.controls.ending_events`` makes of it; a clock's move or forfeit (``clock:``)
   came after the seat's deadline as the log's timestamps give it, and is the move, command
   and command id ``domain.clocks.decide_timeout`` makes of it.
@@ -278,9 +279,28 @@ class _Replayer:
     def _seat_action(self, command_id: str, first: Record, played: list[Event]) -> list[Event]:
         sent = first.get("command")
         if isinstance(sent, Mapping):
-            command = self.variant.command(int(sent["seat"]), sent["action"])
+            seat = int(sent["seat"])
+            if command_id:
+                self._check_player(command_id, first, seat, sent.get("bot"))
+            command = self.variant.command(seat, sent["action"])
             return self.variant.decide(self.match.state, command)
         return self._inferred_action(int(command_id[4:].split(":")[0]), played)
+
+    def _check_player(self, command_id: str, first: Record, seat: int, bot: Any) -> None:
+        """A seat's command comes from whoever holds the seat (``BotsSeated``): a bot's
+        names its level, under the command id ``seat<n>:bot:<level>:<version>``, and a
+        person's names none. Which move a bot chose is not re-checked: a bot decides as
+        it likes, within the rules, which the move itself is held to."""
+        held = self.match.bots.get(seat)
+        level = None if held is None else held.level
+        version = first["version"] - 1
+        if bot != level:
+            self.checks["rules"].fail(first["version"], f"seat {seat} is "
+                                      f"{'a ' + level + ' bot' if level else 'a person'}'s, "
+                                      f"but its command names {bot or 'no'} bot")
+        elif level is not None and command_id != f"seat{seat}:bot:{level}:{version}":
+            self.checks["rules"].fail(first["version"], f"a bot's command {command_id!r} is "
+                                      f"not seat{seat}:bot:{level}:{version}")
 
     def _control(self, first: Record, by: str, events: list[Event]) -> list[Event]:
         """An organiser's forfeit or abort, the clock's forfeit or a seat's resignation:
