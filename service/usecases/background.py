@@ -11,7 +11,7 @@ match owes (``Match.owed``) and the table of obligations
   workers``) pay what falls due. Verifications and webhook deliveries are RQ jobs.
 - ``InProcessWork`` (embedded mode): one timer thread (``service.ports.WorkTimer``) pays
   every kind when it falls due, the work an append made due at once too, so a request
-  never runs the work its own write left (the next deal, later a bot's turn); webhooks
+  never runs the work its own write left (the next deal, a bot's reply); webhooks
   are delivered on a few threads.
 """
 
