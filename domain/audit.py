@@ -41,6 +41,8 @@ from domain.chain import GENESIS_HASH, event_hash
 from domain.clocks import decide_timeout
 from domain.errors import OptionError, RuleError
 from domain.events import (
+    BOTS_SEATED,
+    CLOCK_SET,
     HAND_DEALT,
     MATCH_CREATED,
     MATCH_SEED_REVEALED,
@@ -61,6 +63,9 @@ from domain.variant import Variant
 Record = Mapping[str, Any]
 CHECKS = ("hash_chain", "deals", "rules", "scores")
 REVEALS = names(SEED_REVEALED, MATCH_SEED_REVEALED)
+SETTINGS = names(CLOCK_SET, BOTS_SEATED)
+"""The match's clock and its bot seats: no rule recomputes them, and only its creation
+may set them."""
 
 
 @dataclass
@@ -216,6 +221,9 @@ class _Replayer:
         for record, event in zip(records, events, strict=True):
             if event.type == HAND_DEALT.name:
                 self._check_deal(record["version"], record["schema"], event)
+            if event.type in SETTINGS and not command_id.startswith("create:"):
+                self.checks["rules"].fail(record["version"], f"{event.type} after the "
+                                          "match's creation: its settings are fixed then")
         expected, check = self._expected(command_id, records, events)
         self._compare(command_id, records, events, expected, check)
         self.match = self.match.apply([

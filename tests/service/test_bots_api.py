@@ -223,6 +223,24 @@ def test_bot_moves_verify_online_and_offline_and_a_forged_bot_fails(client):
         assert [c["name"] for c in report_dict["checks"] if not c["ok"]] == ["rules"]
 
 
+def test_a_log_that_seats_a_bot_after_the_creation_fails(client):
+    match = create(client, "gin", [{"name": "Ann"}, {"bot": "basic"}])
+    for _ in play_people(client, match):
+        pass
+    records = copy.deepcopy(export(client, match["id"]))
+    at = next(n for n, r in enumerate(records) if (r["command_id"] or "").startswith("seat0:"))
+    seating = {**records[at], "type": "BotsSeated", "schema": 1, "command": None,
+               "data": {"seats": [{"seat": 0, "level": "basic", "think_ms": 0}]}}
+    records.insert(at + 1, seating)
+    for version, record in enumerate(records, 1):
+        record["version"] = version
+    rehash_from(records, at + 2)
+    report = verify(records, VARIANTS).to_dict()
+    assert report["first_failing_version"] == at + 2
+    rules = next(c for c in report["checks"] if c["name"] == "rules")
+    assert "BotsSeated after the match's creation" in rules["first_failure"]["reason"]
+
+
 # --- nobody acts for a bot -------------------------------------------------------------
 
 
