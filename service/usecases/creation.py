@@ -204,8 +204,8 @@ class MatchCreation:
         try:
             events = variant.start_match(names, options, first_dealer, deal)
         except RuleError as exc:
-            field = "dice" if body.get("dice") is not None and "dice" in exc.code else "deck"
-            raise invalid(field, exc.message, exc.code) from exc
+            refused = "dice" if body.get("dice") is not None and "dice" in exc.code else "deck"
+            raise invalid(refused, exc.message, exc.code) from exc
         bots = bot_seats(body["players"])
         events.insert(1, match_secrets.committed())
         events[2:2] = [*clock_events(body.get("clock")), *seated(bots)]
