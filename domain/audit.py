@@ -11,8 +11,9 @@ event). The checks:
   (``domain.fairness``) unless the organiser prepared it. At the match's end the
   revealed match seed matches its commitment and yields every hand seed (with the
   players' entropy) and the drawn first dealer.
-- ``rules``: every seat's events are exactly what the rules make of the action it sent;
-  an organiser's forfeit or abort (``organiser:`` commands) is what
+- ``rules``: every seat's events are exactly what the rules make of the action it sent,
+  sent by whoever holds the seat (a bot's command names the level ``BotsSeated`` gave the
+  seat, a person's none); an organiser's forfeit or abort (``organiser:`` commands) is what
   ``domain.controls.ending_events`` makes of it; a clock's move or forfeit (``clock:``)
   came after the seat's deadline as the log's timestamps give it, and is the move, command
   and command id ``domain.clocks.decide_timeout`` makes of it.
@@ -40,6 +41,8 @@ from domain.chain import GENESIS_HASH, event_hash
 from domain.clocks import decide_timeout
 from domain.errors import OptionError, RuleError
 from domain.events import (
+    BOTS_SEATED,
+    CLOCK_SET,
     HAND_DEALT,
     MATCH_CREATED,
     MATCH_SEED_REVEALED,
@@ -60,6 +63,9 @@ from domain.variant import Variant
 Record = Mapping[str, Any]
 CHECKS = ("hash_chain", "deals", "rules", "scores")
 REVEALS = names(SEED_REVEALED, MATCH_SEED_REVEALED)
+SETTINGS = names(CLOCK_SET, BOTS_SEATED)
+"""The match's clock and its bot seats: no rule recomputes them, and only its creation
+may set them."""
 
 
 @dataclass
@@ -215,6 +221,9 @@ class _Replayer:
         for record, event in zip(records, events, strict=True):
             if event.type == HAND_DEALT.name:
                 self._check_deal(record["version"], record["schema"], event)
+            if event.type in SETTINGS and not command_id.startswith("create:"):
+                self.checks["rules"].fail(record["version"], f"{event.type} after the "
+                                          "match's creation: its settings are fixed then")
         expected, check = self._expected(command_id, records, events)
         self._compare(command_id, records, events, expected, check)
         self.match = self.match.apply([
@@ -278,9 +287,28 @@ class _Replayer:
     def _seat_action(self, command_id: str, first: Record, played: list[Event]) -> list[Event]:
         sent = first.get("command")
         if isinstance(sent, Mapping):
-            command = self.variant.command(int(sent["seat"]), sent["action"])
+            seat = int(sent["seat"])
+            if command_id:
+                self._check_player(command_id, first, seat, sent.get("bot"))
+            command = self.variant.command(seat, sent["action"])
             return self.variant.decide(self.match.state, command)
         return self._inferred_action(int(command_id[4:].split(":")[0]), played)
+
+    def _check_player(self, command_id: str, first: Record, seat: int, bot: Any) -> None:
+        """A seat's command comes from whoever holds the seat (``BotsSeated``): a bot's
+        names its level, under the command id ``seat<n>:bot:<level>:<version>``, and a
+        person's names none. Which move a bot chose is not re-checked: a bot decides as
+        it likes, within the rules, which the move itself is held to."""
+        held = self.match.bots.get(seat)
+        level = None if held is None else held.level
+        version = first["version"] - 1
+        if bot != level:
+            self.checks["rules"].fail(first["version"], f"seat {seat} is "
+                                      f"{'a ' + level + ' bot' if level else 'a person'}'s, "
+                                      f"but its command names {bot or 'no'} bot")
+        elif level is not None and command_id != f"seat{seat}:bot:{level}:{version}":
+            self.checks["rules"].fail(first["version"], f"a bot's command {command_id!r} is "
+                                      f"not seat{seat}:bot:{level}:{version}")
 
     def _control(self, first: Record, by: str, events: list[Event]) -> list[Event]:
         """An organiser's forfeit or abort, the clock's forfeit or a seat's resignation:

@@ -24,6 +24,7 @@ GROUPS: tuple[tuple[str, tuple[EventType, ...]], ...] = (
     ("Rummy and rami only", rummy_events.EVENT_TYPES),
     ("Fair deals", events.FAIRNESS_EVENTS),
     ("Clocks", (events.CLOCK_SET,)),
+    ("Computer players", (events.BOTS_SEATED,)),
     ("Ending a match early", events.CONTROL_EVENTS),
 )
 """The event types by where they belong, in the order docs/events.md lists them."""

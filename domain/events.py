@@ -382,6 +382,22 @@ CLOCK_SET = EventType(
     ))
 
 
+# --- computer players (domain.bot_seats) ------------------------------------------------
+
+BOTS_SEATED = EventType(
+    "BotsSeated", schema=1,
+    appended_by="every family, at the creation of a match with computer players",
+    description="Computer players hold these seats: the server plays each one's turns, "
+                "as ordinary seat commands naming the bot, think_ms after the event that "
+                "gave it the turn.",
+    fields=(
+        Field("seats", "each bot seat: its number, its level (random, basic or expert) "
+                       "and its think time in milliseconds",
+              schema=array(obj({"seat": seat(), "level": string(), "think_ms": integer(0)},
+                               open_=False))),
+    ))
+
+
 # --- ending a match early (domain.controls) ---------------------------------------------
 
 SEAT_FORFEITED = EventType(

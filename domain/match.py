@@ -7,20 +7,21 @@ logs; ``domain.evolving.fold`` is the same fold for events not stored yet (a dec
 system step).
 
 ``Match.owed`` answers "what does this match owe the outside world now": the system step
-it awaits, or the deadline of its running turn's clock. Whatever schedules, reconciles or
-rebuilds background work asks it, and nothing else. ``OWED`` lists every kind of owed
-work: each says when it is due and names the work-index kind it is kept under; the
-use-case layer's table (``service.usecases.obligations``) adds how far ahead to mark it
-and the command that pays it. A new kind of work (a bot's turn) is one more class here
+it awaits, the deadline of its running turn's clock, a computer player's turn. Whatever
+schedules, reconciles or rebuilds background work asks it, and nothing else. ``OWED``
+lists every kind of owed work: each says when it is due and names the work-index kind it
+is kept under; the use-case layer's table (``service.usecases.obligations``) adds how far
+ahead to mark it and the command that pays it. A new kind of work is one more class here
 and one more row there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from domain.bot_seats import BotSeat, bots_of, is_seating
 from domain.chain import GENESIS_HASH
 from domain.clocks import Clock, track
 from domain.controls import FINAL_PHASES
@@ -107,13 +108,49 @@ class DeadlineDue:
         return self.deadline
 
 
-Owed = StepDue | DeadlineDue
+@dataclass(frozen=True)
+class BotTurn:
+    """A computer player holds the seat to act (``domain.bot_seats``): it moves for the
+    match as it stood at ``version``, once its think time has run from the event that left
+    the match there. Due at that fixed time, so the reconciler and the timer agree on it
+    whenever they look. Not while a system step is pending, nor once the match is over."""
+
+    seat: int
+    level: str
+    version: int
+    due_at: float
+    kind: ClassVar[str] = "bots"
+
+    @classmethod
+    def of(cls, match: Match) -> BotTurn | None:
+        seat = match.state.turn
+        bot = match.bots.get(seat) if seat is not None and match.bots else None
+        if (seat is None or bot is None or match.is_over
+                or pending_step(match.variant, match.state) is not None):
+            return None
+        return cls(seat, bot.level, match.version, round(match.at + bot.think_ms / 1000, 3))
+
+    def due(self, now: float) -> float:
+        return self.due_at
+
+
+Owed = StepDue | DeadlineDue | BotTurn
 """What a match owes the outside world now. Every kind has ``kind`` (its name in the work
 index: ``{prefix}:work:<kind>``), ``of(match)`` (the one it owes now, or None) and
 ``due(now)`` (when it is due: ``now`` for at once)."""
 
-OWED: tuple[type[Owed], ...] = (StepDue, DeadlineDue)
+OWED: tuple[type[Owed], ...] = (StepDue, DeadlineDue, BotTurn)
 """Every kind of owed work, in the order ``Match.owed`` lists them."""
+
+TIME_GRAIN_S = 0.001
+"""The log keeps times to the millisecond, rounded, so an event may carry a time up to
+half a millisecond ahead of the clock that stored it: work due from an event's time (a
+bot that does not wait) is due now when it falls due within one grain."""
+
+
+def is_due(owed: Owed, now: float) -> bool:
+    """Whether ``owed`` is due at ``now`` (``TIME_GRAIN_S``)."""
+    return owed.due(now) <= now + TIME_GRAIN_S
 
 
 @dataclass(frozen=True)
@@ -145,6 +182,10 @@ class Match:
     version: int = 0
     head_hash: str = GENESIS_HASH
     clock: Clock | None = None
+    bots: Mapping[int, BotSeat] = field(default_factory=dict)
+    """The seats computer players hold (``BotsSeated``), by seat; empty for people only."""
+    at: float = 0.0
+    """When the last event was stored (epoch seconds): a bot's think time runs from it."""
 
     @classmethod
     def new(cls, variant: Variant) -> Match:
@@ -156,14 +197,17 @@ class Match:
         if not records:
             return self
         state, clock, players = self.state, self.clock, len(self.state.players)
+        bots = self.bots
         for record in records:
             state = fold(self.variant, state, (record.event,))
             players = len(state.players)
             if clock is not None or record.event.type == CLOCK_SET.name:
                 clock = track(clock, record.event, record.ts, record.version, state.turn,
                               players)
+            if is_seating(record.event):
+                bots = bots_of(record.event)
         last = records[-1]
-        return Match(self.variant, state, last.version, last.hash, clock)
+        return Match(self.variant, state, last.version, last.hash, clock, bots, last.ts)
 
     def ahead(self, events: Sequence[Event]) -> Ahead:
         """``events``, decided against this match, folded once before they are stored."""
@@ -176,13 +220,16 @@ class Match:
     def stored(self, ahead: Ahead, records: Sequence[Recorded]) -> Match:
         """The match once ``ahead`` was stored as ``records``: the state as folded ahead,
         the clock run on the times the store gave the events."""
-        clock = self.clock
+        clock, bots = self.clock, self.bots
         for record, turn in zip(records, ahead.turns, strict=True):
             if clock is not None or record.event.type == CLOCK_SET.name:
                 clock = track(clock, record.event, record.ts, record.version, turn,
                               len(ahead.state.players))
+            if is_seating(record.event):
+                bots = bots_of(record.event)
         last = records[-1]
-        return Match(self.variant, ahead.state, last.version, last.hash, clock)
+        return Match(self.variant, ahead.state, last.version, last.hash, clock, bots,
+                     last.ts)
 
     @property
     def is_over(self) -> bool:
@@ -192,6 +239,6 @@ class Match:
 
     def owed(self) -> tuple[Owed, ...]:
         """What the match owes the outside world now, one of each kind at most (``OWED``):
-        the system step it awaits, or its running turn's deadline; nothing while a seat's
-        untimed turn runs or once it is over."""
+        the system step it awaits, its running turn's deadline, a bot's move; nothing while
+        a person's untimed turn runs or once it is over."""
         return tuple(owed for kind in OWED if (owed := kind.of(self)) is not None)

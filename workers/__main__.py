@@ -1,8 +1,8 @@
 """``python -m workers``: one worker process of real mode.
 
 Two loops: the reconciler (``workers.reconciler``) on a thread pays every kind of owed work
-(system steps, clock checks) as it falls due in the work index (a few milliseconds each,
-no job, no fork),
+(system steps, clock checks, bots' turns) as it falls due in the work index (a few
+milliseconds each, no job, no fork),
 and moves due RQ job retries back onto their queues (no RQ scheduler process, no
 scheduler lock); RQ's ``SimpleWorker`` on the main thread runs the RQ jobs in this process,
 webhook deliveries before verifications (``QUEUES``). When
@@ -89,7 +89,7 @@ def _wait_for_redis(client: redis.Redis, stop: threading.Event, pause: float) ->
 @click.option("--burst", is_flag=True,
               help="Do what is due now and what is queued, then exit (tests, cron).")
 def main(url: str, prefix: str, burst: bool) -> None:
-    """Run system steps, clock checks and RQ jobs until SIGTERM/SIGINT."""
+    """Run system steps, clock checks, bots' turns and RQ jobs until SIGTERM/SIGINT."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     wiring = bootstrap(Settings.from_env(redis_url=url, key_prefix=prefix), in_process=False)
     context.use(wiring)

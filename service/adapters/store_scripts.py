@@ -172,14 +172,15 @@ return {0}
 
 # KEYS: lobby, meta, the match's live stream. ARGV: seat, new token hash, live maxlen,
 # live key ttl ms. The seat's token lives in the match's meta once it started, in the
-# lobby before; replies the old hash ("" when the seat has no token: open, or no such seat
-# or match). In the same step the old hash is announced revoked on the live stream (which
-# every process's live streams of the match follow), so a stream the old token opened ends
-# in whichever process holds it (service.adapters.presence, ``revoked_token``).
+# lobby before; replies the old hash ("" when the seat has no token: open, a computer
+# player's, or no such seat or match: a bot's seat keeps "" and is never given one). In
+# the same step the old hash is announced revoked on the live stream (which every
+# process's live streams of the match follow), so a stream the old token opened ends in
+# whichever process holds it (service.adapters.presence, ``revoked_token``).
 ROTATE = """
 for i = 1, 2 do
   local old = redis.call('HGET', KEYS[i], 'token:' .. ARGV[1])
-  if old then
+  if old and old ~= '' then
     redis.call('HSET', KEYS[i], 'token:' .. ARGV[1], ARGV[2])
     redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], '*', 'seat', ARGV[1], 'revoked', old)
     redis.call('PEXPIRE', KEYS[3], ARGV[4])

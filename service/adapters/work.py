@@ -2,13 +2,15 @@
 
 One sorted set per kind of owed work (the table of obligations' kinds,
 ``service.usecases.obligations.KINDS``, handed over by the bootstrap), member = match id,
-score = when the match is due (epoch seconds). Today there are two:
+score = when the match is due (epoch seconds). Today there are three:
 
 - ``{prefix}:work:steps``: matches that await a system step. A match is marked a little
   ahead *before* the append that makes it wait, and due at once after it; so a process
   that dies between its append and its mark still leaves the match marked. A mark whose
   append never happened is dropped at its first look.
 - ``{prefix}:work:clocks``: matches with a running turn clock, scored by its deadline.
+- ``{prefix}:work:bots``: matches where a computer player is to move, scored by when its
+  think time has run (marked ahead and after the append as a step is).
 
 Workers (``workers.reconciler``) ``claim`` due members: one script moves their score a
 lease ahead, so two workers never take the same match at once, and a worker that dies

@@ -6,7 +6,7 @@ one of these: the follow-up (``service.usecases.background.InProcessWork``) sche
 thing a match owes, of whatever kind, at its due time (at once for a system step, the
 deadline for a clock), and the timer calls back on its one daemon thread. So the request
 whose write made work due answers first, and the work runs right after it, off the
-request: the next deal after a knock, a clock's move, later a bot's turn.
+request: the next deal after a knock, a clock's move, a bot's reply.
 
 Once every part is built the bootstrap ``start``s it with the callback (the follow-up's
 ``pay``, which needs the command runner, which needs the follow-up); the thread starts on

@@ -15,6 +15,7 @@ from typing import Any
 
 from apispec import APISpec
 
+from domain.bots import LEVELS
 from domain.controls import BY
 from domain.event_registry import REGISTRY
 from domain.events import (
@@ -117,8 +118,9 @@ def document_events(spec: APISpec) -> None:
 def document_commands(spec: APISpec) -> None:
     """``Command``: what the log records as the cause of a group of events. A seat's
     action as it sent it (``SeatCommand``; ``auto`` when the clock played it for the
-    seat), or a control (``ControlCommand``: an organiser's forfeit or abort, the clock's
-    forfeit, a seat's resignation)."""
+    seat, ``bot`` when a computer player holds the seat), or a control
+    (``ControlCommand``: an organiser's forfeit or abort, the clock's forfeit, a seat's
+    resignation)."""
     spec.components.schema("SeatCommand", {
         "type": "object", "additionalProperties": False, "required": ["seat", "action"],
         "description": "A seat's move, as sent (an Action)",
@@ -126,7 +128,10 @@ def document_commands(spec: APISpec) -> None:
             "seat": {"type": "integer", "minimum": 0},
             "action": {"$ref": REF.format("Action")},
             "auto": {"type": "boolean", "description": "The clock played it for the seat "
-                                                       "(on_timeout auto_play)"}}})
+                                                       "(on_timeout auto_play)"},
+            "bot": {"type": "string", "enum": list(LEVELS),
+                    "description": "A computer player of this level played it (the seat is "
+                                   "a bot's: BotsSeated)"}}})
     spec.components.schema("ControlCommand", {
         "type": "object", "additionalProperties": False,
         "required": ["control", "reason", "by"],

@@ -11,6 +11,8 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.common import make_schema_key
 from marshmallow import Schema, ValidationError, fields, validate
 
+from domain.bot_seats import THINK_MS_MAX
+from domain.bots import LEVELS
 from domain.cards import CardError, parse_card
 from domain.event_registry import REGISTRY
 from domain.variants import VARIANTS
@@ -150,6 +152,39 @@ class NamedPlayerSchema(Schema):
                        "views; in everybody's with public_metadata)"})
 
 
+class BotPlayerSchema(Schema):
+    """A seat held by a computer player: the server plays its turns, ``think_ms`` after
+    the event that gave it the turn. It has no token, and nobody can act for it."""
+
+    bot = fields.String(required=True, metadata={
+        "description": "The bot's level: random (a random legal move), basic or expert "
+                       "(400 invalid_bot for any other)", "enum": list(LEVELS)})
+    name = PlainText(max_length=64, metadata={
+        "description": NAME_RULE + ". Default: the level's, e.g. \"Basic bot\" (numbered "
+                       "when another seat has it: \"Basic bot 2\")"})
+    think_ms = json_integer(metadata={
+        "description": f"How long the bot waits before each move, in milliseconds (0-"
+                       f"{THINK_MS_MAX}, else 400 invalid_bot); default 0",
+        "minimum": 0, "maximum": THINK_MS_MAX})
+    external_id = PlainText(max_length=128, allow_none=True, metadata={
+        "description": "Optional: the bot's id in the caller's system (in the owner's "
+                       "views; in everybody's with public_metadata)"})
+
+
+class BotSchema(Schema):
+    """A computer player's seat, as creation answers and every view show it."""
+
+    level = fields.String(required=True, metadata={"enum": list(LEVELS)})
+    think_ms = fields.Integer(required=True, metadata={
+        "description": "How long it waits before each move (milliseconds)"})
+
+
+def bot_field() -> fields.Nested:
+    return fields.Nested(BotSchema, allow_none=True, metadata={
+        "description": "A computer player's seat: its level and think time; null for a "
+                       "person's (or an open) seat"})
+
+
 class OpenSeatSchema(Schema):
     """An open seat: anybody may claim it (POST .../seats/{n}/claim) and the match waits,
     dealing nothing, until every seat is taken. It has no player yet: its player gives
@@ -159,32 +194,36 @@ class OpenSeatSchema(Schema):
 
 
 class PlayerSchema(Schema):
-    """One seat of a new match: a named player, or ``{"open": true}`` (documented as the
-    ``Player`` union of ``NamedPlayer`` and ``OpenSeat`` by ``document_players``).
+    """One seat of a new match: a named player, ``{"open": true}`` or a computer player
+    ``{"bot": level}`` (documented as the ``Player`` union of ``NamedPlayer``,
+    ``OpenSeat`` and ``BotPlayer`` by ``document_players``).
 
-    ``open: true`` picks the open seat's schema, anything else the named player's, so
-    ``{}`` misses its name and ``{"open": true, "name": ...}`` has a field too many, as the
-    spec's ``oneOf`` says.
+    ``open: true`` picks the open seat's schema, a ``bot`` the computer player's, anything
+    else the named player's, so ``{}`` misses its name and ``{"open": true, "name": ...}``
+    has a field too many, as the spec's ``oneOf`` says.
     """
 
     def load(self, data: Any, *, many: bool | None = None, partial: Any = None,  # type: ignore[override]
              unknown: str | None = None) -> Any:
         if not isinstance(data, Mapping):
             raise ValidationError({"_schema": ["a player is a JSON object"]})
-        schema = OpenSeatSchema if data.get("open") is True else NamedPlayerSchema
+        schema: type[Schema] = (OpenSeatSchema if data.get("open") is True
+                                else BotPlayerSchema if "bot" in data else NamedPlayerSchema)
         return schema().load(data)
 
 
 def document_players(spec: APISpec) -> None:
-    """Register ``NamedPlayer``, ``OpenSeat`` and their union ``Player``, which
-    ``PlayerSchema`` then refers to (before the blueprints are documented)."""
+    """Register ``NamedPlayer``, ``OpenSeat``, ``BotPlayer`` and their union ``Player``,
+    which ``PlayerSchema`` then refers to (before the blueprints are documented)."""
     plugin = next(p for p in spec.plugins if isinstance(p, MarshmallowPlugin))
-    members = {"NamedPlayer": NamedPlayerSchema, "OpenSeat": OpenSeatSchema}
+    members = {"NamedPlayer": NamedPlayerSchema, "OpenSeat": OpenSeatSchema,
+               "BotPlayer": BotPlayerSchema}
     for name, schema in members.items():
         spec.components.schema(name, schema=schema)
     spec.components.schema("Player", {
-        "description": "A seat of the new match: a named player, or an open seat "
-                       "(`{\"open\": true}`) for the lobby",
+        "description": "A seat of the new match: a named player, an open seat "
+                       "(`{\"open\": true}`) for the lobby, or a computer player "
+                       "(`{\"bot\": \"basic\"}`)",
         "oneOf": [{"$ref": f"#/components/schemas/{name}"} for name in members]})
     assert plugin.converter is not None  # set once the plugin is initialised with the spec
     plugin.converter.refs[make_schema_key(PlayerSchema())] = "Player"
@@ -257,7 +296,9 @@ class SeatTokenSchema(Schema):
     external_id = fields.String(allow_none=True, required=True)
     open = fields.Boolean(metadata={"description": "An open seat, waiting to be claimed"})
     token = fields.String(required=True, allow_none=True, metadata={
-        "description": "Bearer token of this seat; shown only once (null for an open seat)"})
+        "description": "Bearer token of this seat; shown only once (null for an open seat "
+                       "and for a computer player's, which nobody can act for)"})
+    bot = bot_field()
 
 
 class MatchCreatedSchema(MatchMetadata):
@@ -343,6 +384,7 @@ class SeatSummarySchema(Schema):
     external_id = fields.String(allow_none=True, metadata={
         "description": "The player's external id, as given at creation"}, required=True)
     hand_count = fields.Integer(required=True)
+    bot = bot_field()
     opened = fields.Boolean(metadata={"description": "Rummy/rami: whether the seat has opened"})
     presence = fields.Nested(PresenceSchema, metadata={
         "description": "In `GET /v1/matches/{id}` (every view): whether the seat has a live "

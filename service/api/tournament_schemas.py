@@ -12,6 +12,7 @@ from service.api.schemas import (
     MatchCreateSchema,
     MatchMetadata,
     Verbatim,
+    bot_field,
     tags_field,
 )
 from service.usecases.tournaments import CURSOR, STATUSES
@@ -41,6 +42,7 @@ class ListedPlayerSchema(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
     external_id = fields.String(allow_none=True, required=True)
+    bot = bot_field()
 
 
 class MatchSummarySchema(MatchMetadata):

@@ -11,17 +11,19 @@ match owes (``Match.owed``) and the table of obligations
   workers``) pay what falls due. Verifications and webhook deliveries are RQ jobs.
 - ``InProcessWork`` (embedded mode): one timer thread (``service.ports.WorkTimer``) pays
   every kind when it falls due, the work an append made due at once too, so a request
-  never runs the work its own write left (the next deal, later a bot's turn); webhooks
+  never runs the work its own write left (the next deal, a bot's reply); webhooks
   are delivered on a few threads.
 """
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from domain.match import Ahead, Match
+from domain.match import Ahead, Match, is_due
 from service.ports import Deliveries, DeliveryRef, Jobs, WorkIndex, WorkTimer
 from service.usecases.errors import NotFound
 from service.usecases.obligations import OBLIGATIONS, Obligations
@@ -54,9 +56,8 @@ class QueuedWork:
     def after(self, match_id: str, match: Match) -> None:
         now = self._clock()
         for owed in match.owed():
-            at = owed.due(now)
-            self.work.reschedule(owed.kind, match_id, at)
-            if at <= now:
+            self.work.reschedule(owed.kind, match_id, owed.due(now))
+            if is_due(owed, now):
                 self.work.wake()
 
     def verify(self, match_id: str, verification_id: str) -> None:
@@ -73,7 +74,8 @@ class InProcessWork:
 
     ``pay_inline`` is for tests (and benches) only: work due at once is paid on the
     writing thread, before the write's caller gets its answer, so a test reads the next
-    hand right after the knock that ended one. The embedded server never sets it.
+    hand right after the knock that ended one (and an all-bot match created with it has
+    been played out when its creation answers). The embedded server never sets it.
     """
 
     def __init__(self, timer: WorkTimer, deliveries: Deliveries,
@@ -85,6 +87,7 @@ class InProcessWork:
         self._clock = clock
         self._pay_inline = pay_inline
         self._obligations: Obligations | None = None
+        self._inline = threading.local()
 
     def start(self, obligations: Obligations) -> None:
         """Pay through ``obligations`` from now on (built after this follow-up, since the
@@ -98,11 +101,26 @@ class InProcessWork:
     def after(self, match_id: str, match: Match) -> None:
         now = self._clock()
         for owed in match.owed():
-            at = owed.due(now)
-            if self._pay_inline and at <= now:
-                self.pay(owed.kind, match_id)
+            if self._pay_inline and is_due(owed, now):
+                self._pay_now(owed.kind, match_id)
             else:
-                self.timer.schedule(owed.kind, match_id, at)
+                self.timer.schedule(owed.kind, match_id, owed.due(now))
+
+    def _pay_now(self, kind: str, match_id: str) -> None:
+        """``pay_inline``: pay on this thread, in the order the work fell due. A payment's
+        own follow-up queues what it made due for the loop already running here instead of
+        paying it within: a chain of payments (bots playing each other) stays one loop, not
+        a recursion as deep as the match is long."""
+        queue: deque[tuple[str, str]] | None = getattr(self._inline, "queue", None)
+        if queue is not None:
+            queue.append((kind, match_id))
+            return
+        self._inline.queue = queue = deque([(kind, match_id)])
+        try:
+            while queue:
+                self.pay(*queue.popleft())
+        finally:
+            self._inline.queue = None
 
     def pay(self, kind: str, match_id: str) -> None:
         """The timer's call once work of ``kind`` fell due: pay it, and time it again if
@@ -116,7 +134,7 @@ class InProcessWork:
         except NotFound:  # deleted since (embedded retention): nothing left to pay
             return
         at = paid.next_due(kind, now)
-        if at is not None and at > now:
+        if at is not None and at > now and not paid.appended:
             self.timer.schedule(kind, match_id, at)
 
     def verify(self, match_id: str, verification_id: str) -> None:

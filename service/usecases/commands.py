@@ -1,21 +1,28 @@
 """The commands the runner executes, whoever sends them: a seat, a system step, an
-organiser, a clock. Each turns the match as loaded into a ``Decision`` with the pure domain
-and nothing else; ``None`` means there is nothing to do (a step that already ran, a turn
-that is no longer running), which makes every background command safe to run twice.
+organiser, a clock, a computer player. Each turns the match as loaded into a ``Decision``
+with the pure domain and nothing else; ``None`` means there is nothing to do (a step that
+already ran, a turn that is no longer running, a bot's move made already), which makes
+every background command safe to run twice.
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from domain import bots
 from domain.clocks import decide_timeout
 from domain.controls import Control, ending_events, stored_command
 from domain.events import Event
 from domain.fairness import MatchSecrets
-from domain.match import Match, StepDue
+from domain.match import BotTurn, Match, StepDue
 from domain.steps import decide_step
+from domain.variant import Variant
+
+log = logging.getLogger("rummy.bots")
 
 
 @dataclass(frozen=True)
@@ -98,3 +105,50 @@ class TimeOut:
         if decided is None:
             return None
         return Decision(decided.events, decided.command_id, decided.command)
+
+
+@dataclass(frozen=True)
+class PlayBot:
+    """A computer player's move for ``seat``, the one it owes at ``version``
+    (``domain.match.BotTurn``): nothing once the match has moved on (another version, the
+    turn passed, the match over), so a late or repeated payment appends nothing.
+
+    The bot chooses (``domain.bots.choose``) with randomness drawn from public data only
+    (the head of the match's hash chain, the seat and the version), never from the match's
+    secret seed. Its move is an ordinary seat command whose id and stored command name the
+    bot (``seat<n>:bot:<level>:<version>``, ``{"seat", "action", "bot"}``), so the
+    verifier re-decides it like any seat's action."""
+
+    seat: int
+    version: int
+    retry_on_conflict: bool = True
+
+    def decide(self, match: Match, secrets: MatchSecrets) -> Decision | None:
+        owed = BotTurn.of(match)
+        if owed is None or (owed.seat, owed.version) != (self.seat, self.version):
+            return None
+        seed = bot_seed(match.head_hash, self.seat, match.version)
+        action, events = bot_move(owed.level, match.variant, match.state, self.seat, seed)
+        return Decision(events, f"seat{self.seat}:bot:{owed.level}:{match.version}",
+                        {"seat": self.seat, "action": action, "bot": owed.level})
+
+
+def bot_seed(head_hash: str, seat: int, version: int) -> bytes:
+    """A bot's randomness for one move: anyone holding the log can compute it, and it
+    tells nothing of the deck (the secret seed never enters it)."""
+    return hashlib.sha256(f"bot:{head_hash}:{seat}:{version}".encode()).digest()
+
+
+def bot_move(level: str, variant: Variant, state: object, seat: int,
+             seed: bytes) -> tuple[dict[str, Any], list[Event]]:
+    """The bot's action and the events the rules make of it. Should a level fail or choose
+    an illegal move (a bug in a bot), the seat plays a random legal move instead, logged:
+    a broken bot must not freeze a match people are playing in."""
+    try:
+        action = bots.choose(level, variant, state, seat, seed)
+        return action, variant.decide(state, variant.command(seat, action))
+    except Exception:
+        log.exception("the %s bot failed for seat %s; it plays a random legal move", level,
+                      seat)
+        action = bots.choose("random", variant, state, seat, seed)
+        return action, variant.decide(state, variant.command(seat, action))

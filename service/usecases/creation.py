@@ -4,7 +4,11 @@ A match with every seat named is dealt at once; one with open seats (``{"open": 
 among its players) waits in the lobby until the last claim deals it
 (``service.usecases.seats``). Either way the first write ends on the runner's own path
 (``CommandRunner.created``): the subscribers hear of it and the follow-up sees to what the
-new match owes (its first turn's clock).
+new match owes (its first turn's clock, a bot's first move).
+
+A seat may be a computer player's (``{"bot": "basic"}``, ``service.usecases.bot_players``):
+the log records it (``BotsSeated``, right after the clock's settings) and it gets no
+token, so nobody can act for it; the server plays its turns.
 """
 
 from __future__ import annotations
@@ -14,9 +18,10 @@ import secrets
 import time
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from domain.bot_seats import BotSeat, seated
 from domain.cards import CardError, parse_cards
 from domain.clocks import ClockSettings
 from domain.errors import OptionError, RuleError
@@ -29,6 +34,7 @@ from service.codec import to_store
 from service.credentials import new_token, token_hash
 from service.ports import Catalog, EventStore, Lobby, MatchInfo, StoredEvent, meta_fields
 from service.usecases.access import Access
+from service.usecases.bot_players import bot_seats, bot_view, is_bot, with_bot_names
 from service.usecases.errors import invalid, not_allowed
 from service.usecases.names import name_key, require_names
 from service.usecases.runner import CommandRunner
@@ -61,6 +67,7 @@ class NewMatch:
     tags: tuple[str, ...] = ()
     player_ids: tuple[str | None, ...] = ()
     public_metadata: bool = False
+    bots: Mapping[int, BotSeat] = field(default_factory=dict)
 
 
 def has_open_seats(body: Mapping[str, Any]) -> bool:
@@ -78,6 +85,12 @@ def placeholders(body: Mapping[str, Any]) -> dict[str, Any]:
 def tags_of(body: Mapping[str, Any]) -> list[str]:
     return list(dict.fromkeys(body.get("tags") or ()))
 
+
+
+def seat_kind(player: Mapping[str, Any]) -> str:
+    """A seat of a waiting match as its lobby record keeps it: ``open`` until claimed,
+    ``bot`` for a computer player, ``named`` for a player the creator named."""
+    return "open" if player.get("open") else "bot" if is_bot(player) else "named"
 
 
 def seat_fields(seat: int, player: Mapping[str, Any]) -> dict[str, str]:
@@ -103,6 +116,7 @@ class MatchCreation:
     def create(self, body: Mapping[str, Any], token: str | None) -> dict[str, Any]:
         """Create a match and deal its first hand; returns the seats' tokens once. With
         open seats, the match waits for its players instead."""
+        body = with_bot_names(body)
         if has_open_seats(body):
             return self.create_open(body, token)
         if body.get("invite_code"):
@@ -117,27 +131,29 @@ class MatchCreation:
         match_id = uuid.uuid4().hex
         creator = new_token()
         tokens = {seat: new_token() for seat, player in enumerate(body["players"])
-                  if not player.get("open")}
+                  if not player.get("open") and not is_bot(player)}
+        open_seats = sum(bool(player.get("open")) for player in body["players"])
         stored_body = {key: value for key, value in body.items() if key != "invite_code"}
         fields = {"variant": new.variant.name, "body": json.dumps(stored_body),
                   "owner": new.owner, "created_at": f"{time.time():.3f}",
                   "creator": token_hash(creator),
                   "invite": token_hash(body["invite_code"]) if body.get("invite_code") else "",
-                  "seats": str(len(body["players"])),
-                  "open": str(len(body["players"]) - len(tokens))}
+                  "seats": str(len(body["players"])), "open": str(open_seats)}
         for seat, player in enumerate(body["players"]):
-            fields[f"seat:{seat}"] = "open" if player.get("open") else "named"
-            if seat in tokens:
+            fields[f"seat:{seat}"] = seat_kind(player)
+            if not player.get("open"):
                 fields.update(seat_fields(seat, player))
-                fields[f"token:{seat}"] = token_hash(tokens[seat])
+                fields[f"token:{seat}"] = token_hash(tokens[seat]) if seat in tokens else ""
         self.lobby.open(match_id, fields, self._ttl_s)
         self.access.register(match_id, {token_hash(t): s for s, t in tokens.items()},
                                       token_hash(creator))
         return {"id": match_id, "version": 0, "status": "waiting",
                 "external_id": body.get("external_id"), "tags": tags_of(body),
                 "creator_token": creator,
-                "seats": [{"seat": seat, "name": player.get("name"), "open": seat not in tokens,
-                           "external_id": player.get("external_id"), "token": tokens.get(seat)}
+                "seats": [{"seat": seat, "name": player.get("name"),
+                           "open": bool(player.get("open")),
+                           "external_id": player.get("external_id"), "token": tokens.get(seat),
+                           "bot": bot_view(new.bots.get(seat))}
                           for seat, player in enumerate(body["players"])]}
 
     def prepare(self, body: Mapping[str, Any], token: str | None,
@@ -150,6 +166,7 @@ class MatchCreation:
         if has_open_seats(body) or body.get("invite_code"):
             raise invalid("players", "open seats and invite codes are for a match created "
                           "on its own (POST /v1/matches)", "invalid_players")
+        body = with_bot_names(body)
         variant = VARIANTS.get(body["variant"])
         if variant is None:
             raise invalid("variant", f"unknown variant; one of {sorted(VARIANTS)}",
@@ -187,14 +204,15 @@ class MatchCreation:
         try:
             events = variant.start_match(names, options, first_dealer, deal)
         except RuleError as exc:
-            field = "dice" if body.get("dice") is not None and "dice" in exc.code else "deck"
-            raise invalid(field, exc.message, exc.code) from exc
+            refused = "dice" if body.get("dice") is not None and "dice" in exc.code else "deck"
+            raise invalid(refused, exc.message, exc.code) from exc
+        bots = bot_seats(body["players"])
         events.insert(1, match_secrets.committed())
-        events[2:2] = clock_events(body.get("clock"))
+        events[2:2] = [*clock_events(body.get("clock")), *seated(bots)]
         return NewMatch(variant, options, names, events, match_secrets, owner,
                         body.get("external_id"), tuple(dict.fromkeys(body.get("tags") or ())),
                         tuple(p.get("external_id") for p in body["players"]),
-                        bool(body.get("public_metadata")))
+                        bool(body.get("public_metadata")), bots)
 
     def _first_deal(self, variant: Variant, options: Any, match_secrets: MatchSecrets,
                     body: Mapping[str, Any]) -> Deal:
@@ -214,17 +232,19 @@ class MatchCreation:
         """Store a prepared match (its meta, first events and indexes); returns the seat
         tokens and the creator token, once."""
         match_id = match_id or uuid.uuid4().hex
-        tokens = [new_token() for _ in new.names]
+        tokens = [None if seat in new.bots else new_token() for seat in range(len(new.names))]
         creator = new_token()
         meta = {**self.meta_of(new, extra_meta), "creator": token_hash(creator)}
-        meta.update({f"token:{seat}": token_hash(t) for seat, t in enumerate(tokens)})
+        meta.update({f"token:{seat}": token_hash(t) if t else ""
+                     for seat, t in enumerate(tokens)})
         result = self.store.create(match_id, to_store(new.events),
                                    meta, command_id=f"create:{match_id}")
         info = self.created(match_id, meta, result.events)
         return {"id": match_id, "version": result.version, "status": "started",
                 **info.fields(), "creator_token": creator,
                 "seats": [{"seat": seat, "name": name, "external_id": info.player_id(seat),
-                           "token": tokens[seat]} for seat, name in enumerate(new.names)]}
+                           "token": tokens[seat], "bot": bot_view(new.bots.get(seat))}
+                          for seat, name in enumerate(new.names)]}
 
     @staticmethod
     def meta_of(new: NewMatch, extra_meta: Mapping[str, str] | None = None) -> dict[str, str]:

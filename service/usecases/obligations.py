@@ -21,17 +21,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from domain.match import DeadlineDue, Match, Owed, StepDue
+from domain.match import BotTurn, DeadlineDue, Match, Owed, StepDue, is_due
 from service.ports import StoredEvent
-from service.usecases.commands import Command, RunStep, TimeOut
+from service.usecases.commands import Command, PlayBot, RunStep, TimeOut
 from service.usecases.runner import CommandRunner
 
 OwedT = TypeVar("OwedT", bound=Owed)
 
 MAX_PAYMENTS = 8
-"""Commands run at most for one kind in one go: more than a match owes of one kind in a
-row (a hand's score, then the match's bonuses; a clock's draw, then its discard); a bound,
-should a bug make a payment repeat."""
+"""Commands run at most for one kind in one go: more than a match usually owes of one kind
+in a row (a hand's score, then the match's bonuses; a clock's draw, then its discard; a
+bot's draw, melds and discard), and a bound should a bug make a payment repeat. Whatever
+is still due then was scheduled again by each payment's own follow-up, so a long run of
+bot moves goes on through the work index, other matches' work in between."""
 
 
 @dataclass(frozen=True)
@@ -56,9 +58,11 @@ class Obligation(Generic[OwedT]):
 OBLIGATIONS: dict[str, Obligation[Any]] = {row.kind: row for row in (
     Obligation(StepDue, 1.0, lambda owed, now: RunStep()),
     Obligation(DeadlineDue, 5.0, lambda owed, now: TimeOut(owed.turn_version, now)),
+    Obligation(BotTurn, 1.0, lambda owed, now: PlayBot(owed.seat, owed.version)),
 )}
-"""Every kind of owed work, by its name. The step's mark ahead falls due by when its
-append has made it due at once, or the process died in between (or lost its race); the
+"""Every kind of owed work, by its name. The step's and the bot's marks ahead fall due by
+when their append has made them due (at once, or after the bot's think time: a look that
+comes early reschedules it), or the process died in between (or lost its race); the
 clock's is when the reconciler looks at a clocked match whose exact deadline was never
 indexed."""
 
@@ -96,8 +100,7 @@ class Obligations:
         match = self.runner.repository.get(match_id)
         appended: list[StoredEvent] = []
         for _ in range(MAX_PAYMENTS):
-            owed = next((o for o in match.owed() if o.kind == kind and o.due(now) <= now),
-                        None)
+            owed = next((o for o in match.owed() if o.kind == kind and is_due(o, now)), None)
             if owed is None:
                 break
             outcome = self.runner.run(match_id, row.command(owed, now))
@@ -105,4 +108,5 @@ class Obligations:
             if not outcome.appended:
                 break
             appended += outcome.appended
+            now = max(now, self._clock())  # what it owes next may be due from the append's time
         return Paid(match, tuple(appended))

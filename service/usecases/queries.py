@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from domain.bot_seats import show_bots
 from domain.chain import canonical_json
 from domain.events import HAND_DEALT, SEED_REVEALED
 from domain.match import Match
@@ -104,7 +105,7 @@ class MatchQueries:
         return out
 
     def render(self, match_id: str, loaded: Match, viewer: Viewer) -> dict[str, Any]:
-        out = loaded.variant.view(loaded.state, viewer)
+        out = show_bots(loaded.variant.view(loaded.state, viewer), loaded.bots)
         out.update(id=match_id, version=loaded.version)
         if loaded.clock is not None:
             out["clock"] = loaded.clock.to_view()

@@ -40,6 +40,7 @@ from service.ports import (
     Waiting,
 )
 from service.usecases.access import Access
+from service.usecases.bot_players import bot_seats, bot_view
 from service.usecases.creation import LOBBY_TTL_S, MatchCreation, seat_fields, tags_of
 from service.usecases.errors import (
     AppError,
@@ -111,9 +112,10 @@ def waiting_view(waiting: Waiting, viewer: Viewer) -> dict[str, Any]:
     variant = VARIANTS[waiting.variant]
     options = variant.parse_options(body.get("options"), waiting.seats)
     shown = viewer.is_full or bool(body.get("public_metadata"))
+    bots = bot_seats(body["players"])
     seats = [{"seat": seat, "name": waiting.seat_field(seat, "name"),
               "external_id": waiting.seat_field(seat, "external_id") if shown else None,
-              "hand_count": 0, "open": waiting.is_open(seat)}
+              "hand_count": 0, "open": waiting.is_open(seat), "bot": bot_view(bots.get(seat))}
              for seat in range(waiting.seats)]
     out: dict[str, Any] = {
         "id": waiting.match_id, "variant": waiting.variant, "options": options.to_dict(),
@@ -340,15 +342,24 @@ class Seats:
         """A new token for ``seat``, for the match's organiser or its creator; the old
         one is refused from now on."""
         self._require_manager(match_id, token)
-        seats = len(self._access.seat_hashes(match_id))
-        if not 0 <= seat < seats:
-            raise NotFound("seat_not_found", f"the match has seats 0-{seats - 1}")
+        hashes = self._access.seat_hashes(match_id)
+        if not 0 <= seat < len(hashes):
+            raise NotFound("seat_not_found", f"the match has seats 0-{len(hashes) - 1}")
+        if not hashes[seat] and not self._is_open(match_id, seat):
+            raise Conflict("bot_seat", f"seat {seat} is a computer player's: it has no "
+                                       "token, and nobody can be given one")
         fresh = new_token()
         old = self._store.rotate_seat_token(match_id, seat, token_hash(fresh))
         if old is None:
             raise Conflict("seat_open", f"seat {seat} has no player yet: claim it instead")
         self._access.replace(match_id, seat, old, token_hash(fresh))
         return {"seat": seat, "token": fresh}
+
+    def _is_open(self, match_id: str, seat: int) -> bool:
+        """Whether ``seat`` of a waiting match is still open to claim: the one seat without
+        a token that is not a bot's."""
+        waiting = self.waiting(match_id)
+        return waiting is not None and waiting.is_open(seat)
 
     def _require_manager(self, match_id: str, token: str | None) -> None:
         """The match's organiser (or the admin), or the holder of its creator token."""

@@ -27,6 +27,7 @@ from typing import Any
 from domain.controls import FINAL_PHASES
 from service.ports import ADMIN, Batches, Catalog, MatchInfo
 from service.usecases.access import Access
+from service.usecases.bot_players import bot_view, with_bot_names
 from service.usecases.creation import MatchCreation, NewMatch
 from service.usecases.errors import AppError, Invalid, NotFound, not_allowed
 from service.usecases.queries import MatchQueries
@@ -130,7 +131,8 @@ class Tournaments:
             "id": info.id, "variant": info.variant, "status": status_of(state.phase),
             "phase": state.phase, "version": version, "created_at": info.created_at,
             **info.fields(),
-            "players": [{"seat": seat, "name": name, "external_id": info.player_id(seat)}
+            "players": [{"seat": seat, "name": name, "external_id": info.player_id(seat),
+                         "bot": bot_view(loaded.bots.get(seat))}
                         for seat, name in enumerate(names)]}
         completion = state.completion or {}
         item.update({key: completion[key] for key in COMPLETION_FIELDS if key in completion})
@@ -169,8 +171,9 @@ class Tournaments:
             if first is None:
                 return self.creation.prepare(body, token)
             first_body, first_match = first
-            new = self.creation.prepare(second_table(body, first_body), token,
-                                       first_match.secrets)
+            new = self.creation.prepare(second_table(with_bot_names(body),
+                                                     with_bot_names(first_body)), token,
+                                        first_match.secrets)
             if new.variant.name != first_match.variant.name:
                 raise _pair_error("variant", "must be the first table's variant")
             if new.options != first_match.options:
@@ -233,9 +236,10 @@ def second_table(body: Mapping[str, Any], first: Mapping[str, Any]) -> dict[str,
 
 
 def _player(player: Mapping[str, Any]) -> tuple[Any, ...]:
-    """What a pair's two tables must agree on about a seat (an open seat has no name)."""
+    """What a pair's two tables must agree on about a seat (an open seat has no name; a
+    bot seat has its level and think time)."""
     return (player.get("name"), bool(player.get("open")), player.get("entropy") or "",
-            player.get("external_id"))
+            player.get("external_id"), player.get("bot"), player.get("think_ms") or 0)
 
 
 def _pair_error(field: str, message: str) -> AppError:

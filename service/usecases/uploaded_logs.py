@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.audit import verify
+from domain.bot_seats import show_bots
 from domain.match import Match
 from domain.variant import Variant
 from domain.variants import VARIANTS
@@ -191,7 +192,7 @@ def _json(value: Any) -> str:
 
 
 def _table(match: Match, viewer: Viewer) -> dict[str, Any]:
-    view = match.variant.view(match.state, viewer)
+    view = show_bots(match.variant.view(match.state, viewer), match.bots)
     view["version"] = match.version
     if match.clock is not None:
         view["clock"] = match.clock.to_view()

@@ -20,6 +20,7 @@ from openapi_schema_validator import OAS30Validator
 
 import domain
 from domain import controls
+from domain.bot_seats import BotSeat, seated
 from domain.bots.policies import ENDERS, PLACEMENTS, deep_draw, keen, of_type
 from domain.clocks import Clock, ClockSettings, decide_timeout
 from domain.event_registry import GROUPS, REGISTRY, _registry, markdown
@@ -54,8 +55,8 @@ def pick(rng: random.Random, actions: list[dict[str, Any]]) -> dict[str, Any]:
 
 def match_events(variant: Variant, options: dict[str, Any], players: int,
                  seed: int) -> Iterator[Event]:
-    """One random match with a clock, ended by its bonuses or, now and then, by the clock,
-    a forfeit or an abort: every event it appends."""
+    """One random match with a clock and a bot in seat 0, ended by its bonuses or, now and
+    then, by the clock, a forfeit or an abort: every event it appends."""
     rng = random.Random(seed)
     secrets = MatchSecrets(rng.randbytes(16), tuple(f"entropy {s}" for s in range(players)))
     parsed = variant.parse_options(options, players)
@@ -63,7 +64,7 @@ def match_events(variant: Variant, options: dict[str, Any], players: int,
                                  rng.randrange(players), variant.deal_for(parsed, secrets, 1))
     clock = ClockSettings.parse({"turn_seconds": 30, "on_timeout": "auto_play"})
     state = replay(variant, opening)
-    yield from [*opening, secrets.committed(), clock.event()]
+    yield from [*opening, secrets.committed(), clock.event(), *seated({0: BotSeat("basic", 250)})]
     while state.phase not in controls.FINAL_PHASES:
         events = _next_events(variant, state, secrets, rng)
         yield from events

@@ -31,7 +31,8 @@ def test_a_match_with_an_open_seat_waits_without_dealing(client):
     match = open_match(client)
     assert match["status"] == "waiting" and match["version"] == 0
     assert match["seats"][0]["token"] and match["seats"][1] == {
-        "seat": 1, "name": None, "open": True, "external_id": None, "token": None}
+        "seat": 1, "name": None, "open": True, "external_id": None, "token": None,
+        "bot": None}
     view = client.get(f"/v1/matches/{match['id']}").json
     assert view["phase"] == "waiting" and view["open_seats"] == 1
     assert view["stock_count"] == 0 and view["dealer"] is None

@@ -158,8 +158,9 @@ class TestListing:
         assert [m["id"] for m in done] == [spring_3["id"]]
         assert done[0]["status"] == "complete" and done[0]["winner"] == 1
         assert done[0]["final_scores"][1] > 0 and done[0]["bonuses"]
-        assert done[0]["players"] == [{"seat": 0, "name": "Ann", "external_id": "fide-1"},
-                                      {"seat": 1, "name": "Bob", "external_id": "fide-2"}]
+        assert done[0]["players"] == [
+            {"seat": 0, "name": "Ann", "external_id": "fide-1", "bot": None},
+            {"seat": 1, "name": "Bob", "external_id": "fide-2", "bot": None}]
         assert listed(client, club, "?tag=winter")["matches"] == []
 
     def test_pages_follow_the_cursor_newest_first(self, client):

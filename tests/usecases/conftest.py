@@ -113,6 +113,13 @@ def timed_out(wiring: Wiring, clock: Clock) -> str:
     return str(match["id"])
 
 
-OWING: dict[str, Callable[[Wiring, Clock], str]] = {"steps": knocked, "clocks": timed_out}
+def bots_turn(wiring: Wiring, clock: Clock) -> str:
+    """A match whose computer player (seat 1, no think time) is offered the upcard: it
+    owes the bot's move, due now."""
+    return str(new_match(wiring, players=[{"name": "Ann"}, {"bot": "random"}])["id"])
+
+
+OWING: dict[str, Callable[[Wiring, Clock], str]] = {"steps": knocked, "clocks": timed_out,
+                                                    "bots": bots_turn}
 """For each kind of owed work, a match that owes it, due now (a test holds it to the
 table's kinds, so a new kind comes with its example)."""

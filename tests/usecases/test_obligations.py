@@ -6,22 +6,23 @@ from __future__ import annotations
 
 import pytest
 
-from domain.match import OWED, DeadlineDue, StepDue
+from domain.match import OWED, BotTurn, DeadlineDue, StepDue
 from domain.steps import SCORING, SystemStep
-from service.usecases.commands import RunStep, TimeOut
+from service.usecases.commands import PlayBot, RunStep, TimeOut
 from service.usecases.obligations import KINDS, OBLIGATIONS
 from tests.usecases.conftest import OWING, new_match
 
 
 def test_the_table_has_one_row_for_each_kind_of_owed_work_in_the_domains_order():
     assert [row.owed for row in OBLIGATIONS.values()] == list(OWED)
-    assert KINDS == ("steps", "clocks")  # the work index's key names stay as they were
+    assert KINDS == ("steps", "clocks", "bots")  # the work index's key names
     assert sorted(OWING) == sorted(KINDS)  # the tests' examples cover every kind
 
 
 def test_each_kind_is_marked_ahead_as_its_row_says():
     assert OBLIGATIONS["steps"].mark_ahead_s == 1.0
     assert OBLIGATIONS["clocks"].mark_ahead_s == 5.0
+    assert OBLIGATIONS["bots"].mark_ahead_s == 1.0
 
 
 def test_a_step_is_paid_by_running_it():
@@ -32,6 +33,11 @@ def test_a_step_is_paid_by_running_it():
 def test_a_deadline_is_paid_by_the_clocks_move_for_its_turn_at_that_time():
     owed = DeadlineDue(seat=1, deadline=990.0, turn_version=7)
     assert OBLIGATIONS[owed.kind].command(owed, 1000.0) == TimeOut(7, 1000.0)
+
+
+def test_a_bots_turn_is_paid_by_the_bots_move_for_its_seat_at_that_version():
+    owed = BotTurn(seat=1, level="basic", version=7, due_at=990.0)
+    assert OBLIGATIONS[owed.kind].command(owed, 1000.0) == PlayBot(1, 7)
 
 
 @pytest.mark.parametrize("kind", KINDS)

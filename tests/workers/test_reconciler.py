@@ -42,7 +42,8 @@ def test_the_reconciler_pays_each_kind_when_due_and_indexes_what_is_owed_next(qu
                                                                               kind):
     match_id = OWING[kind](queued, clock)
     assert due_now(queued, match_id, kind, clock.now)
-    assert Reconciler(queued.index, queued.obligations, now=clock).drain() == 1
+    # once; a bot's turn may take more (it knocks: then a step), each claimed as it comes
+    assert Reconciler(queued.index, queued.obligations, now=clock).drain() >= 1
     assert due_now(queued, match_id, kind, clock.now) == []
     later = [owed.due(clock.now) for owed in queued.repository.get(match_id).owed()
              if owed.kind == kind]
@@ -57,5 +58,5 @@ def test_a_scan_marks_each_kind_at_its_due_time(queued, clock, kind):
     assert counts == {"matches": 1, **{each: int(each == kind) for each in KINDS}}
     (owed,) = queued.repository.get(match_id).owed()
     assert indexed(queued, kind, match_id) == owed.due(clock.now)
-    assert Reconciler(queued.index, queued.obligations, now=clock).drain() == 1
+    assert Reconciler(queued.index, queued.obligations, now=clock).drain() >= 1
     assert due_now(queued, match_id, kind, clock.now) == []
