@@ -18,11 +18,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domain.audit import verify
+from domain.bot_seats import show_bots
 from domain.cards import standard_deck
 from domain.events import Event
-from domain.evolving import replay
 from domain.gin import GIN
 from domain.gin.options import SPECS
+from domain.match import Match, Recorded
 from domain.variants import VARIANTS
 from domain.viewer import Viewer
 from service.adapters.store import GENESIS_HASH, event_hash
@@ -444,8 +445,11 @@ def assert_replays(client: Any, match: dict[str, Any]) -> None:
                                        e["command_id"], e["ts"], e["prev_hash"], e["command"])
         prev = e["hash"]
     assert verify(events, VARIANTS).ok
-    state = replay(GIN, [Event(e["type"], e["data"], e["schema"]) for e in events])
-    replayed = {**GIN.view(state, Viewer.full()), "id": match["id"], "version": full["version"]}
+    folded = Match.new(GIN).apply([Recorded(Event(e["type"], e["data"], e["schema"]),
+                                            e["version"], e["ts"], e["hash"]) for e in events])
+    # which seats are bots is in the log too, beside the game (BotsSeated)
+    view = show_bots(GIN.view(folded.state, Viewer.full()), folded.bots)
+    replayed = {**view, "id": match["id"], "version": full["version"]}
     # the service adds the match's fixed metadata (tags, external ids) to every view
     full = {k: v for k, v in full.items() if k not in ("external_id", "tags")}
     # and each seat's presence, which is no game fact (not in the log)
