@@ -4,9 +4,8 @@ that no token can act for; and bot moves that verify like anybody's.
 
 The app pays what a write makes due at once before answering (``jobs_inline``), so a
 bot's reply is in the log when the person's move answers, and an all-bot match has been
-played out when its creation answers. How bots play is ``domain.bots``' business; where a
-match must end in few moves, ``keen_bots`` stands in for it with a player that knocks and
-lays down whenever it may.
+played out when its creation answers. How bots play is ``domain.bots``' business; the
+people here play ``keen_move``, which knocks and lays down whenever it may.
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ from flask.testing import FlaskClient
 
 from domain import bots
 from domain.audit import verify
+from domain.bots.policies import discarding, keen, of_type
 from domain.variants import VARIANTS
 from tests.domain.test_audit import rehash_from
 from tests.service.conftest import ADMIN_AUTH, bearer
@@ -35,26 +35,16 @@ PLACING = ("big_gin", "knock", "lay_down", "lay_off")
 
 def keen_move(legal: list[dict[str, Any]], best: list[str], rng: random.Random
               ) -> dict[str, Any]:
-    """A player keen to end the hand: it knocks and lays down whenever it may, discards a
+    """A person keen to end the hand: it knocks and lays down whenever it may, discards a
     card of its least deadwood, and otherwise plays at random."""
-    placing = [a for a in legal if a["type"] in PLACING]
-    if placing:
-        return placing[0]
-    discards = [a for a in legal if a["type"] == "discard" and a["card"] in best]
-    return rng.choice(discards or legal)
+    return keen(rng, legal, (of_type(*PLACING), 1.0), (discarding(best), 1.0))
 
 
-@pytest.fixture
-def keen_bots(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every bot plays ``keen_move``: a gin or gem match of random bots takes thousands of
-    moves to reach a knock, and these tests are about the seats, not the bots' play."""
-
-    def choose(level: str, variant: Any, state: Any, seat: int, seed: bytes) -> dict[str, Any]:
-        advice = variant.best_discard(state, seat) or {}
-        return keen_move(variant.legal_actions(state, seat), advice.get("cards", []),
-                         random.Random(seed))
-
-    monkeypatch.setattr(bots, "choose", choose)
+def seated(variant: str, seats: int) -> list[dict[str, Any]]:
+    """Bots of every level at a table that ends in reasonable time: random bots seldom
+    knock, so a knock game's table has none of them (rummy's random bots still go out)."""
+    levels = bots.LEVELS if variant in ("rummy", "rami") else ("basic", "expert")
+    return [{"bot": levels[n % len(levels)]} for n in range(seats)]
 
 
 def create(client: FlaskClient, variant: str, players: list[dict[str, Any]],
@@ -187,9 +177,8 @@ def test_a_person_plays_a_bot_to_the_end_of_a_match(client, variant, level):
 
 
 @pytest.mark.parametrize("variant", sorted(SEATS))
-def test_an_all_bot_match_plays_itself_out(client, keen_bots, variant):
-    seats = SEATS[variant][-1]
-    match = create(client, variant, [{"bot": bots.LEVELS[n % 3]} for n in range(seats)])
+def test_an_all_bot_match_plays_itself_out(client, variant):
+    match = create(client, variant, seated(variant, SEATS[variant][-1]))
     assert view(client, match)["phase"] == "complete"  # before its creation answered
     events = log(client, match)
     moves = [e for e in events if e["command"] and "action" in e["command"]]

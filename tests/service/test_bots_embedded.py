@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 from service.api.app import create_app
 from service.config import Settings
 from tests.service.conftest import ADMIN, bearer
-from tests.service.test_bots_api import SHORT, keen_bots  # noqa: F401 - a fixture
+from tests.service.test_bots_api import SHORT
 
 WAIT_S = 60.0
 """Bounded waits, generous: this machine has two cores and other work on them."""
@@ -59,7 +59,6 @@ def test_an_all_bot_match_completes_on_the_timer_thread(served, variant):
     assert final["version"] > 50
 
 
-@pytest.mark.usefixtures("keen_bots")
 def test_an_all_bot_gin_match_of_four_completes_on_the_timer_thread(served):
     match = create(served, "gin", [{"bot": level} for level in
                                    ("random", "basic", "expert", "basic")])
