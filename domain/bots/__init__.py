@@ -10,8 +10,9 @@ seat's hidden cards: they are not in what it is given.
 - ``random`` (``policies.uniform``): any legal action, each as likely.
 - ``basic`` (``basic``): a greedy game; gin and gem by deadwood, rummy and rami by
   opening early and shedding cards.
-- ``expert`` (``expert``): for now the same as ``basic``; information-set search over
-  ``information.determinise``d deals is to replace it.
+- ``expert`` (``expert``): searches over ``information.determinise``d deals:
+  information-set Monte Carlo tree search in gin and gem, sampled plans in rummy and
+  rami, within a budget counted in iterations (``budget_ms`` scales it).
 
 ``policies`` also holds the move policies that need no information state: the clock's
 automatic move (``safe``) and the pickers of tests and benches (``keen``, ``eager``).
@@ -43,11 +44,18 @@ PLAYERS: dict[str, Level] = {"random": _random, "basic": basic.play, "expert": e
 the seat's legal actions out."""
 
 
-def choose(level: str, variant: Variant, state: Any, seat: int, seed: bytes) -> dict[str, Any]:
+def choose(level: str, variant: Variant, state: Any, seat: int, seed: bytes, *,
+           budget_ms: int | None = None) -> dict[str, Any]:
     """The action the bot of ``level`` plays for ``seat`` now, one of
     ``variant.legal_actions(state, seat)``; the same for the same arguments (``seed`` is
-    the bot's own randomness, never derived from the match's secret seed)."""
+    the bot's own randomness, never derived from the match's secret seed).
+
+    ``budget_ms`` is the expert's budget (default ``expert.budget.DEFAULT_MS``, at most
+    ``expert.budget.MAX_MS``), counted in iterations calibrated to that much CPU, so the
+    answer never depends on the machine; the other levels need none."""
     if level not in LEVELS:
         raise ValueError(f"unknown bot level {level!r}; one of {LEVELS}")
     info = information_state(variant, state, seat)
+    if level == "expert":
+        return dict(expert.play(info, random.Random(seed), budget_ms=budget_ms))
     return dict(PLAYERS[level](info, random.Random(seed)))

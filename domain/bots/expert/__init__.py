@@ -1,0 +1,43 @@
+"""The ``expert`` level: search over deals the seat cannot tell from the real one.
+
+- Gin and gem: information-set Monte Carlo tree search (``tree``, SO-ISMCTS). On a
+  two-player, one-deck, joker-free gin table it runs on the fast engine
+  (``fast_gin``); on every other knock table on the domain's own rules (``knocking``).
+- Rummy and rami: ``rummy``.
+
+Like every level it is handed the seat's ``InfoState`` only; its budget is a number of
+iterations (``budget``), so a seed always gives the same move.
+"""
+
+from __future__ import annotations
+
+import random
+
+from domain.bots.expert import budget, fast_gin, knocking, rummy, tree
+from domain.bots.expert.rewards import Reward
+from domain.bots.information import InfoState
+from domain.bots.policies import Action
+from domain.rummy.state import RummyState
+
+GIN_PLAYOUTS = 200
+"""Fast-engine playouts in the default budget (calibrated with bench/bot_moves.py)."""
+KNOCKING_PLAYOUTS = 24
+"""Domain iterations in the default budget, gem and the other gin tables."""
+GIN_REWARD = Reward(scale=40, win_weight=1.0)
+
+
+def play(info: InfoState, rng: random.Random, *, budget_ms: int | None = None) -> Action:
+    """The expert's action for ``info``'s seat within ``budget_ms`` (default
+    ``budget.DEFAULT_MS``)."""
+    legal = info.legal_actions()
+    if len(legal) == 1:
+        return dict(legal[0])
+    if isinstance(info.table, RummyState):
+        return rummy.play(info, rng, budget.scaled(rummy.ROLLOUTS, budget_ms))
+    if fast_gin.supports(info):
+        game = fast_gin.FastGin.of(info)
+        choice = tree.search(game, rng, budget.scaled(GIN_PLAYOUTS, budget_ms))
+        return game.action(choice.move)
+    slow = knocking.Knocking(info, GIN_REWARD)
+    found = tree.search(slow, rng, budget.scaled(KNOCKING_PLAYOUTS, budget_ms))
+    return dict(found.move)
