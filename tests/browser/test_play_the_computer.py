@@ -93,6 +93,7 @@ def test_a_person_plays_a_whole_gin_match_against_a_basic_bot(browser, api_url, 
     assert ann.page.text_content(".table .goal") == "Target 10 points"
     bot_seat = ann.page.text_content(".seat[data-seat='1'] .seat-name") or ""
     assert "⚙" in bot_seat and "Basic bot · basic" in bot_seat, bot_seat
+    assert ann.page.locator(".seat[data-seat='1'] .presence").count() == 0  # never away
     assert ann.page.get_attribute(".move-log .log-hands", "aria-live") == "polite"
 
     assert play_to_the_end(ann) >= 1
@@ -148,6 +149,7 @@ def test_a_spectator_watches_an_all_bot_match_to_its_end(browser, api_url):
     watcher.page.click("form.watch-form button[type=submit]")
     watcher.page.wait_for_selector(".table-page[data-mode=spectator] .table")
     match_id = watcher.attribute(".table-page", "data-match") or ""
+    watcher.page.wait_for_selector(".spectator-hint[data-all-bots='1']")
     face_up = 0
     for _ in range(600):
         if watcher.attribute(".table", "data-phase") == "complete":

@@ -42,8 +42,13 @@ function beep() {
   }
 }
 
-// A table opened without a seat's token is a spectator's: say so, and how to play.
-function spectatorHint() {
+// A table opened without a seat's token is a spectator's: say so, and how to play (or,
+// when the computer holds every seat, that the match plays itself out).
+function spectatorHint(view) {
+  if (view && view.seats.length && view.seats.every((seat) => seat.bot)) {
+    return h("p", {class: "notice spectator-hint", "data-all-bots": "1"},
+      "The computer plays every seat: watch it play this match out, move by move.");
+  }
   return h("p", {class: "notice spectator-hint"}, "You are watching this table. To play, take an open seat ",
     h("a", {href: "#/"}, "in the lobby"), ", or open the link the match's creator handed you for your seat.");
 }
@@ -63,6 +68,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
   const board = h("div", {class: "board"});
   const shown = h("div", {class: "showdown-box"});
   const log = moveLog();
+  const hint = h("div", {class: "hint-box"}, token ? null : spectatorHint(null));
   let view = null;
   let handsSeen = null;
   let showdownTimer = null;
@@ -79,7 +85,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     h("p", {class: "muted small"}, token ? `Match ${matchId} · seat ${seat.seat} (${seat.name || "you"})`
       : `Match ${matchId} · watching`, " · ", h("a", {href: `#/watch/${matchId}`}, "spectator view"),
       " · ", h("a", {href: `#/replay/${matchId}`}, "replay & verify")),
-    token ? null : spectatorHint(),
+    hint,
     handOver(matchId, token), connection, message,
     h("div", {class: "table-and-log"}, h("div", {class: "table-column"}, shown, board), log.element)));
 
@@ -100,6 +106,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     const previous = view;
     view = next;
     log.table(view);
+    if (!token && !previous) replace(hint, spectatorHint(view));
     renders += 1;
     board.dataset.renders = String(renders);
     replace(board, renderTable(view, {onAction: token && !busy && !stale ? act : null,

@@ -110,10 +110,10 @@ function seats(view) {
   }));
 }
 
-// Another engineer's presence (seats[n].presence); older servers do not send it.
+// Another player's presence (seats[n].presence); older servers do not send it.
 function presence(seat) {
   const p = seat.presence;
-  if (!p) return null;
+  if (!p || seat.bot) return null;  // a bot is played by the server: never away
   const acted = p.last_action_at ? `, last acted ${new Date(p.last_action_at * 1000).toLocaleTimeString()}` : "";
   return h("span", {class: `presence ${p.online ? "online" : "offline"}`,
     title: `${p.online ? "online" : "offline"}${acted}`, "data-online": p.online ? "1" : "0"});
