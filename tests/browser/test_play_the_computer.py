@@ -280,3 +280,24 @@ def test_the_end_screen_explains_the_result_in_words(browser, api_url):
          "The lowest total of minus points wins: Ann 72, Basic bot 0."],
     ]
     page.close_clean()
+
+
+def test_the_lobby_lists_a_bot_seat_as_a_bot(browser, api_url):
+    body = {"variant": "rummy", "players": [{"name": "Ann"}, {"open": True},
+                                            {"bot": "expert", "think_ms": 0}]}
+    request = urllib.request.Request(f"{api_url}/v1/matches", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        created = json.load(answer)
+    match_id = created["id"]
+    lobby = Page(browser, f"{api_url}/#/")
+    row = f"li[data-match='{match_id}']"
+    lobby.page.wait_for_selector(row)
+    assert lobby.page.text_content(f"{row} .bot-seat[data-bot=expert]") == "⚙ Expert bot · expert"
+    assert lobby.page.locator(f"{row} button[data-claim='1']").count() == 1
+    lobby.close_clean()
+    call_off = urllib.request.Request(  # out of the lobby the other tests share
+        f"{api_url}/v1/matches/{match_id}/abort", data=b'{"reason": "test over"}',
+        headers={"Content-Type": "application/json",
+                 "Authorization": f"Bearer {created['creator_token']}"})
+    urllib.request.urlopen(call_off, timeout=10).close()
