@@ -38,6 +38,8 @@ export const api = {
     token, body: action, headers: {"If-Match": String(version)}})).body,
   // The log's raw text too: the hash chain is checked over the numbers as the server wrote them.
   events: async (id) => (await call("GET", `${match(id)}/events`)).text,
+  // The log as this viewer may see it (a seat's own cards with its token), for the move log.
+  log: async (id, token) => (await call("GET", `${match(id)}/events`, {token})).body.events,
   state: async (id, at) => (await call("GET", `${match(id)}/state?at=${at}`)).body,
   check: async (id, token, action) => (await call("POST", `${match(id)}/actions/check`, {token, body: action})).body,
   resign: async (id, token) => (await call("POST", `${match(id)}/resign`, {token, body: {}})).body,
@@ -54,7 +56,7 @@ export const api = {
 const EVENT_TYPES = ["MatchCreated", "HandDealt", "CardDrawn", "CardDiscarded", "HandEnded",
   "HandScored", "MatchCompleted", "UpcardPassed", "HandKnocked", "MeldsLaidDown", "CardLaidOff",
   "JokerExchanged", "StockRebuilt", "SeedCommitted", "SeedRevealed", "MatchSeedRevealed",
-  "ClockSet", "SeatForfeited", "MatchAborted", "presence"];
+  "ClockSet", "BotsSeated", "SeatForfeited", "MatchAborted", "presence"];
 export const FINAL_EVENTS = new Set(["MatchCompleted", "SeatForfeited", "MatchAborted"]);
 
 // Follows a match live from event `after` on. A seat trades its token for a single-use ticket

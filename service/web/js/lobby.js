@@ -1,8 +1,10 @@
-// The lobby: create a match (named players and open seats, options from GET /v1/variants,
-// an optional invite code), list matches waiting for players, claim an open seat.
+// The lobby: play the computer or watch it play (one click each), create a match (named
+// players and open seats, options from GET /v1/variants, an optional invite code), list
+// matches waiting for players, claim an open seat.
 import {api} from "./api.js";
 import {h, notice, replace} from "./dom.js";
 import {keepCreator, keepOtherSeats, keepSeat} from "./store.js";
+import {seatName} from "./table.js";
 
 export async function openLobby(root) {
   const message = h("div", {class: "messages"});
@@ -14,6 +16,8 @@ export async function openLobby(root) {
   replace(root, h("div", {class: "lobby"},
     h("label", {class: "you"}, "Playing as ", you),
     message,
+    h("div", {class: "computers"}, computerForm(variants, message, {you}),
+      computerForm(variants, message, {watch: true})),
     createForm(variants, you, message),
     h("section", {}, h("h2", {}, "Open seats"),
       h("button", {type: "button", class: "refresh", onclick: () => list(listing, you, message)}, "Refresh"),
@@ -21,6 +25,62 @@ export async function openLobby(root) {
     h("section", {}, h("h2", {}, "Watch or replay a match"), watchForm())));
   await list(listing, you, message);
   const timer = setInterval(() => root.contains(listing) ? list(listing, you, message) : clearInterval(timer), 5000);
+}
+
+// How long a bot waits before each move (think_ms): slow enough to follow by default.
+const PACES = [[700, "steady: 0.7 s before each move, to follow them"], [300, "brisk: 0.3 s"],
+  [100, "quick: 0.1 s"], [0, "instant: no wait"]];
+const LEVELS = [["basic", "basic: a sound, simple player"], ["expert", "expert: searches ahead"],
+  ["random", "random: any legal move"]];
+
+// "Play the computer" (you in seat 0, bots in the others: the table opens at once as your
+// seat) or, with `watch`, "Watch the computer play" (every seat a bot's: the spectator
+// page opens). Variant, level, seat count within the variant's bounds, the bots' pace, and
+// the variant's options as in a new match.
+function computerForm(variants, message, {you = null, watch = false}) {
+  const prefix = watch ? "watch" : "bot";
+  const select = (name, entries) => h("select", {name: `${prefix}-${name}`},
+    entries.map(([value, text], i) => h("option", {value, selected: i === 0}, text)));
+  const variant = select("variant", variants.map((v) => [v.name, v.name]));
+  const level = select("level", LEVELS);
+  const pace = select("pace", PACES);
+  const count = h("select", {name: `${prefix}-seats`});
+  const options = h("div", {class: "options"});
+  const described = () => variants.find((v) => v.name === variant.value);
+  const redraw = () => {
+    const {min_players: min, max_players: max} = described();
+    replace(count, Array.from({length: max - min + 1}, (_, i) => h("option", {value: min + i}, String(min + i))));
+    drawOptions(options, described(), `${prefix}-option`);
+  };
+  variant.addEventListener("change", redraw);
+  redraw();
+
+  async function submit(event) {
+    event.preventDefault();
+    const bot = {bot: level.value, think_ms: Number(pace.value)};
+    const seats = Number(count.value);
+    const players = Array.from({length: seats}, (_, seat) => (seat === 0 && !watch ? {name: you.value || "Player 1"} : bot));
+    try {
+      const created = await api.create({variant: variant.value, players,
+        options: readOptions(options, described(), `${prefix}-option`)});
+      if (watch) { location.hash = `#/watch/${created.id}`; return; }
+      const mine = created.seats[0];
+      keepSeat(created.id, mine.seat, mine.token, mine.name);
+      location.hash = `#/table/${created.id}`;
+    } catch (error) {
+      notice(message, error.message, "error");
+    }
+  }
+
+  return h("section", {class: `computer ${prefix}`},
+    h("h2", {}, watch ? "Watch the computer play" : "Play the computer"),
+    h("p", {class: "small muted"}, watch ? "Every seat a bot's: the match plays itself out on the spectator page."
+      : "You take seat 0 (by the name above), bots every other seat; the table opens at once."),
+    h("form", {class: `computer-form ${prefix}-form`, onsubmit: submit},
+      h("label", {}, "Variant ", variant), h("label", {}, "Level ", level),
+      h("label", {}, "Seats ", count), h("label", {}, "Bot pace ", pace),
+      h("details", {}, h("summary", {}, "Options"), options),
+      h("button", {type: "submit", class: "primary"}, watch ? "Watch the computer play" : "Play the computer")));
 }
 
 function createForm(variants, you, message) {
@@ -88,9 +148,10 @@ function readPlayers(container, you) {
 // Option names in words ("big_gin" -> "Big gin"), each with its description beneath.
 export const optionLabel = (name) => name.charAt(0).toUpperCase() + name.slice(1).replace(/_/g, " ");
 
-function drawOptions(container, variant) {
+// `prefix` names the inputs apart from another form's on the same page.
+function drawOptions(container, variant, prefix = "option") {
   replace(container, variant.options.map((spec) => h("label", {class: "option", "data-option": spec.name},
-    h("span", {class: "option-name"}, optionLabel(spec.name)), " ", optionInput(spec),
+    h("span", {class: "option-name"}, optionLabel(spec.name)), " ", optionInput(spec, prefix),
     h("small", {class: "muted option-help"}, spec.description))));
 }
 
@@ -115,8 +176,8 @@ function readClock(container) {
     on_timeout: container.querySelector("[name=clock-timeout]").value};
 }
 
-function optionInput(spec) {
-  const name = `option-${spec.name}`;
+function optionInput(spec, prefix) {
+  const name = `${prefix}-${spec.name}`;
   if (spec.choices) {
     return h("select", {name}, spec.choices.map((choice) =>
       h("option", {value: JSON.stringify(choice), selected: choice === spec.default}, String(choice))));
@@ -127,10 +188,10 @@ function optionInput(spec) {
 }
 
 // Only options changed from their defaults are sent.
-function readOptions(container, variant) {
+function readOptions(container, variant, prefix = "option") {
   const options = {};
   for (const spec of variant.options) {
-    const input = container.querySelector(`[name="option-${spec.name}"]`);
+    const input = container.querySelector(`[name="${prefix}-${spec.name}"]`);
     let value;
     if (spec.choices) value = JSON.parse(input.value);
     else if (spec.type === "boolean") value = input.checked;
@@ -152,7 +213,7 @@ async function list(container, you, message) {
       h("span", {class: "muted small"}, optionSummary(match.options)), " ",
       match.seats.map((seat) => seat.open
         ? claimButton(match, seat.seat, you, message, code)
-        : h("span", {class: "chip"}, seat.name)),
+        : h("span", {class: "chip"}, seatName(seat))),
       match.invite_only ? h("span", {class: "chip", title: "needs the invite code"}, "invite only") : null,
       code);
   })));

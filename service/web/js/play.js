@@ -6,6 +6,7 @@
 import {api, follow} from "./api.js";
 import {h, notice, replace} from "./dom.js";
 import {composer, newComposer} from "./compose.js";
+import {moveLog} from "./movelog.js";
 import {creatorOf, handOverLink, keepCreator, keepSeat, otherSeats, seatOf} from "./store.js";
 import {isOver, renderTable, secondsLeft, showdown} from "./table.js";
 
@@ -41,8 +42,13 @@ function beep() {
   }
 }
 
-// A table opened without a seat's token is a spectator's: say so, and how to play.
-function spectatorHint() {
+// A table opened without a seat's token is a spectator's: say so, and how to play (or,
+// when the computer holds every seat, that the match plays itself out).
+function spectatorHint(view) {
+  if (view && view.seats.length && view.seats.every((seat) => seat.bot)) {
+    return h("p", {class: "notice spectator-hint", "data-all-bots": "1"},
+      "The computer plays every seat: watch it play this match out, move by move.");
+  }
   return h("p", {class: "notice spectator-hint"}, "You are watching this table. To play, take an open seat ",
     h("a", {href: "#/"}, "in the lobby"), ", or open the link the match's creator handed you for your seat.");
 }
@@ -61,6 +67,8 @@ export function openTable(root, matchId, {spectate = false} = {}) {
   const connection = h("p", {class: "connection", role: "status", "data-connection": "connecting"});
   const board = h("div", {class: "board"});
   const shown = h("div", {class: "showdown-box"});
+  const log = moveLog();
+  const hint = h("div", {class: "hint-box"}, token ? null : spectatorHint(null));
   let view = null;
   let handsSeen = null;
   let showdownTimer = null;
@@ -77,8 +85,9 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     h("p", {class: "muted small"}, token ? `Match ${matchId} · seat ${seat.seat} (${seat.name || "you"})`
       : `Match ${matchId} · watching`, " · ", h("a", {href: `#/watch/${matchId}`}, "spectator view"),
       " · ", h("a", {href: `#/replay/${matchId}`}, "replay & verify")),
-    token ? null : spectatorHint(),
-    handOver(matchId, token), connection, message, shown, board));
+    hint,
+    handOver(matchId, token), connection, message,
+    h("div", {class: "table-and-log"}, h("div", {class: "table-column"}, shown, board), log.element)));
 
   // "live" (the view is current and the stream open), "reconnecting" (a read failed or
   // the stream dropped: retrying), "ended" (the stream ended for good).
@@ -96,6 +105,8 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     handsSeen = hands;
     const previous = view;
     view = next;
+    log.table(view);
+    if (!token && !previous) replace(hint, spectatorHint(view));
     renders += 1;
     board.dataset.renders = String(renders);
     replace(board, renderTable(view, {onAction: token && !busy && !stale ? act : null,
@@ -176,11 +187,12 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     }
   }
 
-  // Play again: the same variant and options, you in seat 0 and every other seat open in
-  // the lobby (the others join from there).
+  // Play again: the same variant and options, you in seat 0, the same bots in theirs, and
+  // every other seat open in the lobby (the others join from there).
   function rematchButton() {
     return h("button", {type: "button", class: "rematch primary", onclick: async () => {
-      const players = view.seats.map((s, n) => n === 0 ? {name: seat.name || s.name || "Player 1"} : {open: true});
+      const players = view.seats.map((s, n) => n === 0 ? {name: seat.name || s.name || "Player 1"}
+        : s.bot ? {bot: s.bot.level, think_ms: s.bot.think_ms, name: s.name} : {open: true});
       try {
         const created = await api.create({variant: view.variant, options: view.options, players});
         const mine = created.seats[0];
@@ -250,7 +262,10 @@ export function openTable(root, matchId, {spectate = false} = {}) {
 
   reread().then(() => {
     if (!view) return;
+    // The move log tells the log so far, then the stream from the view's version on.
+    log.catchUp(() => api.log(matchId, token));
     live = follow(matchId, {token, after: view.version, onEvent: (type, data) => {
+      if (data && data.version) log.hear(data);
       if (type === "end") {
         setConnection("ended");
         // this token no longer works (rotated, or the seat given back): nothing to re-read

@@ -3,6 +3,7 @@
 // view does not show is drawn face down.
 import {h} from "./dom.js";
 import {actionLabel, back, card, cards, label, meldText} from "./cards.js";
+import {handStory, matchGoal, matchStory} from "./explain.js";
 
 const VARIANT_NAMES = {gin: "Gin Rummy", gem: "Gem Rummy", rummy: "Rummy", rami: "Rami"};
 
@@ -29,6 +30,17 @@ export const isOver = (view) => view.phase === "complete" || view.phase === "abo
 
 const nameOf = (view, seat) => (view.seats[seat] && view.seats[seat].name) || `seat ${seat}`;
 
+// A seat named wherever the table names it: a computer player's with a robot mark and its
+// level ("⚙ Basic bot · basic"), so nobody mistakes a bot for a person.
+export function seatName(seat, name = seat.name) {
+  if (!seat.bot) return name;
+  return h("span", {class: "bot-seat", "data-bot": seat.bot.level},
+    h("span", {class: "bot-mark", role: "img", "aria-label": "computer player", title: "computer player"}, "⚙"),
+    ` ${name}`, h("span", {class: "bot-level"}, ` · ${seat.bot.level}`));
+}
+
+const seatNameOf = (view, seat) => (view.seats[seat] ? seatName(view.seats[seat]) : `seat ${seat}`);
+
 // The name of a finished hand's winner, or null (a drawn or void hand).
 const handWinner = (view, hand) => (hand.winner !== undefined && hand.winner !== null ? nameOf(view, hand.winner) : null);
 
@@ -37,6 +49,7 @@ function heading(view) {
     h("h2", {}, `${VARIANT_NAMES[view.variant] || view.variant}`,
       view.hand_number ? h("span", {class: "muted"}, ` · hand ${view.hand_number}`) : null),
     h("p", {class: "status", "data-status": view.phase}, status(view)),
+    matchGoal(view) ? h("p", {class: "goal", "data-goal": ""}, matchGoal(view)) : null,
     view.commitment ? h("p", {class: "muted small mono", title: "SHA-256 of this hand's secret seed"},
       `deal commitment ${view.commitment.slice(0, 16)}…`) : null);
 }
@@ -82,7 +95,7 @@ function seats(view) {
     const classes = ["seat", seat.seat === view.turn ? "turn" : "", seat.seat === view.seat ? "you" : ""];
     return h("li", {class: classes.join(" "), "data-seat": seat.seat},
       h("div", {class: "seat-name"}, over ? null : presence(seat),
-        seat.open ? h("em", {}, "open seat") : seat.name,
+        seat.open ? h("em", {}, "open seat") : seatName(seat),
         seat.seat === view.seat ? h("span", {class: "chip"}, "you") : null,
         seat.seat === view.dealer ? h("span", {class: "chip", title: "dealer"}, "D") : null),
       h("div", {class: "seat-facts"},
@@ -97,10 +110,10 @@ function seats(view) {
   }));
 }
 
-// Another engineer's presence (seats[n].presence); older servers do not send it.
+// Another player's presence (seats[n].presence); older servers do not send it.
 function presence(seat) {
   const p = seat.presence;
-  if (!p) return null;
+  if (!p || seat.bot) return null;  // a bot is played by the server: never away
   const acted = p.last_action_at ? `, last acted ${new Date(p.last_action_at * 1000).toLocaleTimeString()}` : "";
   return h("span", {class: `presence ${p.online ? "online" : "offline"}`,
     title: `${p.online ? "online" : "offline"}${acted}`, "data-online": p.online ? "1" : "0"});
@@ -188,8 +201,8 @@ function actionBar(actions, onAction) {
       onclick: () => onAction(action)}, actionLabel(action))));
 }
 
-// The end of the match: who won and how, final scores with bonuses, every hand, and
-// (for a seat) the rematch button.
+// The end of the match: who won and how (in words), final scores with bonuses, every
+// hand, and an action area for what a seat may do next (the rematch button).
 function matchEnd(view, rematch) {
   const won = winnersOf(view);
   const headline = view.ended ? endedText(view)
@@ -200,17 +213,18 @@ function matchEnd(view, rematch) {
   const finals = view.final_scores || view.scores || [];
   return h("section", {class: "match-end", "data-winners": JSON.stringify(won)},
     h("h3", {class: "headline"}, headline),
+    story(matchStory(view), "match-story"),
     view.seats.length ? h("table", {class: "final"},
       h("tr", {}, h("th", {}, "player"), h("th", {}, "score"), h("th", {}, "bonuses"), h("th", {}, "final")),
       view.seats.map((seat) => {
         const b = bonus(seat.seat);
         return h("tr", {class: won.includes(seat.seat) ? "winner" : "", "data-seat": seat.seat},
-          h("td", {}, nameOf(view, seat.seat)), h("td", {}, String((view.scores || [])[seat.seat] ?? "")),
+          h("td", {}, seatName(seat)), h("td", {}, String((view.scores || [])[seat.seat] ?? "")),
           h("td", {}, b ? bonusText(b) : "—"), h("td", {}, String(finals[seat.seat] ?? "")));
       })) : null,
     view.hands && view.hands.length && !view.ended ? showdown(view, view.hands[view.hands.length - 1]) : null,
     handsTable(view),
-    rematch || null);
+    rematch ? h("div", {class: "end-actions"}, rematch) : null);
 }
 
 function bonusText(b) {
@@ -223,7 +237,7 @@ function handsTable(view) {
   if (!view.hands || !view.hands.length) return null;
   return h("table", {class: "hands"},
     h("tr", {}, h("th", {}, "hand"), h("th", {}, "result"), h("th", {}, "won by"),
-      view.seats.map((seat) => h("th", {}, nameOf(view, seat.seat)))),
+      view.seats.map((seat) => h("th", {}, seatName(seat)))),
     view.hands.map((hand) => h("tr", {},
       h("td", {}, String(hand.hand_number)), h("td", {}, hand.result || ""),
       h("td", {}, handWinner(view, hand) || "—"),
@@ -237,11 +251,12 @@ export function showdown(view, hand) {
     h("p", {class: "showdown-title"}, `Hand ${hand.hand_number}: ${hand.result || ""}`,
       hand.knocker !== undefined && hand.knocker !== null ? ` by ${nameOf(view, hand.knocker)}` : "",
       winner ? ` · ${winner} wins the hand` : ""),
+    story(handStory(view, hand), "hand-story"),
     hand.table && hand.table.length && hand.table[0].owner !== undefined
       ? h("div", {class: "showdown table-at-end"}, h("strong", {class: "who"}, "Table"),
         h("span", {class: "melds"}, hand.table.map((meld) => cards(meld.cards)))) : null,
     (hand.seats || []).map((seat) => h("div", {class: "showdown", "data-seat": seat.seat},
-      h("strong", {class: "who"}, nameOf(view, seat.seat)),
+      h("strong", {class: "who"}, seatNameOf(view, seat.seat)),
       h("span", {class: "melds"}, (seat.melds || []).map((meld) => cards(meld.cards))),
       seat.unmatched && seat.unmatched.length ? h("span", {class: "deadwood"}, "deadwood ", cards(seat.unmatched)) : null,
       !seat.melds && seat.hand && seat.hand.length ? h("span", {class: "deadwood"}, "left in hand ", cards(seat.hand)) : null,
@@ -262,4 +277,9 @@ function history(view) {
         handWinner(view, hand) ? `, ${handWinner(view, hand)} wins` : "",
         hand.points ? ` · points ${hand.points.join(" / ")}` : ""),
       showdown(view, hand))));
+}
+
+// Sentences in words under a result; nothing when there is nothing to explain.
+function story(sentences, kind) {
+  return sentences.length ? h("div", {class: `story ${kind}`}, sentences.map((text) => h("p", {}, text))) : null;
 }
