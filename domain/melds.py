@@ -29,6 +29,8 @@ from domain.cards import JOKER, card_at, parse_cards, pip_value, sort_cards
 from domain.mask_deadwood import MaskDeadwood, mask_deadwood
 
 _INFINITY = 1 << 60
+MEMO_LIMIT = 1 << 20
+"""Entries the exact search's shared memo keeps before it starts again (tens of MB)."""
 """More than any deadwood: the starting bound of a minimum."""
 
 _CARDS = 52
@@ -202,6 +204,9 @@ class MeldSolver:
         self._solve = lru_cache(maxsize=1 << 14)(self._solve_state)
         self._discard = lru_cache(maxsize=1 << 14)(self._discard_state)
         self._all_best = lru_cache(maxsize=1 << 12)(self._all_best_state)
+        self._melded_deadwood = lru_cache(maxsize=1 << 15)(self._melded_search)
+        self._memo: dict[int, int] = {}
+        self._mask_best_discard = lru_cache(maxsize=1 << 15)(self._mask_discard_of)
 
     # -- construction -------------------------------------------------------------------
 
@@ -296,6 +301,9 @@ class MeldSolver:
         self._solve.cache_clear()
         self._discard.cache_clear()
         self._all_best.cache_clear()
+        self._melded_deadwood.cache_clear()
+        self._memo.clear()
+        self._mask_best_discard.cache_clear()
 
     def _claims(self, mask: int) -> tuple[int, int]:
         """(cards some meld could use, cards more than one meld wants) of a one-deck hand."""
@@ -316,7 +324,7 @@ class MeldSolver:
             melded, conflict = self._claims(mask)
             if not conflict:
                 return self._mask_value(mask ^ melded)
-            return self._mask_value(mask ^ melded) + self._mask_search(melded, {})
+            return self._mask_value(mask ^ melded) + self._melded_deadwood(melded)
         return self._solve(*self._state(hand))
 
     def discard_deadwood(self, hand: Sequence[str]) -> int:
@@ -387,18 +395,23 @@ class MeldSolver:
             if self.masks is not None:
                 deadwood, cards = self.masks.best_discards(mask)
                 return deadwood, _codes(cards)
-            melded, conflict = self._claims(mask)
-            loose = mask ^ melded
-            top, top_cards = 0, 0
-            if loose:
-                for top, top_cards in self._value_classes:  # noqa: B007 - kept after break
-                    if loose & top_cards:
-                        top_cards &= loose
-                        break
-            if not conflict and top:
-                return self._mask_value(loose) - top, _codes(top_cards)
-            return self._mask_discard(self._mask_value(loose), top, top_cards, melded)
+            return self._mask_best_discard(mask)
         return self._discard(*self._state(hand))
+
+    def _mask_discard_of(self, mask: int) -> tuple[int, tuple[str, ...]]:
+        """``best_discard`` of a one-deck, joker-free hand the mask tables do not cover
+        (extra templates, as gem's), kept per mask like ``_melded_search``."""
+        melded, conflict = self._claims(mask)
+        loose = mask ^ melded
+        top, top_cards = 0, 0
+        if loose:
+            for top, top_cards in self._value_classes:  # noqa: B007 - kept after break
+                if loose & top_cards:
+                    top_cards &= loose
+                    break
+        if not conflict and top:
+            return self._mask_value(loose) - top, _codes(top_cards)
+        return self._mask_discard(self._mask_value(loose), top, top_cards, melded)
 
     def melded_cards(self, hand: Sequence[str]) -> tuple[str, ...]:
         """The cards of a one-deck, joker-free hand that lie in some meld of that hand.
@@ -543,6 +556,20 @@ class MeldSolver:
                     melded |= union
         return melded, conflict
 
+    def _shared_memo(self) -> dict[int, int]:
+        """The exact search's memo, shared by every search of this solver: a mask's least
+        deadwood never changes, and hands met in a game share most of their subsets.
+        Cleared when it grows past ``MEMO_LIMIT`` entries."""
+        if len(self._memo) > MEMO_LIMIT:
+            self._memo.clear()
+        return self._memo
+
+    def _melded_search(self, melded: int) -> int:
+        """The least deadwood among cards that claim melds in conflict: searched once per
+        mask, since a search over sampled deals asks about the same hands again and again
+        (and extra templates, as gem's, make each search costly)."""
+        return self._mask_search(melded, self._shared_memo())
+
     def _mask_search(self, mask: int, memo: dict[int, int]) -> int:
         """``_dfs`` for a one-deck mask of built-in melds: the fast path's exact fallback."""
         if not mask:
@@ -564,7 +591,7 @@ class MeldSolver:
         self, loose_value: int, top: int, top_cards: int, melded: int
     ) -> tuple[int, tuple[str, ...]]:
         """``_discard_split`` for a one-deck mask (cards as masks, ``melded`` searched)."""
-        memo: dict[int, int] = {}
+        memo = self._shared_memo()
         base = self._mask_search(melded, memo)
         best, cards = (loose_value - top + base, top_cards) if top_cards else (_INFINITY, 0)
         left = melded
