@@ -267,8 +267,8 @@ def test_the_recorded_command_and_the_options_are_typed():
     command = schemas["HandKnockedEvent"]["properties"]["command"]
     assert {"$ref": "#/components/schemas/Command"} in command["anyOf"]
     assert [branch["$ref"].rsplit("/", 1)[1] for branch in schemas["Command"]["oneOf"]] == [
-        "SeatCommand", "ControlCommand"]
-    for name in ("SeatCommand", "ControlCommand"):
+        "SeatCommand", "ControlCommand", "RematchCommand"]
+    for name in ("SeatCommand", "ControlCommand", "RematchCommand"):
         assert schemas[name]["additionalProperties"] is False
     options = schemas["MatchCreatedData"]["properties"]["options"]
     assert options["allOf"] == [{"$ref": "#/components/schemas/MatchOptions"}]
