@@ -19,6 +19,9 @@ event). The checks:
   and command id ``domain.clocks.decide_timeout`` makes of it.
 - ``scores``: every job's events (hand scores, the next deal, the match's bonuses) are
   exactly what ``domain.steps.decide_step`` computes afresh.
+- a rematch's offers, acceptances and decline (``rematch:`` commands) come after the
+  match's end and are what ``domain.rematch.decide`` makes of each seat's answer; a
+  rematch's own log names the match it follows at its creation only.
 
 The server appends with these same functions; the verifier feeds them the reveals and the
 deal the log recorded (``RecordedSecrets``). In a log that committed to a match seed the
@@ -36,7 +39,7 @@ from dataclasses import dataclass, field
 from itertools import groupby
 from typing import Any
 
-from domain import controls
+from domain import controls, rematch
 from domain.chain import GENESIS_HASH, event_hash
 from domain.clocks import decide_timeout
 from domain.errors import OptionError, RuleError
@@ -46,6 +49,8 @@ from domain.events import (
     HAND_DEALT,
     MATCH_CREATED,
     MATCH_SEED_REVEALED,
+    REMATCH_CREATED,
+    REMATCH_STARTED,
     RULES_EDITIONS,
     SEED_COMMITTED,
     SEED_REVEALED,
@@ -63,9 +68,9 @@ from domain.variant import Variant
 Record = Mapping[str, Any]
 CHECKS = ("hash_chain", "deals", "rules", "scores")
 REVEALS = names(SEED_REVEALED, MATCH_SEED_REVEALED)
-SETTINGS = names(CLOCK_SET, BOTS_SEATED)
-"""The match's clock and its bot seats: no rule recomputes them, and only its creation
-may set them."""
+SETTINGS = names(CLOCK_SET, BOTS_SEATED, REMATCH_CREATED)
+"""The match's clock, its bot seats and the match it is a rematch of: no rule recomputes
+them, and only its creation may set them."""
 
 
 @dataclass
@@ -246,6 +251,9 @@ class _Replayer:
             return self._control(records[0], "seat", events), "rules"
         if command_id.startswith("clock:"):
             return self._clocked(command_id, records[0], events), "rules"
+        if command_id.startswith("rematch:"):
+            self._rematch(command_id, records[0], events)
+            return played, "rules"
         self.checks["rules"].skipped.append(
             f"version {records[0]['version']}: no rule to recompute {command_id!r}")
         return played, "rules"
@@ -341,6 +349,27 @@ class _Replayer:
                                       f"is not what the clock decides: "
                                       f"{decision.command_id!r} {decision.command}")
         return decision.events
+
+    def _rematch(self, command_id: str, first: Record, events: list[Event]) -> None:
+        """A seat's answer to the rematch: only once the match has ended, under the
+        command id ``rematch:<seat>:<accept|decline>:<version>``, and exactly the events
+        ``domain.rematch.decide`` makes of it (the new match's id as the log recorded
+        it)."""
+        self.checks["rules"].checked += 1
+        sent = first.get("command")
+        answer = rematch.answer_of(sent if isinstance(sent, Mapping) else {})
+        version = first["version"]
+        if command_id != f"rematch:{answer.seat}:{answer.kind}:{version - 1}":
+            self.checks["rules"].fail(version, f"a rematch command {command_id!r} is not "
+                                      f"rematch:{answer.seat}:{answer.kind}:{version - 1}")
+        started = next((e.data.get("match_id") for e in events
+                        if e.type == REMATCH_STARTED.name), "")
+        match = self.match
+        expected = rematch.decide(match.rematch, answer, match.state.phase,
+                                  match.state.players, match.bots, str(started))
+        if _same(events, expected) is not None or not expected:
+            self.checks["rules"].fail(version, f"recorded events differ from what a "
+                                      f"rematch makes of {command_id!r}")
 
     def _as_recorded(self, first: Record, events: list[Event]) -> list[Event]:
         """A clock command re-decided as it was recorded, when the clock had no say."""

@@ -25,6 +25,7 @@ GROUPS: tuple[tuple[str, tuple[EventType, ...]], ...] = (
     ("Fair deals", events.FAIRNESS_EVENTS),
     ("Clocks", (events.CLOCK_SET,)),
     ("Computer players", (events.BOTS_SEATED,)),
+    ("A rematch", events.REMATCH_EVENTS),
     ("Ending a match early", events.CONTROL_EVENTS),
 )
 """The event types by where they belong, in the order docs/events.md lists them."""

@@ -398,6 +398,57 @@ BOTS_SEATED = EventType(
     ))
 
 
+# --- a rematch (domain.rematch) ---------------------------------------------------------
+
+REMATCH_OFFERED = EventType(
+    "RematchOffered", schema=1, appended_by="a seat (its token), once the match has ended",
+    description="A seat offers a rematch of the ended match: the same variant, options and "
+                "players, the seats moved on by one (docs/front-ends.md, Rematch). The "
+                "offer counts as that seat's acceptance.",
+    fields=(Field("seat", "the seat that offers", schema=seat()),))
+
+REMATCH_ACCEPTED = EventType(
+    "RematchAccepted", schema=1,
+    appended_by="a seat (its token), once a rematch is offered; a computer player's seat "
+                "with the offer",
+    description="A seat accepts the rematch on offer; a computer player accepts as soon as "
+                "it is offered.",
+    fields=(
+        Field("seat", "the seat that accepts", schema=seat()),
+        Field("bot", "the level of the computer player that accepts, null for a person",
+              schema=nullable(string())),
+    ))
+
+REMATCH_DECLINED = EventType(
+    "RematchDeclined", schema=1, appended_by="a seat (its token), once the match has ended",
+    description="A seat declines the rematch: it is off for everyone, for good.",
+    fields=(Field("seat", "the seat that declines", schema=seat()),))
+
+REMATCH_STARTED = EventType(
+    "RematchStarted", schema=1, appended_by="the acceptance that completes a rematch",
+    description="Every seat has accepted: the rematch is the match with this id, created "
+                "right after (its id is fixed here first, so it is created once).",
+    fields=(
+        Field("match_id", "the new match's id", schema=string()),
+        Field("seats", "each seat's seat in the new match, by this match's seat",
+              schema=seats()),
+    ))
+
+REMATCH_CREATED = EventType(
+    "RematchCreated", schema=1, appended_by="every family, at the creation of a rematch",
+    description="This match is the rematch of another: where each of its players sat there.",
+    fields=(
+        Field("rematch_of", "the ended match this one is a rematch of", schema=string()),
+        Field("previous_seats", "each seat's seat in that match, by this match's seat",
+              schema=seats()),
+    ))
+
+REMATCH_EVENTS = (REMATCH_OFFERED, REMATCH_ACCEPTED, REMATCH_DECLINED, REMATCH_STARTED,
+                  REMATCH_CREATED)
+"""A rematch's events: the ended match's own (offers, acceptances, its decline or start,
+after its end) and the new match's record of where it came from (at its creation)."""
+
+
 # --- ending a match early (domain.controls) ---------------------------------------------
 
 SEAT_FORFEITED = EventType(

@@ -34,10 +34,11 @@ SEPARATOR = b"\x1f"
 
 AUDIT_EVENTS = names(SEED_COMMITTED, SEED_REVEALED, MATCH_SEED_REVEALED)
 """Events about the deal's fairness, not the game: no family's ``evolve`` ever sees them."""
-UNFOLDED_EVENTS = AUDIT_EVENTS | {events.CLOCK_SET.name, events.BOTS_SEATED.name}
+UNFOLDED_EVENTS = (AUDIT_EVENTS | {events.CLOCK_SET.name, events.BOTS_SEATED.name}
+                   | names(*events.REMATCH_EVENTS))
 """Events no family's ``evolve`` ever sees: the fairness audit trail, the match's clock
-settings (``domain.clocks``) and its bot seats (``domain.bot_seats``), which the service
-and the verifier read beside the rules."""
+settings (``domain.clocks``), its bot seats (``domain.bot_seats``) and its rematch
+(``domain.rematch``), which the service and the verifier read beside the rules."""
 
 
 def hand_seed(match_seed: bytes, hand_number: int, entropy: Sequence[str] = ()) -> bytes:

@@ -27,6 +27,7 @@ from domain.clocks import Clock, track
 from domain.controls import FINAL_PHASES
 from domain.events import CLOCK_SET, Event
 from domain.evolving import fold
+from domain.rematch import Rematch, is_rematch_event
 from domain.steps import SystemStep, pending_step
 
 if TYPE_CHECKING:
@@ -186,6 +187,8 @@ class Match:
     """The seats computer players hold (``BotsSeated``), by seat; empty for people only."""
     at: float = 0.0
     """When the last event was stored (epoch seconds): a bot's think time runs from it."""
+    rematch: Rematch = Rematch()
+    """Its rematch (``domain.rematch``): offers and answers logged after its end."""
 
     @classmethod
     def new(cls, variant: Variant) -> Match:
@@ -197,7 +200,7 @@ class Match:
         if not records:
             return self
         state, clock, players = self.state, self.clock, len(self.state.players)
-        bots = self.bots
+        bots, rematch = self.bots, self.rematch
         for record in records:
             state = fold(self.variant, state, (record.event,))
             players = len(state.players)
@@ -206,8 +209,11 @@ class Match:
                               players)
             if is_seating(record.event):
                 bots = bots_of(record.event)
+            elif is_rematch_event(record.event):
+                rematch = rematch.after(record.event)
         last = records[-1]
-        return Match(self.variant, state, last.version, last.hash, clock, bots, last.ts)
+        return Match(self.variant, state, last.version, last.hash, clock, bots, last.ts,
+                     rematch)
 
     def ahead(self, events: Sequence[Event]) -> Ahead:
         """``events``, decided against this match, folded once before they are stored."""
@@ -220,22 +226,32 @@ class Match:
     def stored(self, ahead: Ahead, records: Sequence[Recorded]) -> Match:
         """The match once ``ahead`` was stored as ``records``: the state as folded ahead,
         the clock run on the times the store gave the events."""
-        clock, bots = self.clock, self.bots
+        clock, bots, rematch = self.clock, self.bots, self.rematch
         for record, turn in zip(records, ahead.turns, strict=True):
             if clock is not None or record.event.type == CLOCK_SET.name:
                 clock = track(clock, record.event, record.ts, record.version, turn,
                               len(ahead.state.players))
             if is_seating(record.event):
                 bots = bots_of(record.event)
+            elif is_rematch_event(record.event):
+                rematch = rematch.after(record.event)
         last = records[-1]
         return Match(self.variant, ahead.state, last.version, last.hash, clock, bots,
-                     last.ts)
+                     last.ts, rematch)
 
     @property
     def is_over(self) -> bool:
         """Whether the match has ended for good: complete (its bonuses paid), forfeited
-        or aborted. Nothing can be appended to it any more."""
+        or aborted. Nothing of the game can be appended to it any more; only its rematch's
+        answers (``domain.rematch``)."""
         return self.state.phase in FINAL_PHASES
+
+    @property
+    def played_version(self) -> int:
+        """The version of its last event of play: its end, once it is over. The rematch's
+        events come after it, and no stream of the match shows them (they end at the
+        end)."""
+        return self.version - self.rematch.events
 
     def owed(self) -> tuple[Owed, ...]:
         """What the match owes the outside world now, one of each kind at most (``OWED``):

@@ -32,6 +32,7 @@ from service.adapters.jobs import JobQueue
 from service.adapters.lobby import LobbyStore
 from service.adapters.organisers import OrganiserKeys
 from service.adapters.presence import Presence
+from service.adapters.rematches import RematchTokenHashes
 from service.adapters.reports import VerificationReports
 from service.adapters.retention import FinishedMatches
 from service.adapters.store import RedisEventStore, block_slice_ms
@@ -50,6 +51,7 @@ from service.usecases.obligations import KINDS, Obligations
 from service.usecases.organisers import OrganiserAdmin
 from service.usecases.play import Play
 from service.usecases.queries import MatchQueries
+from service.usecases.rematches import Rematches
 from service.usecases.repository import Repository
 from service.usecases.retention import Retention
 from service.usecases.runner import CommandRunner
@@ -95,6 +97,7 @@ class Wiring:
     streams: MatchStreams
     tickets: StreamTickets
     seats: Seats
+    rematches: Rematches
     audits: Audits
     tournaments: Tournaments
     webhooks: WebhookRegistration
@@ -208,6 +211,8 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
         streams=MatchStreams(queries, live, feed),
         tickets=StreamTickets(TicketStore(client, prefix), access, queries.is_over),
         seats=seats,
+        rematches=Rematches(runner, access, queries, creation,
+                            RematchTokenHashes(client, store.key)),
         audits=Audits(queries, reports, work.verify),
         tournaments=Tournaments(creation, queries, access, catalog, BatchStore(client, prefix)),
         webhooks=WebhookRegistration(webhooks, access, settings.private_webhooks,

@@ -472,6 +472,15 @@ class Tokens(Protocol):
     def owner(self, digest: str) -> tuple[str, int | None] | None: ...
 
 
+class RematchTokens(Protocol):
+    """The hashes of a rematch's seat tokens, by its seat, kept with the ended match until
+    the rematch is created (``service.adapters.rematches``)."""
+
+    def keep(self, match_id: str, seat: int, digest: str) -> None: ...
+
+    def of(self, match_id: str) -> dict[int, str]: ...
+
+
 class Organisers(Protocol):
     """The organisers and their API keys (stored as hashes)."""
 

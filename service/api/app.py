@@ -20,6 +20,7 @@ from service.api import (
     log_audits,
     matches,
     organisers,
+    rematches,
     seats,
     tournaments,
     variants,
@@ -91,7 +92,7 @@ def create_app(settings: Settings | None = None, client: Any = None,
     document_events(api.spec)
     for blueprint in (health.blp, variants.blp, matches.blp, seats.blp, audit.blp, organisers.blp,
                       tournaments.batches, tournaments.results, controls.blp, webhooks.blp,
-                      feed.blp, log_audits.blp):
+                      feed.blp, log_audits.blp, rematches.blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(web.blp)  # the reference web client: pages, not API operations
     errors.register(app, wiring.unavailable)

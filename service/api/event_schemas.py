@@ -28,6 +28,7 @@ from domain.events import (
     integer,
     nullable,
 )
+from domain.rematch import ACCEPT, DECLINE
 
 REDACTED_FIELDS: dict[str, tuple[Field, ...]] = {HAND_DEALT.name: (
     Field("upcard", "Seen by all but the organiser (whose copy has the whole deck): the first "
@@ -120,7 +121,7 @@ def document_commands(spec: APISpec) -> None:
     action as it sent it (``SeatCommand``; ``auto`` when the clock played it for the
     seat, ``bot`` when a computer player holds the seat), or a control
     (``ControlCommand``: an organiser's forfeit or abort, the clock's forfeit, a seat's
-    resignation)."""
+    resignation), or a seat's answer to a rematch (``RematchCommand``)."""
     spec.components.schema("SeatCommand", {
         "type": "object", "additionalProperties": False, "required": ["seat", "action"],
         "description": "A seat's move, as sent (an Action)",
@@ -143,9 +144,18 @@ def document_commands(spec: APISpec) -> None:
             "reason": {"type": "string"},
             "by": {"type": "string", "enum": list(BY),
                    "description": "organiser, clock, or seat (it resigned)"}}})
+    spec.components.schema("RematchCommand", {
+        "type": "object", "additionalProperties": False, "required": ["rematch", "seat"],
+        "description": "A seat's answer to a rematch of the ended match (domain.rematch)",
+        "properties": {
+            "rematch": {"type": "string", "enum": [ACCEPT, DECLINE],
+                        "description": "accept (an offer when nobody had offered) or "
+                                       "decline"},
+            "seat": {"type": "integer", "minimum": 0}}})
     spec.components.schema("Command", {
-        "description": "A seat's action or a control, as the log records it",
-        "oneOf": [{"$ref": REF.format("SeatCommand")}, {"$ref": REF.format("ControlCommand")}]})
+        "description": "A seat's action, a control or a rematch answer, as the log records it",
+        "oneOf": [{"$ref": REF.format("SeatCommand")}, {"$ref": REF.format("ControlCommand")},
+                  {"$ref": REF.format("RematchCommand")}]})
 
 
 def variant_options_schemas() -> dict[str, dict[str, Any]]:

@@ -240,6 +240,7 @@ def limit_abuse(app: Flask, settings: Settings) -> None:
     limit("audits.Audits", limits.create, ["POST"])
     limit("matches.Actions", limits.actions, ["POST"], key_func=token_or_address)
     limit("matches.ActionCheck", limits.actions, ["POST"], key_func=token_or_address)
+    limit("rematches.Rematch", limits.actions, ["POST", "DELETE"], key_func=token_or_address)
     limit("matches.StreamTickets", limits.tickets, ["POST"], key_func=token_or_address)
     limit("feed.FeedTickets", limits.tickets, ["POST"], key_func=token_or_address)
     limit("matches.Stream", limits.streams, ["GET"])

@@ -13,12 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from domain import bots
+from domain import bots, rematch
 from domain.clocks import decide_timeout
 from domain.controls import Control, ending_events, stored_command
 from domain.events import Event
 from domain.fairness import MatchSecrets
 from domain.match import BotTurn, Match, StepDue
+from domain.rematch import Answer
 from domain.steps import decide_step
 from domain.variant import Variant
 
@@ -131,6 +132,27 @@ class PlayBot:
         action, events = bot_move(owed.level, match.variant, match.state, self.seat, seed)
         return Decision(events, f"seat{self.seat}:bot:{owed.level}:{match.version}",
                         {"seat": self.seat, "action": action, "bot": owed.level})
+
+
+@dataclass(frozen=True)
+class AnswerRematch:
+    """A seat's answer to a rematch of the ended match (``domain.rematch``): nothing when
+    it changes nothing (an acceptance given already), so a retry appends nothing. Should
+    it complete the table, the new match is ``new_match_id``: an id decided before the
+    append, so whichever acceptance gets in names the one match that will be created."""
+
+    answer: Answer
+    new_match_id: str
+    retry_on_conflict: bool = True
+
+    def decide(self, match: Match, secrets: MatchSecrets) -> Decision | None:
+        state = match.state
+        events = rematch.decide(match.rematch, self.answer, state.phase, state.players,
+                                match.bots, self.new_match_id)
+        if not events:
+            return None
+        return Decision(events, f"rematch:{self.answer.seat}:{self.answer.kind}:"
+                                f"{match.version}", self.answer.stored())
 
 
 def bot_seed(head_hash: str, seat: int, version: int) -> bytes:

@@ -17,7 +17,7 @@ import json
 import secrets
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -234,17 +234,24 @@ class MatchCreation:
         match_id = match_id or uuid.uuid4().hex
         tokens = [None if seat in new.bots else new_token() for seat in range(len(new.names))]
         creator = new_token()
-        meta = {**self.meta_of(new, extra_meta), "creator": token_hash(creator)}
-        meta.update({f"token:{seat}": token_hash(t) if t else ""
-                     for seat, t in enumerate(tokens)})
-        result = self.store.create(match_id, to_store(new.events),
-                                   meta, command_id=f"create:{match_id}")
-        info = self.created(match_id, meta, result.events)
-        return {"id": match_id, "version": result.version, "status": "started",
+        hashes = [token_hash(t) if t else "" for t in tokens]
+        info, version = self.store_with(new, match_id, hashes, token_hash(creator), extra_meta)
+        return {"id": match_id, "version": version, "status": "started",
                 **info.fields(), "creator_token": creator,
                 "seats": [{"seat": seat, "name": name, "external_id": info.player_id(seat),
                            "token": tokens[seat], "bot": bot_view(new.bots.get(seat))}
                           for seat, name in enumerate(new.names)]}
+
+    def store_with(self, new: NewMatch, match_id: str, token_hashes: Sequence[str],
+                   creator_hash: str, extra_meta: Mapping[str, str] | None = None
+                   ) -> tuple[MatchInfo, int]:
+        """Store a prepared match under ``match_id`` whose seats' tokens (and creator
+        token) have these hashes ("" for none); ``MatchExists`` when the id is taken."""
+        meta = {**self.meta_of(new, extra_meta), "creator": creator_hash}
+        meta.update({f"token:{seat}": digest for seat, digest in enumerate(token_hashes)})
+        result = self.store.create(match_id, to_store(new.events),
+                                   meta, command_id=f"create:{match_id}")
+        return self.created(match_id, meta, result.events), result.version
 
     @staticmethod
     def meta_of(new: NewMatch, extra_meta: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -177,12 +177,13 @@ class MatchQueries:
 
     def is_over_for(self, match_id: str, after: int) -> bool:
         """Whether the match is over and a client that has every event up to ``after``
-        has its last one (nothing secret: a finished match's state is public)."""
+        has its last one of play (nothing secret: a finished match's state is public).
+        A rematch's events after the end are not the stream's (``Match.played_version``)."""
         try:
             loaded = self.load(match_id)
         except MatchNotStarted:
             return False
         except MatchCalledOff:
             return True
-        return loaded.is_over and after >= loaded.version
+        return loaded.is_over and after >= loaded.played_version
 

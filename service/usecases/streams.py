@@ -80,8 +80,8 @@ class MatchStreams:
         except MatchNotStarted as waiting:
             return self._follow(match_id, VARIANTS[waiting.lobby.variant], viewer, after,
                                 keepalive_ms, holder)
-        if loaded.is_over and after >= loaded.version:
-            return None
+        if loaded.is_over and after >= loaded.played_version:
+            return None  # a rematch's events after the end are not the stream's
         return self._follow(match_id, loaded.variant, viewer, after, keepalive_ms, holder)
 
     def _holder(self, match_id: str, viewer: Viewer,

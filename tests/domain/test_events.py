@@ -24,9 +24,10 @@ from domain.bot_seats import BotSeat, seated
 from domain.bots.policies import ENDERS, PLACEMENTS, deep_draw, keen, of_type
 from domain.clocks import Clock, ClockSettings, decide_timeout
 from domain.event_registry import GROUPS, REGISTRY, _registry, markdown
-from domain.events import Event, EventType
+from domain.events import REMATCH_CREATED, Event, EventType
 from domain.evolving import replace, replay
 from domain.fairness import UNFOLDED_EVENTS, MatchSecrets
+from domain.rematch import ACCEPT, DECLINE, Answer, Rematch, decide, previous_seat
 from domain.steps import decide_step, pending_step
 from domain.variant import Variant
 from domain.variants import VARIANTS
@@ -56,7 +57,7 @@ def pick(rng: random.Random, actions: list[dict[str, Any]]) -> dict[str, Any]:
 def match_events(variant: Variant, options: dict[str, Any], players: int,
                  seed: int) -> Iterator[Event]:
     """One random match with a clock and a bot in seat 0, ended by its bonuses or, now and
-    then, by the clock, a forfeit or an abort: every event it appends."""
+    then, by the clock, a forfeit or an abort, then its rematch: every event it appends."""
     rng = random.Random(seed)
     secrets = MatchSecrets(rng.randbytes(16), tuple(f"entropy {s}" for s in range(players)))
     parsed = variant.parse_options(options, players)
@@ -71,6 +72,29 @@ def match_events(variant: Variant, options: dict[str, Any], players: int,
         for event in events:
             if event.type not in UNFOLDED_EVENTS:
                 state = variant.evolve(state, event)
+    yield from rematch_events(state, seed)
+
+
+def rematch_events(state: Any, seed: int) -> list[Event]:
+    """The ended match's rematch (none after an abort): the people (all but the bot in
+    seat 0) accept it all round, and the new match records where it came from; or, every
+    other seed, a person declines it."""
+    if state.phase == controls.ABORTED:
+        return []
+    seats = len(state.players)
+    answers = ([Answer(s, ACCEPT) for s in range(1, seats)] if seed % 2 == 0
+               else [Answer(1, DECLINE)])
+    rematch, events = Rematch(), []
+    for answer in answers:
+        decided = decide(rematch, answer, state.phase, state.players,
+                         {0: BotSeat("basic", 250)}, "the-rematch")
+        for event in decided:
+            rematch = rematch.after(event)
+        events += decided
+    if rematch.match_id is not None:
+        events.append(REMATCH_CREATED.event(rematch_of="the-ended-match", previous_seats=[
+            previous_seat(seat, seats) for seat in range(seats)]))
+    return events
 
 
 def _next_events(variant: Variant, state: Any, secrets: MatchSecrets,

@@ -267,8 +267,8 @@ def test_the_recorded_command_and_the_options_are_typed():
     command = schemas["HandKnockedEvent"]["properties"]["command"]
     assert {"$ref": "#/components/schemas/Command"} in command["anyOf"]
     assert [branch["$ref"].rsplit("/", 1)[1] for branch in schemas["Command"]["oneOf"]] == [
-        "SeatCommand", "ControlCommand"]
-    for name in ("SeatCommand", "ControlCommand"):
+        "SeatCommand", "ControlCommand", "RematchCommand"]
+    for name in ("SeatCommand", "ControlCommand", "RematchCommand"):
         assert schemas[name]["additionalProperties"] is False
     options = schemas["MatchCreatedData"]["properties"]["options"]
     assert options["allOf"] == [{"$ref": "#/components/schemas/MatchOptions"}]
@@ -305,3 +305,28 @@ def test_an_export_is_ndjson_or_plain_bytes_as_the_client_asks(api):
     octets = api.get(url, headers={"Accept": "application/octet-stream"})
     assert octets.headers["Content-Type"] == "application/octet-stream"
     assert octets.get_data() == api.get(url).get_data()
+
+
+def test_a_rematch_and_its_log_keep_to_the_spec(api):
+    """Every answer of a rematch, and the ended match's log with its rematch events and
+    their commands, as the spec declares them."""
+    created = api.post("/v1/matches", json={"variant": "gin", "players": [
+        {"name": "A"}, {"name": "B"}, {"bot": "random"}]}).json
+    tokens = [seat["token"] for seat in created["seats"]]
+    match_id = created["id"]
+    assert api.post(f"/v1/matches/{match_id}/resign", json={},
+                    headers=bearer(tokens[0])).status_code == 200
+    assert api.get(f"/v1/matches/{match_id}/rematch").status_code == 200
+    for token in tokens[:2]:
+        assert api.post(f"/v1/matches/{match_id}/rematch",
+                        headers=bearer(token)).status_code == 200
+    answer = api.get(f"/v1/matches/{match_id}/rematch", headers=bearer(tokens[0])).json
+    assert answer["token"]
+    rematch = api.get(f"/v1/matches/{answer['new_match_id']}/events",
+                      headers=bearer(ADMIN)).json["events"]
+    assert "RematchCreated" in [e["type"] for e in rematch]
+    assert api.delete(f"/v1/matches/{match_id}/rematch",
+                      headers=bearer(tokens[1])).status_code == 409
+    events = api.get(f"/v1/matches/{match_id}/events", headers=bearer(ADMIN)).json["events"]
+    assert [e["type"] for e in events][-4:] == ["RematchOffered", "RematchAccepted",
+                                                "RematchAccepted", "RematchStarted"]
