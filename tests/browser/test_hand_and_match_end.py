@@ -1,70 +1,20 @@
 """What a player sees when a hand and a match end, and the seat controls (issue 19,
 findings 2-4): the showdown of every hand stays on screen until the player continues;
 the end of a match names the winner (by resignation too), shows final scores, bonuses and
-every hand with no card face down and no presence dots, and offers "Play again"; a
-player resigns, gives back a claimed seat, and a creator calls off a waiting match."""
+every hand with no card face down and no presence dots, and offers "Play again" (a
+rematch: one offers, the other accepts, and both sit at the new table, seats swapped; or
+the other declines, and both are told); a player resigns, gives back a claimed seat, and a
+creator calls off a waiting match."""
 
 from __future__ import annotations
 
-import json
 import re
 import time
-import urllib.request
-from typing import Any
-from urllib.parse import urlencode
 
 import pytest
 
-from tests.browser.test_reference_client import Page, choose, click, shot
-
-
-def created(api_url: str, variant: str = "gin", **options: Any) -> dict[str, Any]:
-    body = {"variant": variant, "players": [{"name": "Ann"}, {"name": "Bob"}],
-            "options": options}
-    request = urllib.request.Request(f"{api_url}/v1/matches", data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        return json.load(answer)
-
-
-def seated(browser: Any, api_url: str, match: dict[str, Any], seat: int) -> Page:
-    """The seat's page, its token handed over in the URL fragment as the client does."""
-    handed = match["seats"][seat]
-    fragment = urlencode({"seat": seat, "token": handed["token"], "name": handed["name"]})
-    player = Page(browser, f"{api_url}/#/table/{match['id']}?{fragment}")
-    player.page.wait_for_selector(".table-page[data-mode=seat] .table")
-    player.page.wait_for_function("document.getElementById('app').dataset.following === '1'")
-    return player
-
-
-EAGER = ("big_gin", "knock", "lay_down", "lay_off", "exchange_joker", "pass")
-
-
-def eager(actions: list[dict[str, Any]], best: list[str]) -> dict[str, Any]:
-    """End hands soon: knock, lay down and lay off whenever offered, else as ``choose``."""
-    for kind in EAGER:
-        offered = [a for a in actions if a["type"] == kind]
-        if offered:
-            return offered[0]
-    return choose(actions, best)
-
-
-def play_until(players: list[Page], done: Any, limit: int = 2000) -> int:
-    moves = 0
-    for _ in range(limit):
-        if done():
-            return moves
-        moved = False
-        for player in players:
-            actions = player.actions()
-            if actions:
-                click(player, eager(actions, player.best_discard()))
-                moves += 1
-                moved = True
-                break
-        if not moved:
-            time.sleep(0.02)
-    raise AssertionError("the play did not get there")
+from tests.browser.playing import created, play_until, seated
+from tests.browser.test_reference_client import Page, shot
 
 
 def test_a_hands_showdown_stays_until_the_player_continues(browser, api_url, tmp_path):
@@ -106,8 +56,32 @@ def test_the_end_of_a_match_names_the_winner_and_offers_a_rematch(browser, api_u
         assert player.page.locator(".match-end .showdown-hand").count() == 1
     shot(ann, tmp_path, "gin-match-end.png")
     ann.page.click(".match-end button.rematch")
-    ann.page.wait_for_selector(".table-page[data-mode=seat] .table[data-phase=waiting]")
-    assert ann.attribute(".table-page", "data-match") != match["id"]
+    assert ann.page.text_content(".rematch-waiting", timeout=5000) == "Waiting for Bob to accept"
+    assert bob.page.text_content(".rematch-offer", timeout=5000) == "Ann offers a rematch"
+    bob.page.click(".rematch-panel button.accept")
+    for player, new_seat in ((ann, 1), (bob, 0)):  # two players: the seats swap
+        player.page.wait_for_function(
+            "id => document.querySelector('.table-page[data-mode=seat]')?.dataset.match !== id"
+            " && document.querySelector('.table') !== null", arg=match["id"])
+        assert "you" in (player.attribute(f".seat[data-seat='{new_seat}']", "class") or "").split()
+    new_id = ann.attribute(".table-page", "data-match")
+    assert new_id == bob.attribute(".table-page", "data-match")
+    assert ann.page.evaluate("location.hash") == f"#/table/{new_id}"  # no token in the URL
+    for player in (ann, bob):
+        player.close_clean()
+
+
+def test_a_declined_rematch_is_told_to_both(browser, api_url):
+    match = created(api_url, target=100)
+    ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
+    bob.page.click(".seat-controls button.resign")
+    bob.page.click(".seat-controls button.resign-yes")
+    bob.page.click(".match-end button.rematch")
+    assert ann.page.text_content(".rematch-offer", timeout=5000) == "Bob offers a rematch"
+    ann.page.click(".rematch-panel button.decline")
+    assert ann.page.text_content(".rematch-declined") == "You declined the rematch."
+    assert bob.page.text_content(".rematch-declined", timeout=5000) == "Ann declined the rematch."
+    assert bob.page.locator(".rematch-panel button").count() == 0
     for player in (ann, bob):
         player.close_clean()
 
