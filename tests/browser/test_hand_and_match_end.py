@@ -8,8 +8,12 @@ creator calls off a waiting match."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
+import urllib.request
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -41,9 +45,26 @@ def test_a_hands_showdown_stays_until_the_player_continues(browser, api_url, tmp
         player.close_clean()
 
 
+def created_with_bob_handed_over(browser: Any, api_url: str) -> tuple[Page, Page, str]:
+    """Ann creates a one-point gin match from the lobby with Bob named in seat 1, and hands
+    Bob his seat by its link."""
+    ann = Page(browser, f"{api_url}/#/")
+    ann.page.fill("input[name=you]", "Ann")
+    ann.page.select_option("select[name=variant]", "gin")
+    ann.page.select_option("select[name=use-1]", "named")
+    ann.page.fill("input[name=name-1]", "Bob")
+    ann.page.click("form.create summary")
+    ann.page.fill("input[name=option-target]", "1")
+    ann.page.click("form.create button[type=submit]")
+    ann.page.wait_for_selector(".table-page[data-mode=seat] .table")
+    bob = Page(browser, ann.attribute("[data-seat-link='1']", "href") or "")
+    for player in (ann, bob):
+        player.page.wait_for_function("document.getElementById('app').dataset.following === '1'")
+    return ann, bob, ann.attribute(".table-page", "data-match") or ""
+
+
 def test_the_end_of_a_match_names_the_winner_and_offers_a_rematch(browser, api_url, tmp_path):
-    match = created(api_url, target=1)
-    ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
+    ann, bob, match_id = created_with_bob_handed_over(browser, api_url)
     play_until([ann, bob], lambda: ann.attribute(".table", "data-phase") == "complete")
     bob.page.wait_for_selector(".table[data-phase=complete] .match-end")
     for player in (ann, bob):
@@ -62,11 +83,18 @@ def test_the_end_of_a_match_names_the_winner_and_offers_a_rematch(browser, api_u
     for player, new_seat in ((ann, 1), (bob, 0)):  # two players: the seats swap
         player.page.wait_for_function(
             "id => document.querySelector('.table-page[data-mode=seat]')?.dataset.match !== id"
-            " && document.querySelector('.table') !== null", arg=match["id"])
+            " && document.querySelector('.table') !== null", arg=match_id)
         assert "you" in (player.attribute(f".seat[data-seat='{new_seat}']", "class") or "").split()
     new_id = ann.attribute(".table-page", "data-match")
     assert new_id == bob.attribute(".table-page", "data-match")
     assert ann.page.evaluate("location.hash") == f"#/table/{new_id}"  # no token in the URL
+    # Ann's tab hands Bob's new seat over too: its link carries his token in the rematch.
+    link = parse_qs(urlsplit(ann.attribute("[data-seat-link='0']", "href") or "").fragment
+                    .split("?")[1])
+    request = urllib.request.Request(f"{api_url}/v1/matches/{new_id}",
+                                     headers={"Authorization": f"Bearer {link['token'][0]}"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        assert json.load(answer)["seat"] == 0
     for player in (ann, bob):
         player.close_clean()
 

@@ -5,7 +5,7 @@
 // the last seat accepts. The new seat's token is kept where every seat token is (store.js).
 import {api} from "./api.js";
 import {h, replace} from "./dom.js";
-import {keepSeat} from "./store.js";
+import {keepOtherSeats, keepSeat, otherSeats} from "./store.js";
 
 const POLL_MS = 1500;
 
@@ -33,6 +33,17 @@ function together(names) {
   return names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}` : names[0] || "";
 }
 
+// The tab that created a match holds its other named seats' tokens, to hand them over
+// (store.js): each one's token in the rematch is that seat's to read, with its old token.
+async function handOverTheRematch(matchId, newMatchId) {
+  const seats = [];
+  for (const other of otherSeats(matchId)) {
+    const answer = await api.rematchState(matchId, other.token).catch(() => null);
+    if (answer && answer.token) seats.push({seat: answer.new_seat, token: answer.token, name: other.name});
+  }
+  if (seats.length) keepOtherSeats(newMatchId, seats);
+}
+
 // The rematch of `matchId` as seen by the seat `seat` holds (its token): `{element, stop}`.
 export function rematchPanel(matchId, seat) {
   const element = h("div", {class: "rematch-panel", role: "status", "aria-live": "polite"});
@@ -55,12 +66,14 @@ export function rematchPanel(matchId, seat) {
     if (text) element.append(said); else said.remove();
   }
 
-  // The rematch started and this page took part: the new seat's token, then the new table.
-  function follow(next) {
-    if (!next.token || next.new_seat === null) return false;
+  // The rematch started and this page took part: the new seat's token, the hand-over
+  // links of the other seats this tab holds, then the new table.
+  async function follow(next) {
+    if (!next.token || next.new_seat === null || stopped) return false;
+    stop();
     const mine = next.seats.find((s) => s.seat === next.seat);
     keepSeat(next.new_match_id, next.new_seat, next.token, mine ? mine.name : seat.name);
-    stop();
+    await handOverTheRematch(matchId, next.new_match_id);
     location.hash = `#/table/${next.new_match_id}`;
     return true;
   }
@@ -71,7 +84,7 @@ export function rematchPanel(matchId, seat) {
     element.dataset.rematch = next.status;
     const mine = next.seat ?? seat.seat;
     if (next.status === "offered" && next.accepted.includes(mine)) joined = true;
-    if (next.status === "started" && joined && follow(next)) return;
+    if (next.status === "started" && joined && next.token) { follow(next); return; }
     replace(element, ...body(next, mine), said.textContent ? said : null);
   }
 
