@@ -52,9 +52,9 @@ SAMPLES_MAX = 1000
 SAMPLES = {"gin": 500, "gem": 100, "rummy": 150, "rami": 150}
 """The deals each decision's two moves are appraised on unless asked otherwise: as many as
 keep the analysis of an ordinary match (gin or gem to 100 points between two, rummy or
-rami of four) at the default budget within about a minute of one core's CPU (measured
-with bench/analyses.py: gin's fast engine appraises cheaply, gem's dice game on the
-domain's rules dearly; docs/front-ends.md, *Analyses*)."""
+rami of four) at the default budget under a minute of one core's CPU (bench/analyses.py:
+26 to 44 s; gin's fast engine appraises cheaply, gem's dice game on the domain's rules
+dearly; docs/front-ends.md, *Analyses*)."""
 RESULT_TTL_S = 24 * 3600
 """How long a done or failed analysis is kept after it ended. Anybody can have it computed
 again (the same parameters give the same decisions), so keeping it longer would only keep
