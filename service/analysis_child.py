@@ -1,12 +1,13 @@
 """The process that analyses one finished match: ``python -m service.analysis_child
-[--cpu-seconds N]``.
+[--cpu-seconds N] [--parent PID]``.
 
 Started by ``service.adapters.analyst`` for each analysis of embedded mode: its standard
 input is ``{"variant", "records", "seed", "budget_ms", "samples"}`` (the log's events as
 ``type``, ``data`` and ``schema``), its standard output the decisions' JSON
 (``service.usecases.analyses.analyse_records``). It runs at the lowest priority (nice 19)
 so the API's greenlets and the bots get the CPU first, within ``--cpu-seconds`` of CPU
-(``RLIMIT_CPU``; the bootstrap gives the analyses' time limit). A log that is not a
+(``RLIMIT_CPU``; the bootstrap gives the analyses' time limit), and ends as soon as its
+``--parent`` is gone (an orphan would analyse for nobody). A log that is not a
 finished match's exits 1 with the reason on its standard error.
 """
 
@@ -17,6 +18,8 @@ import json
 import os
 import resource
 import sys
+import threading
+import time
 
 NICENESS = 19
 
@@ -33,16 +36,36 @@ def main() -> int:
     return 0
 
 
-def lower_priority(argv: list[str] | None = None) -> None:
-    """Run behind the API, within ``--cpu-seconds`` of CPU."""
+def options(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="Analyse one finished match")
     parser.add_argument("--cpu-seconds", type=int, default=None)
-    args = parser.parse_args(argv)
+    parser.add_argument("--parent", type=int, default=None,
+                        help="the process waiting for the answer (default: the parent)")
+    return parser.parse_args(argv)
+
+
+def lower_priority(cpu_seconds: int | None) -> None:
+    """Run behind the API, within ``cpu_seconds`` of CPU."""
     os.nice(NICENESS)
-    if args.cpu_seconds is not None:
-        resource.setrlimit(resource.RLIMIT_CPU, (args.cpu_seconds, args.cpu_seconds + 1))
+    if cpu_seconds is not None:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+
+
+def die_with_parent(parent: int | None, every_s: float = 1.0) -> None:
+    """Exit once the process waiting for the answer has gone (a stopped server): it is
+    given, since it may be gone before this process could ask who its parent is."""
+    expected = os.getppid() if parent is None else parent
+
+    def watch() -> None:
+        while os.getppid() == expected:
+            time.sleep(every_s)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 if __name__ == "__main__":
-    lower_priority()
+    given = options()
+    die_with_parent(given.parent)
+    lower_priority(given.cpu_seconds)
     sys.exit(main())

@@ -13,6 +13,7 @@ process instead: a worker is there for such jobs.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -21,7 +22,8 @@ from service.ports import AnalysisFailed
 
 
 class ChildAnalyst:
-    """``ports.Analyst``: one child process per analysis, killed past ``timeout_s``."""
+    """``ports.Analyst``: one child process per analysis, killed past ``timeout_s``, and
+    ending by itself should this process end first (``--parent``)."""
 
     def __init__(self, command: Sequence[str], timeout_s: float) -> None:
         self.command = list(command)
@@ -32,8 +34,8 @@ class ChildAnalyst:
         asked = json.dumps({"variant": variant, "records": list(records), "seed": seed,
                             "budget_ms": budget_ms, "samples": samples}).encode()
         try:
-            done = subprocess.run(self.command, input=asked, capture_output=True,
-                                  timeout=self.timeout_s, check=False)
+            done = subprocess.run([*self.command, "--parent", str(os.getpid())], input=asked,
+                                  capture_output=True, timeout=self.timeout_s, check=False)
         except subprocess.TimeoutExpired as exc:
             raise AnalysisFailed(f"the analysis took more than {self.timeout_s:g} s") from exc
         except OSError as exc:
