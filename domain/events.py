@@ -385,16 +385,17 @@ CLOCK_SET = EventType(
 # --- computer players (domain.bot_seats) ------------------------------------------------
 
 BOTS_SEATED = EventType(
-    "BotsSeated", schema=1,
+    "BotsSeated", schema=2,
     appended_by="every family, at the creation of a match with computer players",
     description="Computer players hold these seats: the server plays each one's turns, "
                 "as ordinary seat commands naming the bot, think_ms after the event that "
                 "gave it the turn.",
     fields=(
-        Field("seats", "each bot seat: its number, its level (random, basic or expert) "
-                       "and its think time in milliseconds",
-              schema=array(obj({"seat": seat(), "level": string(), "think_ms": integer(0)},
-                               open_=False))),
+        Field("seats", "each bot seat: its number, its level (random, basic or expert), "
+                       "its think time in milliseconds and, on an expert's seat only, its "
+                       "budget per move in milliseconds (counted in iterations)",
+              schema=array(obj({"seat": seat(), "level": string(), "think_ms": integer(0),
+                                "budget_ms": integer(1)}, open_=False))),
     ))
 
 

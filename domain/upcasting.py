@@ -10,6 +10,8 @@ History:
   seed was never published, so they carry ``None`` and verifiers report them unchecked.
 - ``MatchCreated`` 1 -> 2: schema 2 records ``rules_edition``. Every schema-1 match was
   played under edition 1 (docs/rules.md, "Editions").
+- ``BotsSeated`` 1 -> 2: schema 2 records each expert seat's ``budget_ms``. Every
+  schema-1 expert searched within the default budget (``domain.bots.expert.budget``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from domain.events import HAND_DEALT, MATCH_CREATED, Event
+from domain.bot_seats import SEARCHING_LEVELS
+from domain.bots.expert.budget import DEFAULT_MS
+from domain.events import BOTS_SEATED, HAND_DEALT, MATCH_CREATED, Event
 
 Upcaster = Callable[[Mapping[str, Any]], dict[str, Any]]
 
@@ -30,9 +34,16 @@ def _created_under_edition_1(data: Mapping[str, Any]) -> dict[str, Any]:
     return {**data, "rules_edition": 1}
 
 
+def _experts_at_the_default_budget(data: Mapping[str, Any]) -> dict[str, Any]:
+    return {**data, "seats": [{**entry, "budget_ms": DEFAULT_MS}
+                              if entry["level"] in SEARCHING_LEVELS else dict(entry)
+                              for entry in data["seats"]]}
+
+
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
     (HAND_DEALT.name, 1): _deal_without_commitment,
     (MATCH_CREATED.name, 1): _created_under_edition_1,
+    (BOTS_SEATED.name, 1): _experts_at_the_default_budget,
 }
 
 

@@ -21,6 +21,8 @@ import fakeredis
 import redis
 
 from service.adapters import addresses
+from service.adapters.analyses import AnalysisRecords
+from service.adapters.analyst import ChildAnalyst
 from service.adapters.audit_pool import AuditPool
 from service.adapters.auth import TokenIndex
 from service.adapters.batches import BatchStore
@@ -42,6 +44,8 @@ from service.adapters.work import WorkIndex
 from service.adapters.work_timer import WorkTimer
 from service.config import Settings
 from service.usecases.access import Access
+from service.usecases.analyses import IN_FLIGHT_TTL_S as ANALYSIS_IN_FLIGHT_TTL_S
+from service.usecases.analyses import RESULT_TTL_S, TIME_LIMIT_S, Analyses, run_analysis
 from service.usecases.audit import IN_FLIGHT_TTL_S, REPORT_TTL_S, Audits, run_verification
 from service.usecases.background import InProcessWork, QueuedWork, Work
 from service.usecases.creation import MatchCreation
@@ -73,6 +77,9 @@ exhaust Redis's ``maxclients`` and the process's open files (service/gunicorn_co
 REDIS_POOL_WAIT_S = 5.0
 AUDIT_CHILD = (sys.executable, "-m", "service.audit_child")
 """The process that verifies one uploaded log (``AuditPool``)."""
+ANALYSIS_CHILD = (sys.executable, "-m", "service.analysis_child",
+                  "--cpu-seconds", str(TIME_LIMIT_S))
+"""The process that analyses one finished match in embedded mode (``ChildAnalyst``)."""
 
 
 @dataclass
@@ -99,6 +106,7 @@ class Wiring:
     seats: Seats
     rematches: Rematches
     audits: Audits
+    analyses: Analyses
     tournaments: Tournaments
     webhooks: WebhookRegistration
     organisers: OrganiserAdmin
@@ -171,6 +179,8 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     catalog = MatchIndex(client, prefix)
     lobby = LobbyStore(client, prefix)
     reports = VerificationReports(client, store.key, REPORT_TTL_S, IN_FLIGHT_TTL_S, clock)
+    analysis_records = AnalysisRecords(client, store.key, RESULT_TTL_S,
+                                       ANALYSIS_IN_FLIGHT_TTL_S, clock)
     feed = FeedStore(client, prefix)
     webhooks = Webhooks(client, prefix)
     work: Work
@@ -178,12 +188,16 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     deliveries = DeliveryRunner(client, prefix, private=settings.private_webhooks)
     local: InProcessWork | None = None
     if in_process:
+        analyst = ChildAnalyst(ANALYSIS_CHILD, TIME_LIMIT_S)
         work = local = InProcessWork(timer, deliveries,
                                      lambda match_id, verification_id: run_verification(
                                          repository, reports, match_id, verification_id),
-                                     clock, pay_inline=pay_inline)
+                                     clock, pay_inline=pay_inline,
+                                     analyser=lambda match_id, analysis_id: run_analysis(
+                                         repository, analysis_records, analyst, match_id,
+                                         analysis_id))
     else:
-        work = QueuedWork(JobQueue(client, prefix), index, clock)
+        work = QueuedWork(JobQueue(client, prefix, TIME_LIMIT_S), index, clock)
     live = LiveStreams(store, Presence(client, store.key),
                        StreamHub(client, f"{prefix}:hub:{uuid.uuid4().hex}",
                                  idle_ms=block_slice_ms(client)))
@@ -193,7 +207,8 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     ]
     if settings.embedded:
         finished = FinishedMatches(client, prefix, settings.keep_finished, catalog, tokens,
-                                   index, reports.keys_of)
+                                   index, lambda match_id: [*reports.keys_of(match_id),
+                                                            *analysis_records.keys_of(match_id)])
         subscribers.append(Retention(finished, [repository.forget]))
     runner = CommandRunner(repository, Subscribers(subscribers), work)
     obligations = Obligations(runner, clock)
@@ -214,6 +229,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
         rematches=Rematches(runner, access, queries, creation,
                             RematchTokenHashes(client, store.key)),
         audits=Audits(queries, reports, work.verify),
+        analyses=Analyses(queries, analysis_records, work.analyse),
         tournaments=Tournaments(creation, queries, access, catalog, BatchStore(client, prefix)),
         webhooks=WebhookRegistration(webhooks, access, settings.private_webhooks,
                                      addresses.refused_at_registration),

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from domain.events import Event
 from domain.match import Recorded
@@ -13,6 +14,12 @@ from service.ports import NewEvent, StoredEvent
 def to_domain(stored: StoredEvent) -> Event:
     """The stored event as the domain knows it today (old schemas upcast on read)."""
     return upcast(Event(stored.type, stored.data, stored.schema))
+
+
+def from_record(record: Mapping[str, Any]) -> Event:
+    """An event as exports and ``StoredEvent.to_dict`` give it (``type``, ``data``,
+    ``schema``), as the domain knows it today."""
+    return upcast(Event(record["type"], record["data"], record["schema"]))
 
 
 def to_recorded(stored: Sequence[StoredEvent]) -> list[Recorded]:

@@ -25,6 +25,9 @@ class RateLimits:
     verifications: str = "10/minute"
     """Verification requests, per client address and, separately, per match: anybody may
     ask, and each request that is not answered by one in flight costs a worker a replay."""
+    analyses: str = "10/hour"
+    """Analysis requests, per client address and, separately, per match: each new one
+    costs a worker up to a minute of CPU at the defaults (far more at the largest)."""
 
 
 @dataclass(frozen=True)
@@ -154,4 +157,4 @@ def _limits() -> RateLimits | None:
     return RateLimits(**{name: os.environ.get(f"RUMMY_LIMIT_{name.upper()}",
                                               getattr(defaults, name))
                          for name in ("create", "actions", "tickets", "streams",
-                                      "auth_failures", "verifications")})
+                                      "auth_failures", "verifications", "analyses")})

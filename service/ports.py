@@ -561,6 +561,31 @@ class Reports(Protocol):
     def get(self, match_id: str, verification_id: str) -> dict[str, Any] | None: ...
 
 
+class Analyses(Protocol):
+    """Post-game analyses, filed with their match under ids their parameters decide, each
+    expiring; an analysis queued, running or done is answered, never asked again."""
+
+    def open(self, match_id: str, analysis_id: str, record: Mapping[str, Any]) -> bool:
+        """File ``record`` (queued) unless the analysis is queued, running or done: True
+        when it was filed, so the caller queues the work."""
+
+    def save(self, match_id: str, analysis_id: str, record: Mapping[str, Any]) -> None: ...
+
+    def get(self, match_id: str, analysis_id: str) -> dict[str, Any] | None: ...
+
+
+class AnalysisFailed(Exception):
+    """An analysis did not finish: its process could not start, ran past its time or died."""
+
+
+class Analyst(Protocol):
+    """Weighs every decision of a finished match's log (``domain.bots.analysis``), here or
+    in another process; ``AnalysisFailed`` when it cannot."""
+
+    def __call__(self, variant: str, records: Sequence[Mapping[str, Any]], seed: str,
+                 budget_ms: int, samples: int) -> list[dict[str, Any]]: ...
+
+
 class WorkIndex(Protocol):
     """The matches awaiting background work, by kind (the table of obligations' kinds:
     ``service.usecases.obligations.KINDS``), and when each is due."""
@@ -576,6 +601,8 @@ class Jobs(Protocol):
     """Background jobs for workers (real mode)."""
 
     def enqueue_replay(self, match_id: str, verification_id: str) -> str: ...
+
+    def enqueue_analysis(self, match_id: str, analysis_id: str) -> str: ...
 
     def enqueue_delivery(self, owner: str, webhook_id: str, delivery_id: str) -> str: ...
 

@@ -12,8 +12,11 @@ code, so schemathesis.toml lets ``positive_data_acceptance`` pass a 400 on those
 and this check holds each such 400 to its operation's codes. A 400 ``invalid_request`` (the
 server's schema refusing what the spec allows) still fails there, as everywhere else.
 
-``map_body`` of ``POST /v1/webhooks``: the endpoints schemathesis registers point at a
-closed local port (its server runs with ``RUMMY_WEBHOOK_PRIVATE=allow`` to take them).
+``map_body``: the endpoints schemathesis registers (``POST /v1/webhooks``) point at a
+closed local port (its server runs with ``RUMMY_WEBHOOK_PRIVATE=allow`` to take them); the
+experts it seats and the analyses it asks for keep to the default budget and a few
+samples, so the hundreds of all-bot matches it creates play out, and their analyses run,
+within the run's time (each is what the tests of bots and analyses cover).
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ from typing import Any
 
 import schemathesis
 
+from domain.bots.expert.budget import DEFAULT_MS, MAX_MS
 from service.api.webhook_schemas import WEBHOOK_URL, WEBHOOK_URL_MAX
+from service.usecases.analyses import SAMPLES_MAX
 
 CREATE_RULES = frozenset({
     "invalid_players",  # the variant's player count (the spec: the range over all variants)
@@ -35,6 +40,7 @@ CREATE_RULES = frozenset({
     "invalid_invite_code",  # an invite code without an open seat
     "invalid_name",  # a name that shows no letter, digit or pictograph (only blanks)
     "name_taken",  # two seats named alike
+    "invalid_bot",  # a budget_ms on a bot of a level that does not search
 })
 RULES: dict[str, frozenset[str]] = {
     "POST /v1/matches": CREATE_RULES,
@@ -83,14 +89,45 @@ def rules_beyond_the_schema(ctx: Any, response: Any, case: Any) -> bool | None:
     return None
 
 
-@schemathesis.hook.apply_to(name="POST /v1/webhooks")  # type: ignore[attr-defined]
+CHEAP = {"budget_ms": (DEFAULT_MS, MAX_MS), "samples": (4, SAMPLES_MAX)}
+"""The most a drawn expert seat or analysis may ask of the server's CPU, and the most
+either may be (a value past it is left as drawn, to be refused)."""
+
+
+@schemathesis.hook.apply_to(name=["POST /v1/webhooks", "POST /v1/matches",  # type: ignore[attr-defined]
+                                  "POST /v1/batches", "POST /v1/matches/{match_id}/analyses"])
 def map_body(ctx: Any, body: Any) -> Any:
+    """A drawn body, made safe and cheap to run (the module's docstring)."""
+    if not isinstance(body, dict):
+        return body
+    if isinstance(body.get("url"), str):
+        return _closed_port(body)
+    if isinstance(body.get("players"), list):
+        return {**body, "players": [_cheap(player) for player in body["players"]]}
+    if isinstance(body.get("matches"), list):
+        return {**body, "matches": [map_body(ctx, match) for match in body["matches"]]}
+    return _cheap(body)
+
+
+def _closed_port(body: dict[str, Any]) -> dict[str, Any]:
     """Send a well-formed webhook URL's path and query to ``CLOSED_PORT`` instead of its
     made-up host: once a match schemathesis created ends, the server POSTs to every
     endpoint it registered, and a drawn host such as ``1.1`` is a real address. A URL the
     pattern refuses is left as drawn (the server refuses it before any delivery)."""
-    if isinstance(body, dict) and isinstance(body.get("url"), str):
-        if re.fullmatch(WEBHOOK_URL, body["url"]):
-            rest = re.sub(r"^[A-Za-z]+://[^/?#]*", "", body["url"])
-            return {**body, "url": (CLOSED_PORT + rest)[:WEBHOOK_URL_MAX]}
+    if re.fullmatch(WEBHOOK_URL, body["url"]):
+        rest = re.sub(r"^[A-Za-z]+://[^/?#]*", "", body["url"])
+        return {**body, "url": (CLOSED_PORT + rest)[:WEBHOOK_URL_MAX]}
     return body
+
+
+def _cheap(body: Any) -> Any:
+    """``body`` with a valid ``budget_ms`` or ``samples`` at most ``CHEAP``'s (a value out
+    of range or of another type is left as drawn, to be refused)."""
+    if not isinstance(body, dict):
+        return body
+    return {key: min(value, CHEAP[key][0]) if _valid(key, value) else value
+            for key, value in body.items()}
+
+
+def _valid(key: str, value: Any) -> bool:
+    return key in CHEAP and type(value) is int and 1 <= value <= CHEAP[key][1]

@@ -5,7 +5,9 @@ Two loops: the reconciler (``workers.reconciler``) on a thread pays every kind o
 milliseconds each, no job, no fork),
 and moves due RQ job retries back onto their queues (no RQ scheduler process, no
 scheduler lock); RQ's ``SimpleWorker`` on the main thread runs the RQ jobs in this process,
-webhook deliveries before verifications (``QUEUES``). When
+webhook deliveries before verifications, and those before post-game analyses (``QUEUES``;
+an analysis holds its worker's RQ loop up to a minute at its defaults, the reconciler
+goes on meanwhile). When
 Redis goes away, RQ's work loop ends; this process waits for Redis with backoff and starts
 a new work loop, so it rides out a Redis restart. SIGTERM or SIGINT stop it after the job
 in hand. Run as many as the load needs, on any machines, under a supervisor that restarts

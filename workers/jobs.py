@@ -1,4 +1,5 @@
-"""RQ job functions: the verification of a match's log, and the step jobs of earlier releases.
+"""RQ job functions: the verification of a match's log, the analysis of a finished match, and
+the step jobs of earlier releases.
 
 Jobs take ids and run use cases through the process's wiring (``workers.context``).
 Exceptions reach RQ, so failures land in RQ's failed-job registry. System steps are not
@@ -15,6 +16,11 @@ from workers.context import wiring_for
 def run_replay(match_id: str, verification_id: str, prefix: str = "rummy") -> bool:
     """Rebuild the match from its whole log, verify it (``domain.audit``), file the report."""
     return wiring_for(prefix).audits.run(match_id, verification_id)
+
+
+def run_analysis(match_id: str, analysis_id: str, prefix: str = "rummy") -> bool:
+    """Weigh every decision of the finished match (``domain.bots.analysis``), file them."""
+    return wiring_for(prefix).analyses.run(match_id, analysis_id)
 
 
 def run_scoring(match_id: str, prefix: str = "rummy", inline: bool = False) -> int:

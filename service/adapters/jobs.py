@@ -13,25 +13,30 @@ from service.adapters.webhooks import ATTEMPTS, BACKOFF, TIMEOUT_S
 
 REPLAYS = "replays"
 """On request: rebuild and verify a match from its events."""
+ANALYSES = "analyses"
+"""On request: weigh every decision of a finished match (up to a minute of CPU each at
+the defaults)."""
 WEBHOOKS = "webhooks"
 """Webhook deliveries (``workers.webhooks``), retried with backoff (``workers.scheduling``)."""
 LEGACY = ("scoring", "bonuses")
 """Step queues of earlier releases: workers still drain jobs queued there before an
 upgrade (each runs the step the match awaits)."""
-QUEUES = (WEBHOOKS, REPLAYS)
+QUEUES = (WEBHOOKS, REPLAYS, ANALYSES)
 """Every queue a worker listens on (``python -m workers``), most urgent first: a delivery
 is an organiser's backend waiting to hear of a move, a few milliseconds of work; anybody
-may ask for verifications, each a whole replay. A worker takes the next job from the
-first queue that has one, so no number of queued verifications delays a delivery by more
-than the one job in hand."""
+may ask for verifications, each a whole replay, and for analyses of finished matches,
+each up to a minute. A worker takes the next job from the first queue that has one, so no
+number of queued verifications or analyses delays a delivery by more than the one job in
+hand."""
 
 
 class JobQueue:
     """Enqueues ``workers`` job functions on RQ."""
 
-    def __init__(self, client: redis.Redis, prefix: str) -> None:
+    def __init__(self, client: redis.Redis, prefix: str, analysis_timeout_s: int = 1800) -> None:
         self._client = client
         self._prefix = prefix
+        self._analysis_timeout_s = analysis_timeout_s
         self._queues = {name: Queue(name, connection=client) for name in QUEUES}
 
     def enqueue_replay(self, match_id: str, verification_id: str) -> str:
@@ -41,6 +46,17 @@ class JobQueue:
             "workers.jobs.run_replay", match_id, verification_id, self._prefix,
             job_id=job_id, result_ttl=3600, failure_ttl=86400, job_timeout=600,
             retry=Retry(max=2, interval=[5, 30]),
+        )
+        return job_id
+
+    def enqueue_analysis(self, match_id: str, analysis_id: str) -> str:
+        """Queue an analysis of a finished match (``workers.jobs.run_analysis``), stopped
+        past ``analysis_timeout_s``; not retried: it is deterministic, and the job files
+        its own failure."""
+        job_id = f"{self._prefix}-{ANALYSES}-{match_id}-{analysis_id}"
+        self._queues[ANALYSES].enqueue(
+            "workers.jobs.run_analysis", match_id, analysis_id, self._prefix,
+            job_id=job_id, result_ttl=3600, failure_ttl=86400, job_timeout=self._analysis_timeout_s,
         )
         return job_id
 

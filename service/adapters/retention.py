@@ -10,8 +10,8 @@ safe ones to drop; live matches are never touched. Real Redis deployments do not
 event's time). ``FinishedMatches.record`` adds one and deletes every one beyond ``keep``,
 oldest first. Deleting a match removes:
 
-- its own keys (``PER_MATCH_SUFFIXES``, and its verification reports: ``derived``), in
-  one DEL: they share the match's hash tag, so one Cluster slot;
+- its own keys (``PER_MATCH_SUFFIXES``, and its verification reports and analyses:
+  ``derived``), in one DEL: they share the match's hash tag, so one Cluster slot;
 - its entries in the global indexes, one single-key command each: ``{prefix}:matches``
   and the catalog's tag, external id and owner indexes (``MatchIndex.remove``), its seat
   tokens in ``{prefix}:tokens`` (their hashes are in its meta), the work index (each of

@@ -12,6 +12,7 @@ from flask_cors import CORS
 from swagger_ui import api_doc
 
 from service.api import (
+    analyses,
     audit,
     controls,
     errors,
@@ -90,7 +91,8 @@ def create_app(settings: Settings | None = None, client: Any = None,
     document_options(api.spec)
     document_commands(api.spec)
     document_events(api.spec)
-    for blueprint in (health.blp, variants.blp, matches.blp, seats.blp, audit.blp, organisers.blp,
+    for blueprint in (health.blp, variants.blp, matches.blp, seats.blp, audit.blp, analyses.blp,
+                      organisers.blp,
                       tournaments.batches, tournaments.results, controls.blp, webhooks.blp,
                       feed.blp, log_audits.blp, rematches.blp):
         api.register_blueprint(blueprint)

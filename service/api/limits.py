@@ -1,6 +1,6 @@
 """Abuse limits (Flask-Limiter): match creation without an organiser's token, seat claims,
 log audits, stream opens and failed authentications per client address, actions and stream
-tickets per token, verification requests per client address and per match. Every
+tickets per token, verification and analysis requests per client address and per match. Every
 per-address count keys the client by ``client_address``: an IPv6 client by its /64, an
 IPv4 one by its address.
 
@@ -86,7 +86,7 @@ def organiser_or_admin() -> bool:
 
 def match_in_path() -> str:
     """The match a request names: a budget shared by every address that asks about it
-    (verifications), so rotating addresses does not multiply one match's jobs."""
+    (verifications, analyses), so rotating addresses does not multiply one match's jobs."""
     return "match:" + str((request.view_args or {}).get("match_id", ""))
 
 
@@ -247,3 +247,5 @@ def limit_abuse(app: Flask, settings: Settings) -> None:
     limit("feed.Feed", limits.streams, ["GET"])
     limit("audit.Verifications", limits.verifications, ["POST"])
     limit("audit.Verifications", limits.verifications, ["POST"], key_func=match_in_path)
+    limit("analyses.Analyses", limits.analyses, ["POST"])
+    limit("analyses.Analyses", limits.analyses, ["POST"], key_func=match_in_path)

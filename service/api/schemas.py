@@ -13,6 +13,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from domain.bot_seats import THINK_MS_MAX
 from domain.bots import LEVELS
+from domain.bots.expert.budget import DEFAULT_MS, MAX_MS
 from domain.cards import CardError, parse_card
 from domain.event_registry import REGISTRY
 from domain.variants import VARIANTS
@@ -166,6 +167,13 @@ class BotPlayerSchema(Schema):
         "description": f"How long the bot waits before each move, in milliseconds (0-"
                        f"{THINK_MS_MAX}, else 400 invalid_bot); default 0",
         "minimum": 0, "maximum": THINK_MS_MAX})
+    budget_ms = json_integer(metadata={
+        "description": f"The expert's budget per move, in milliseconds of CPU (1-{MAX_MS}, "
+                       f"else 400 invalid_bot; on another level 400 invalid_bot); default "
+                       f"{DEFAULT_MS}. Counted in iterations, so a seed always gives the same "
+                       f"move. Above {DEFAULT_MS} only with an organiser key or the admin "
+                       "token (401/403 organiser_only)",
+        "minimum": 1, "maximum": MAX_MS})
     external_id = PlainText(max_length=128, allow_none=True, metadata={
         "description": "Optional: the bot's id in the caller's system (in the owner's "
                        "views; in everybody's with public_metadata)"})
@@ -177,12 +185,15 @@ class BotSchema(Schema):
     level = fields.String(required=True, metadata={"enum": list(LEVELS)})
     think_ms = fields.Integer(required=True, metadata={
         "description": "How long it waits before each move (milliseconds)"})
+    budget_ms = fields.Integer(metadata={
+        "description": "The expert's budget per move (milliseconds, counted in "
+                       "iterations); only on an expert's seat"})
 
 
 def bot_field() -> fields.Nested:
     return fields.Nested(BotSchema, allow_none=True, metadata={
-        "description": "A computer player's seat: its level and think time; null for a "
-                       "person's (or an open) seat"})
+        "description": "A computer player's seat: its level, think time and (an expert's) "
+                       "budget; null for a person's (or an open) seat"})
 
 
 class OpenSeatSchema(Schema):

@@ -8,11 +8,12 @@ match owes (``Match.owed``) and the table of obligations
 - ``QueuedWork`` (real mode): marks the match in the work index (``service.ports.WorkIndex``)
   under each kind it is about to owe, its row's mark ahead before the append, and at each
   one's due time after it (waking a worker when that is now); workers (``python -m
-  workers``) pay what falls due. Verifications and webhook deliveries are RQ jobs.
+  workers``) pay what falls due. Verifications, analyses and webhook deliveries are RQ
+  jobs.
 - ``InProcessWork`` (embedded mode): one timer thread (``service.ports.WorkTimer``) pays
   every kind when it falls due, the work an append made due at once too, so a request
   never runs the work its own write left (the next deal, a bot's reply); webhooks
-  are delivered on a few threads.
+  are delivered on a few threads, analyses one at a time on threads of their own.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ class Work(Protocol):
     def after(self, match_id: str, match: Match) -> None: ...
 
     def verify(self, match_id: str, verification_id: str) -> None: ...
+
+    def analyse(self, match_id: str, analysis_id: str) -> None: ...
 
     def deliver(self, refs: Sequence[DeliveryRef]) -> None: ...
 
@@ -63,6 +66,9 @@ class QueuedWork:
     def verify(self, match_id: str, verification_id: str) -> None:
         self.jobs.enqueue_replay(match_id, verification_id)
 
+    def analyse(self, match_id: str, analysis_id: str) -> None:
+        self.jobs.enqueue_analysis(match_id, analysis_id)
+
     def deliver(self, refs: Sequence[DeliveryRef]) -> None:
         for ref in refs:
             self.jobs.enqueue_delivery(ref.owner, ref.webhook_id, ref.delivery_id)
@@ -70,24 +76,29 @@ class QueuedWork:
 
 class InProcessWork:
     """Embedded mode: owed work on one timer thread, webhooks on daemon threads,
-    verifications on the asking thread.
+    verifications on the asking thread, analyses on a daemon thread each, one at a time
+    (each is up to a minute of a core; ``analyser`` runs it in a child process).
 
     ``pay_inline`` is for tests (and benches) only: work due at once is paid on the
     writing thread, before the write's caller gets its answer, so a test reads the next
     hand right after the knock that ended one (and an all-bot match created with it has
-    been played out when its creation answers). The embedded server never sets it.
+    been played out when its creation answers); an analysis is done when its request
+    answers. The embedded server never sets it.
     """
 
     def __init__(self, timer: WorkTimer, deliveries: Deliveries,
                  verifier: Callable[[str, str], object],
-                 clock: Callable[[], float] = time.time, *, pay_inline: bool = False) -> None:
+                 clock: Callable[[], float] = time.time, *, pay_inline: bool = False,
+                 analyser: Callable[[str, str], object] | None = None) -> None:
         self.timer = timer
         self.deliveries = deliveries
         self.verifier = verifier
+        self.analyser = analyser
         self._clock = clock
         self._pay_inline = pay_inline
         self._obligations: Obligations | None = None
         self._inline = threading.local()
+        self._analysing = threading.Lock()
 
     def start(self, obligations: Obligations) -> None:
         """Pay through ``obligations`` from now on (built after this follow-up, since the
@@ -139,6 +150,19 @@ class InProcessWork:
 
     def verify(self, match_id: str, verification_id: str) -> None:
         self.verifier(match_id, verification_id)
+
+    def analyse(self, match_id: str, analysis_id: str) -> None:
+        if self._pay_inline:
+            self._analyse_alone(match_id, analysis_id)
+            return
+        threading.Thread(target=self._analyse_alone, args=(match_id, analysis_id),
+                         name="rummy-analysis", daemon=True).start()
+
+    def _analyse_alone(self, match_id: str, analysis_id: str) -> None:
+        if self.analyser is None:
+            raise RuntimeError("InProcessWork was built without an analyser")
+        with self._analysing:
+            self.analyser(match_id, analysis_id)
 
     def deliver(self, refs: Sequence[DeliveryRef]) -> None:
         for ref in refs:

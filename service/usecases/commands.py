@@ -114,11 +114,12 @@ class PlayBot:
     (``domain.match.BotTurn``): nothing once the match has moved on (another version, the
     turn passed, the match over), so a late or repeated payment appends nothing.
 
-    The bot chooses (``domain.bots.choose``) with randomness drawn from public data only
-    (the head of the match's hash chain, the seat and the version), never from the match's
-    secret seed. Its move is an ordinary seat command whose id and stored command name the
-    bot (``seat<n>:bot:<level>:<version>``, ``{"seat", "action", "bot"}``), so the
-    verifier re-decides it like any seat's action."""
+    The bot chooses (``domain.bots.choose``, within its seat's budget) with randomness
+    drawn from public data only (the head of the match's hash chain, the seat and the
+    version), never from the match's secret seed. Its move is an ordinary seat command
+    whose id and stored command name the bot (``seat<n>:bot:<level>:<version>``,
+    ``{"seat", "action", "bot"}``), so the verifier re-decides it like any seat's
+    action."""
 
     seat: int
     version: int
@@ -129,7 +130,8 @@ class PlayBot:
         if owed is None or (owed.seat, owed.version) != (self.seat, self.version):
             return None
         seed = bot_seed(match.head_hash, self.seat, match.version)
-        action, events = bot_move(owed.level, match.variant, match.state, self.seat, seed)
+        action, events = bot_move(owed.level, match.variant, match.state, self.seat, seed,
+                                  match.bots[self.seat].budget)
         return Decision(events, f"seat{self.seat}:bot:{owed.level}:{match.version}",
                         {"seat": self.seat, "action": action, "bot": owed.level})
 
@@ -161,13 +163,14 @@ def bot_seed(head_hash: str, seat: int, version: int) -> bytes:
     return hashlib.sha256(f"bot:{head_hash}:{seat}:{version}".encode()).digest()
 
 
-def bot_move(level: str, variant: Variant, state: object, seat: int,
-             seed: bytes) -> tuple[dict[str, Any], list[Event]]:
-    """The bot's action and the events the rules make of it. Should a level fail or choose
-    an illegal move (a bug in a bot), the seat plays a random legal move instead, logged:
-    a broken bot must not freeze a match people are playing in."""
+def bot_move(level: str, variant: Variant, state: object, seat: int, seed: bytes,
+             budget_ms: int | None = None) -> tuple[dict[str, Any], list[Event]]:
+    """The bot's action (within the seat's ``budget_ms``, ``BotsSeated``) and the events
+    the rules make of it. Should a level fail or choose an illegal move (a bug in a bot),
+    the seat plays a random legal move instead, logged: a broken bot must not freeze a
+    match people are playing in."""
     try:
-        action = bots.choose(level, variant, state, seat, seed)
+        action = bots.choose(level, variant, state, seat, seed, budget_ms=budget_ms)
         return action, variant.decide(state, variant.command(seat, action))
     except Exception:
         log.exception("the %s bot failed for seat %s; it plays a random legal move", level,

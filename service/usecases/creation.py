@@ -8,7 +8,8 @@ new match owes (its first turn's clock, a bot's first move).
 
 A seat may be a computer player's (``{"bot": "basic"}``, ``service.usecases.bot_players``):
 the log records it (``BotsSeated``, right after the clock's settings) and it gets no
-token, so nobody can act for it; the server plays its turns.
+token, so nobody can act for it; the server plays its turns. An expert above the default
+budget is an organiser's to seat.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.bot_seats import BotSeat, seated
+from domain.bots.expert.budget import DEFAULT_MS
 from domain.cards import CardError, parse_cards
 from domain.clocks import ClockSettings
 from domain.errors import OptionError, RuleError
@@ -34,7 +36,13 @@ from service.codec import to_store
 from service.credentials import new_token, token_hash
 from service.ports import Catalog, EventStore, Lobby, MatchInfo, StoredEvent, meta_fields
 from service.usecases.access import Access
-from service.usecases.bot_players import bot_seats, bot_view, is_bot, with_bot_names
+from service.usecases.bot_players import (
+    above_default_budget,
+    bot_seats,
+    bot_view,
+    is_bot,
+    with_bot_names,
+)
 from service.usecases.errors import invalid, not_allowed
 from service.usecases.names import name_key, require_names
 from service.usecases.runner import CommandRunner
@@ -186,7 +194,20 @@ class MatchCreation:
             raise not_allowed(token is not None, "organiser_only",
                            f"{', '.join(organiser_fields)} need an organiser key "
                            "(or the admin token)")
+        self._require_organiser_for_budgets(body, owner, token)
         return self.decide_new(variant, options, body, owner or "", match_secrets)
+
+    @staticmethod
+    def _require_organiser_for_budgets(body: Mapping[str, Any], owner: str | None,
+                                       token: str | None) -> None:
+        """An expert above the default budget costs a worker up to forty times the CPU
+        of each move, for every move of a match that may seat nobody but bots: only an
+        organiser (a key that can be revoked) or the admin may seat one."""
+        costly = above_default_budget(bot_seats(body["players"]))
+        if costly and owner is None:
+            raise not_allowed(token is not None, "organiser_only",
+                              f"players.{costly[0]}.budget_ms above {DEFAULT_MS} needs an "
+                              "organiser key (or the admin token)")
 
     def decide_new(self, variant: Variant, options: Any, body: Mapping[str, Any], owner: str,
                    match_secrets: MatchSecrets | None = None) -> NewMatch:

@@ -14,6 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from domain.audit import parse_ndjson, verify
+from domain.bot_seats import bots_of
+from domain.bots.expert.budget import DEFAULT_MS
 from domain.chain import event_hash
 from domain.events import Event
 from domain.evolving import replay
@@ -88,6 +90,17 @@ def test_upcasting_fills_the_commitment_fields_of_a_schema_1_deal():
     old = Event("HandDealt", {"hand_number": 1, "dealer": 0, "deck": ["AC"]}, 1)
     new = upcast(old)
     assert new.schema == 2 and new.data["commitment"] is None and new.data["deck"] == ["AC"]
+    assert upcast(new) is new
+
+
+def test_upcasting_gives_a_schema_1_expert_the_default_budget_it_searched_within():
+    old = Event("BotsSeated", {"seats": [{"seat": 0, "level": "expert", "think_ms": 0},
+                                         {"seat": 1, "level": "basic", "think_ms": 250}]}, 1)
+    new = upcast(old)
+    assert new.schema == 2 and new.data["seats"] == [
+        {"seat": 0, "level": "expert", "think_ms": 0, "budget_ms": DEFAULT_MS},
+        {"seat": 1, "level": "basic", "think_ms": 250}]
+    assert {seat: bot.budget for seat, bot in bots_of(new).items()} == {0: DEFAULT_MS, 1: None}
     assert upcast(new) is new
 
 

@@ -20,6 +20,7 @@ from flask.testing import FlaskClient
 
 from domain import bots
 from domain.audit import verify
+from domain.bots.expert.budget import DEFAULT_MS, MAX_MS
 from domain.bots.policies import discarding, keen, of_type
 from domain.variants import VARIANTS
 from tests.domain.test_audit import rehash_from
@@ -103,14 +104,20 @@ def test_bots_take_any_seats_of_every_variant(client, variant, seats):
     match = create(client, variant, players)
     assert [s["token"] is None for s in match["seats"]] == [False] + [True] * (seats - 1)
     assert [s["bot"] for s in match["seats"]] == [None] + [
-        {"level": bots.LEVELS[n % 3], "think_ms": 0} for n in range(seats - 1)]
+        shown(bots.LEVELS[n % 3]) for n in range(seats - 1)]
     assert len({s["name"] for s in match["seats"]}) == seats
     public = view(client, match)
     assert [s["bot"] for s in public["seats"]] == [s["bot"] for s in match["seats"]]
     assert public["turn"] in (0, None)  # the bots have played up to the person's turn
     seated = next(e for e in log(client, match) if e["type"] == "BotsSeated")
-    assert seated["data"] == {"seats": [{"seat": n, "level": bots.LEVELS[(n - 1) % 3],
-                                         "think_ms": 0} for n in range(1, seats)]}
+    assert seated["data"] == {"seats": [{"seat": n, **shown(bots.LEVELS[(n - 1) % 3])}
+                                        for n in range(1, seats)]}
+
+
+def shown(level: str, think_ms: int = 0) -> dict[str, Any]:
+    """A bot seat as views and the log show it: an expert's with its (default) budget."""
+    budget = {"budget_ms": DEFAULT_MS} if level == "expert" else {}
+    return {"level": level, "think_ms": think_ms, **budget}
 
 
 def test_the_log_seats_bots_right_after_the_clock_and_the_seed_commitment(client):
@@ -119,7 +126,7 @@ def test_the_log_seats_bots_right_after_the_clock_and_the_seed_commitment(client
     types = [e["type"] for e in log(client, match)]
     assert types[:5] == ["MatchCreated", "SeedCommitted", "ClockSet", "BotsSeated",
                          "HandDealt"]
-    assert match["seats"][1]["bot"] == {"level": "expert", "think_ms": 250}
+    assert match["seats"][1]["bot"] == shown("expert", think_ms=250)
 
 
 def test_bots_are_named_by_their_level_and_numbered_to_keep_names_distinct(client):
@@ -153,6 +160,22 @@ class TestRefusedBots:
                                         {"bot": "basic", "open": True}])
     def test_a_malformed_bot_seat_is_refused_by_the_schema(self, client, player):
         status, code, errors = self.refused(client, player)
+        assert (status, code) == (400, "invalid_request") and errors
+
+    @pytest.mark.parametrize("budget_ms", [0, -5, MAX_MS + 1])
+    def test_an_experts_budget_out_of_bounds_is_refused(self, client, budget_ms):
+        status, code, errors = self.refused(client, {"bot": "expert", "budget_ms": budget_ms})
+        assert (status, code, list(errors)) == (400, "invalid_bot", ["players.1.budget_ms"])
+
+    @pytest.mark.parametrize("level", ["random", "basic"])
+    def test_a_budget_on_a_level_that_does_not_search_is_refused(self, client, level):
+        status, code, errors = self.refused(client, {"bot": level, "budget_ms": 100})
+        assert (status, code) == (400, "invalid_bot")
+        assert "expert" in errors["players.1.budget_ms"][0]
+
+    @pytest.mark.parametrize("budget_ms", [1.5, True, "slow"])
+    def test_a_malformed_budget_is_refused_by_the_schema(self, client, budget_ms):
+        status, code, errors = self.refused(client, {"bot": "expert", "budget_ms": budget_ms})
         assert (status, code) == (400, "invalid_request") and errors
 
     def test_a_bot_named_like_another_seat_is_refused(self, client):
@@ -339,7 +362,7 @@ def test_a_batch_seats_bots_and_a_duplicate_table_rotates_them(client):
         ("Expert bot", True), ("Ann", False)]
     batch = client.get(f"/v1/batches/{response.json['id']}", headers=club).json
     assert [[p["bot"] for p in m["players"]] for m in batch["matches"]] == [
-        [None, {"level": "expert", "think_ms": 0}], [{"level": "expert", "think_ms": 0}, None]]
+        [None, shown("expert")], [shown("expert"), None]]
     bad = client.post("/v1/batches", headers=club, json={"matches": [
         table, {**table, "players": [{"name": "Ann"}, {"bot": "master"}]}]})
     assert (bad.status_code, bad.json["code"]) == (400, "invalid_bot")

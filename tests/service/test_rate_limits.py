@@ -88,6 +88,25 @@ def test_verifications_are_limited_per_address_and_per_match(request, redis_clie
     assert verify(second, "192.0.2.2").status_code == 202
 
 
+def test_analyses_are_limited_per_address_and_per_match(request, redis_client, key_prefix):
+    """Each analysis is up to a minute of a worker's CPU: a budget per address and one per
+    match, counted for every request (a refused one too: it still made the server look)."""
+    limits = RateLimits(analyses="2/minute")
+    client = limited_app(request, redis_client, key_prefix, limits).test_client()
+    first, second = create(client), create(client)
+
+    def analyse(match: dict, address: str):
+        return client.post(f"/v1/matches/{match['id']}/analyses",
+                           environ_base={"REMOTE_ADDR": address})
+
+    answers = [analyse(first, "192.0.2.1") for _ in range(2)]
+    assert [a.json["code"] for a in answers] == ["match_not_finished", "match_not_finished"]
+    assert answers[0].headers["RateLimit-Limit"] == "2"
+    refused_properly(analyse(second, "192.0.2.1"))  # this address's budget is spent
+    refused_properly(analyse(first, "192.0.2.2"))  # and so is this match's
+    assert analyse(second, "192.0.2.2").status_code == 409
+
+
 def test_the_defaults_leave_room_for_a_whole_game_played_at_machine_speed(
         request, redis_client, key_prefix):
     """A whole match, each seat knocking when it can and else discarding its best card,

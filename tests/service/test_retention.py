@@ -61,9 +61,13 @@ def leave_traces(client: FlaskClient, match: dict[str, Any]) -> None:
 
 
 def abort(client: FlaskClient, match_id: str) -> None:
+    """Abort the match, then analyse it (a finished match's last kind of trace)."""
     response = client.post(f"/v1/matches/{match_id}/abort", json={"reason": "closing"},
                            headers=ADMIN_AUTH)
     assert response.status_code == 200, response.json
+    analysed = client.post(f"/v1/matches/{match_id}/analyses",
+                           json={"budget_ms": 1, "samples": 1})
+    assert analysed.status_code == 202, analysed.json
     time.sleep(0.005)  # distinct finish times (milliseconds), so "newest" is well defined
 
 

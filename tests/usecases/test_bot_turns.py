@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from domain import bots
+from domain.bots.expert.budget import DEFAULT_MS
 from domain.fairness import MatchSecrets
 from domain.match import BotTurn
 from service.bootstrap import Wiring
@@ -80,6 +81,24 @@ def test_a_bot_that_fails_plays_a_random_legal_move_and_says_so(queued, monkeypa
         paid = queued.obligations.pay(match["id"], "bots")
     assert paid.appended and paid.appended[0].command["bot"] == "expert"
     assert "the expert bot failed for seat 1" in caplog.text
+
+
+@pytest.mark.parametrize("seat, budget_ms", [({"bot": "expert", "budget_ms": 7}, 7),
+                                              ({"bot": "expert"}, DEFAULT_MS),
+                                              ({"bot": "basic"}, None)])
+def test_a_bot_searches_within_the_budget_its_seat_was_given(queued, monkeypatch, seat,
+                                                             budget_ms):
+    asked: list[int | None] = []
+    choose = bots.choose
+
+    def recording(*args: Any, budget_ms: int | None = None) -> dict[str, Any]:
+        asked.append(budget_ms)
+        return choose(*args, budget_ms=budget_ms)
+
+    monkeypatch.setattr(bots, "choose", recording)
+    match = new_match(queued, players=[{"name": "Ann"}, seat])
+    assert queued.obligations.pay(match["id"], "bots").appended
+    assert asked and set(asked) == {budget_ms}
 
 
 def test_real_mode_pays_a_bot_once_its_think_time_has_run(queued, clock):
