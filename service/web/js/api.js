@@ -49,6 +49,9 @@ export const api = {
   rematch: async (id, token) => (await call("POST", `${match(id)}/rematch`, {token})).body,
   rematchState: async (id, token) => (await call("GET", `${match(id)}/rematch`, {token})).body,
   declineRematch: async (id, token) => (await call("DELETE", `${match(id)}/rematch`, {token})).body,
+  // A finished match's analysis: where to read it (its Location), then the reading.
+  analyse: async (id, token, body) => (await call("POST", `${match(id)}/analyses`, {token, body})).headers.get("Location"),
+  analysis: async (location, token) => (await call("GET", location, {token})).body,
   ticket: async (id, token) => (await call("POST", `${match(id)}/stream-tickets`, {token})).body.ticket,
   verify: async (id) => (await call("POST", `${match(id)}/verifications`)).headers.get("Location"),
   verification: async (location) => (await call("GET", location)).body,
