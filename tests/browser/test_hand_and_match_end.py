@@ -148,6 +148,7 @@ def test_a_claimed_seat_is_given_back_and_the_creator_calls_the_match_off(browse
     ann.page.wait_for_selector(".table[data-phase=aborted] .match-end")
     assert "Called off before it started by its creator" in (
         ann.page.text_content(".match-end .headline") or "")
+    assert ann.page.locator(".rematch-panel").count() == 0  # no result, no rematch
     bob.page.click("button.refresh")
     bob.page.wait_for_function(
         "id => !document.querySelector(`li[data-match='${id}']`)", arg=match_id)

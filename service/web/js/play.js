@@ -112,7 +112,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     renders += 1;
     board.dataset.renders = String(renders);
     replace(board, renderTable(view, {onAction: token && !busy && !stale ? act : null,
-      controls: {seat: seatControls(), rematch: token && isOver(view) ? rematchControl() : null,
+      controls: {seat: seatControls(), rematch: token && view.phase === "complete" ? rematchControl() : null,
         compose: token && ["rummy", "rami"].includes(view.variant) ? composeFor : null}}));
     markLastMove(board, previous, view);
     alertTurn(previous, view);
@@ -189,7 +189,8 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     }
   }
 
-  // Play again: the rematch of this match, followed on the end screen (rematch.js).
+  // Play again: the rematch of a match that ended with a result (an aborted one has
+  // none), followed on the end screen (rematch.js).
   function rematchControl() {
     if (!rematch) rematch = rematchPanel(matchId, seat);
     return rematch.element;

@@ -143,8 +143,10 @@ function show(stage, log) {
   draw();
 }
 
-// A stored match that has ended can be analysed by the server (a file has no match there).
-const analysable = (log) => Boolean(log.matchId) && log.events.some((event) => FINAL_EVENTS.has(event.type));
+// A stored match that was dealt and has ended can be analysed by the server (a file has
+// no match there).
+const analysable = (log) => Boolean(log.matchId) && log.events.some((event) => event.type === "HandDealt")
+  && log.events.some((event) => FINAL_EVENTS.has(event.type));
 
 // One event: in words first; its type, time and raw fields for an auditor, folded.
 function describe(event, names) {
