@@ -114,6 +114,32 @@ def test_a_declined_rematch_is_told_to_both(browser, api_url):
         player.close_clean()
 
 
+REFUSALS = """async () => {
+  const {ApiError} = await import("/web/js/api.js");
+  const {refusalText} = await import("/web/js/rematch.js");
+  const refused = (status, code, message) => refusalText(new ApiError(status, {code, message}));
+  return [
+    refused(409, "rematch_declined", "the rematch was declined"),
+    refused(401, "invalid_token", "unknown token"),
+    refused(429, "rate_limited", "slow down"),
+    refused(418, "teapot", "the server's own words"),
+    refusalText(new TypeError("Failed to fetch")),
+  ];
+}"""
+
+
+def test_a_refused_rematch_is_told_in_words(browser, api_url):
+    page = Page(browser, f"{api_url}/#/replay")
+    assert page.page.evaluate(REFUSALS) == [
+        "The rematch was declined: start a new match from the lobby instead.",
+        "This tab's token for the seat no longer works (it was replaced).",
+        "Too many requests from this seat: wait a moment and try again.",
+        "the server's own words",
+        "The server did not answer: try again.",
+    ]
+    page.close_clean()
+
+
 def test_a_player_resigns_and_the_other_is_told_they_won(browser, api_url):
     match = created(api_url, target=100)
     ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)

@@ -53,7 +53,7 @@ export function rematchPanel(matchId, seat) {
   let stopped = false;
   let busy = false;
   let joined = false;  // this page offered or accepted: it follows the rematch when it starts
-  let sent = 0;  // answers to this page's own requests: a read begun before one is stale
+  let sent = 0;  // this page's own requests, sent and answered: a read that overlaps one is stale
 
   const nameOf = (number) => {
     if (number === state.seat) return "You";
@@ -120,10 +120,12 @@ export function rematchPanel(matchId, seat) {
     try {
       const answer = await request(matchId, seat.token);
       busy = false;
+      sent += 1;
       if (request === api.rematch) joined = true;
       draw(answer);
     } catch (error) {
       busy = false;
+      sent += 1;
       await read();
       say(refusalText(error));
     }
