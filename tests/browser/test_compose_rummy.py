@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.test_hand_and_match_end import seated
+from tests.browser.playing import seated
 from tests.browser.test_reference_client import Page, click, shot
 from tests.conftest import server_env, serving_api
 

@@ -1,8 +1,10 @@
 """What a player sees when a hand and a match end, and the seat controls (issue 19,
 findings 2-4): the showdown of every hand stays on screen until the player continues;
 the end of a match names the winner (by resignation too), shows final scores, bonuses and
-every hand with no card face down and no presence dots, and offers "Play again"; a
-player resigns, gives back a claimed seat, and a creator calls off a waiting match."""
+every hand with no card face down and no presence dots, and offers "Play again" (a
+rematch: one offers, the other accepts, and both sit at the new table, seats swapped; or
+the other declines, and both are told); a player resigns, gives back a claimed seat, and a
+creator calls off a waiting match."""
 
 from __future__ import annotations
 
@@ -11,60 +13,12 @@ import re
 import time
 import urllib.request
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.browser.test_reference_client import Page, choose, click, shot
-
-
-def created(api_url: str, variant: str = "gin", **options: Any) -> dict[str, Any]:
-    body = {"variant": variant, "players": [{"name": "Ann"}, {"name": "Bob"}],
-            "options": options}
-    request = urllib.request.Request(f"{api_url}/v1/matches", data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        return json.load(answer)
-
-
-def seated(browser: Any, api_url: str, match: dict[str, Any], seat: int) -> Page:
-    """The seat's page, its token handed over in the URL fragment as the client does."""
-    handed = match["seats"][seat]
-    fragment = urlencode({"seat": seat, "token": handed["token"], "name": handed["name"]})
-    player = Page(browser, f"{api_url}/#/table/{match['id']}?{fragment}")
-    player.page.wait_for_selector(".table-page[data-mode=seat] .table")
-    player.page.wait_for_function("document.getElementById('app').dataset.following === '1'")
-    return player
-
-
-EAGER = ("big_gin", "knock", "lay_down", "lay_off", "exchange_joker", "pass")
-
-
-def eager(actions: list[dict[str, Any]], best: list[str]) -> dict[str, Any]:
-    """End hands soon: knock, lay down and lay off whenever offered, else as ``choose``."""
-    for kind in EAGER:
-        offered = [a for a in actions if a["type"] == kind]
-        if offered:
-            return offered[0]
-    return choose(actions, best)
-
-
-def play_until(players: list[Page], done: Any, limit: int = 2000) -> int:
-    moves = 0
-    for _ in range(limit):
-        if done():
-            return moves
-        moved = False
-        for player in players:
-            actions = player.actions()
-            if actions:
-                click(player, eager(actions, player.best_discard()))
-                moves += 1
-                moved = True
-                break
-        if not moved:
-            time.sleep(0.02)
-    raise AssertionError("the play did not get there")
+from tests.browser.playing import created, play_until, seated
+from tests.browser.test_reference_client import Page, shot
 
 
 def test_a_hands_showdown_stays_until_the_player_continues(browser, api_url, tmp_path):
@@ -91,9 +45,26 @@ def test_a_hands_showdown_stays_until_the_player_continues(browser, api_url, tmp
         player.close_clean()
 
 
+def created_with_bob_handed_over(browser: Any, api_url: str) -> tuple[Page, Page, str]:
+    """Ann creates a one-point gin match from the lobby with Bob named in seat 1, and hands
+    Bob his seat by its link."""
+    ann = Page(browser, f"{api_url}/#/")
+    ann.page.fill("input[name=you]", "Ann")
+    ann.page.select_option("select[name=variant]", "gin")
+    ann.page.select_option("select[name=use-1]", "named")
+    ann.page.fill("input[name=name-1]", "Bob")
+    ann.page.click("form.create summary")
+    ann.page.fill("input[name=option-target]", "1")
+    ann.page.click("form.create button[type=submit]")
+    ann.page.wait_for_selector(".table-page[data-mode=seat] .table")
+    bob = Page(browser, ann.attribute("[data-seat-link='1']", "href") or "")
+    for player in (ann, bob):
+        player.page.wait_for_function("document.getElementById('app').dataset.following === '1'")
+    return ann, bob, ann.attribute(".table-page", "data-match") or ""
+
+
 def test_the_end_of_a_match_names_the_winner_and_offers_a_rematch(browser, api_url, tmp_path):
-    match = created(api_url, target=1)
-    ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
+    ann, bob, match_id = created_with_bob_handed_over(browser, api_url)
     play_until([ann, bob], lambda: ann.attribute(".table", "data-phase") == "complete")
     bob.page.wait_for_selector(".table[data-phase=complete] .match-end")
     for player in (ann, bob):
@@ -106,10 +77,67 @@ def test_the_end_of_a_match_names_the_winner_and_offers_a_rematch(browser, api_u
         assert player.page.locator(".match-end .showdown-hand").count() == 1
     shot(ann, tmp_path, "gin-match-end.png")
     ann.page.click(".match-end button.rematch")
-    ann.page.wait_for_selector(".table-page[data-mode=seat] .table[data-phase=waiting]")
-    assert ann.attribute(".table-page", "data-match") != match["id"]
+    assert ann.page.text_content(".rematch-waiting", timeout=5000) == "Waiting for Bob to accept"
+    assert bob.page.text_content(".rematch-offer", timeout=5000) == "Ann offers a rematch"
+    bob.page.click(".rematch-panel button.accept")
+    for player, new_seat in ((ann, 1), (bob, 0)):  # two players: the seats swap
+        player.page.wait_for_function(
+            "id => document.querySelector('.table-page[data-mode=seat]')?.dataset.match !== id"
+            " && document.querySelector('.table') !== null", arg=match_id)
+        assert "you" in (player.attribute(f".seat[data-seat='{new_seat}']", "class") or "").split()
+    new_id = ann.attribute(".table-page", "data-match")
+    assert new_id == bob.attribute(".table-page", "data-match")
+    assert ann.page.evaluate("location.hash") == f"#/table/{new_id}"  # no token in the URL
+    # Ann's tab hands Bob's new seat over too: its link carries his token in the rematch.
+    link = parse_qs(urlsplit(ann.attribute("[data-seat-link='0']", "href") or "").fragment
+                    .split("?")[1])
+    request = urllib.request.Request(f"{api_url}/v1/matches/{new_id}",
+                                     headers={"Authorization": f"Bearer {link['token'][0]}"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        assert json.load(answer)["seat"] == 0
     for player in (ann, bob):
         player.close_clean()
+
+
+def test_a_declined_rematch_is_told_to_both(browser, api_url):
+    match = created(api_url, target=100)
+    ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
+    bob.page.click(".seat-controls button.resign")
+    bob.page.click(".seat-controls button.resign-yes")
+    bob.page.click(".match-end button.rematch")
+    assert ann.page.text_content(".rematch-offer", timeout=5000) == "Bob offers a rematch"
+    ann.page.click(".rematch-panel button.decline")
+    assert ann.page.text_content(".rematch-declined") == "You declined the rematch."
+    assert bob.page.text_content(".rematch-declined", timeout=5000) == "Ann declined the rematch."
+    assert bob.page.locator(".rematch-panel button").count() == 0
+    for player in (ann, bob):
+        player.close_clean()
+
+
+REFUSALS = """async () => {
+  const {ApiError} = await import("/web/js/api.js");
+  const {refusalText} = await import("/web/js/rematch.js");
+  const refused = (status, code, message) => refusalText(new ApiError(status, {code, message}));
+  return [
+    refused(409, "rematch_declined", "the rematch was declined"),
+    refused(401, "invalid_token", "unknown token"),
+    refused(429, "rate_limited", "slow down"),
+    refused(418, "teapot", "the server's own words"),
+    refusalText(new TypeError("Failed to fetch")),
+  ];
+}"""
+
+
+def test_a_refused_rematch_is_told_in_words(browser, api_url):
+    page = Page(browser, f"{api_url}/#/replay")
+    assert page.page.evaluate(REFUSALS) == [
+        "The rematch was declined: start a new match from the lobby instead.",
+        "This tab's token for the seat no longer works (it was replaced).",
+        "Too many requests from this seat: wait a moment and try again.",
+        "the server's own words",
+        "The server did not answer: try again.",
+    ]
+    page.close_clean()
 
 
 def test_a_player_resigns_and_the_other_is_told_they_won(browser, api_url):
@@ -146,6 +174,7 @@ def test_a_claimed_seat_is_given_back_and_the_creator_calls_the_match_off(browse
     ann.page.wait_for_selector(".table[data-phase=aborted] .match-end")
     assert "Called off before it started by its creator" in (
         ann.page.text_content(".match-end .headline") or "")
+    assert ann.page.locator(".rematch-panel").count() == 0  # no result, no rematch
     bob.page.click("button.refresh")
     bob.page.wait_for_function(
         "id => !document.querySelector(`li[data-match='${id}']`)", arg=match_id)

@@ -1,7 +1,8 @@
 """Playing the computer in the reference client: from the lobby a person plays a whole gin
 match against a basic bot and a rummy round against one, every bot move told in the move
 log beside the table, the end explained in words; a spectator page follows an all-bot
-match to its end; and the log's and the end screen's wording, checked on crafted events.
+match to its end; "Play again" takes the rematch against the bot; and the log's and the
+end screen's wording, checked on crafted events.
 
 The bots play with no think time (the lobby's "instant" pace) so the tests stay short.
 """
@@ -13,7 +14,7 @@ import time
 import urllib.request
 from typing import Any
 
-from tests.browser.test_hand_and_match_end import eager
+from tests.browser.playing import eager, play_the_computer, play_to_the_end
 from tests.browser.test_reference_client import Page, click
 
 LABELS = {"T": "10", "C": "♣", "D": "♦", "H": "♥", "S": "♠"}
@@ -21,37 +22,6 @@ LABELS = {"T": "10", "C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 
 def label(code: str) -> str:
     return "Joker" if code == "JK" else "".join(LABELS.get(c, c) for c in code)
-
-
-def play_the_computer(page: Page, variant: str, **options: Any) -> str:
-    """One click from the lobby: you in seat 0 against one basic bot, moving at once."""
-    page.page.fill("input[name=you]", "Ann")
-    page.page.select_option("select[name=bot-variant]", variant)
-    page.page.select_option("select[name=bot-level]", "basic")
-    page.page.select_option("select[name=bot-seats]", "2")
-    page.page.select_option("select[name=bot-pace]", "0")
-    page.page.click("form.bot-form summary")
-    for name, value in options.items():
-        page.page.fill(f"input[name=bot-option-{name}]", str(value))
-    page.page.click("form.bot-form button[type=submit]")
-    page.page.wait_for_selector(".table-page[data-mode=seat] .table")
-    return page.attribute(".table-page", "data-match") or ""
-
-
-def play_to_the_end(page: Page, limit: int = 3000) -> int:
-    """Ann's simple play (knock, lay down and lay off when offered, pass the upcard, draw
-    from the stock, throw the best discard) until the match is over; her moves."""
-    moves = 0
-    for _ in range(limit):
-        if page.attribute(".table", "data-phase") == "complete":
-            return moves
-        actions = page.actions()
-        if actions:
-            click(page, eager(actions, page.best_discard()))
-            moves += 1
-        else:
-            time.sleep(0.02)
-    raise AssertionError("the match did not end")
 
 
 def public_log(api_url: str, match_id: str) -> list[dict[str, Any]]:
@@ -115,6 +85,37 @@ def test_a_person_plays_a_whole_gin_match_against_a_basic_bot(browser, api_url, 
     assert ann.page.locator(".match-end .hand-story").count() == 1
     assert ann.page.text_content(".table .goal") == "Target 10 points"
     ann.page.screenshot(path=str(tmp_path / "gin-against-a-bot.png"), full_page=True)
+    ann.close_clean()
+
+
+def test_play_again_takes_the_rematch_and_the_bot_plays_on(browser, api_url):
+    """The bot accepts with the offer: "Play again" opens the new match at once, Ann in
+    the bot's old seat, and the bot moves there as in any match."""
+    ann = Page(browser, f"{api_url}/#/")
+    old_id = play_the_computer(ann, "gin", target=1)
+    play_to_the_end(ann)
+    ann.page.click(".match-end button.rematch")
+    ann.page.wait_for_function(
+        "id => document.querySelector('.table-page[data-mode=seat]')?.dataset.match !== id"
+        " && document.querySelector('.table') !== null", arg=old_id)
+    new_id = ann.attribute(".table-page", "data-match") or ""
+    assert ann.page.text_content(".table-page > p").startswith(f"Match {new_id} · seat 1 (Ann)")
+    assert "you" in (ann.attribute(".seat[data-seat='1']", "class") or "").split()
+    assert "Basic bot" in (ann.page.text_content(".seat[data-seat='0'] .bot-seat") or "")
+    created = next(e for e in public_log(api_url, new_id) if e["type"] == "RematchCreated")
+    assert created["data"]["rematch_of"] == old_id
+
+    for _ in range(500):  # the bot has moved, or moves after Ann's first move
+        if any((e["command_id"] or "").startswith("seat0:bot:")
+               for e in public_log(api_url, new_id)):
+            break
+        actions = ann.actions()
+        if actions:
+            click(ann, eager(actions, ann.best_discard()))
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the bot never moved in the rematch")
+    ann.page.wait_for_selector(".move-log li[data-version]:has-text('Basic bot')")
     ann.close_clean()
 
 

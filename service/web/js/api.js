@@ -6,6 +6,7 @@ export class ApiError extends Error {
     super(body && body.message ? `${body.code}: ${body.message}` : `HTTP ${status}`);
     this.status = status;
     this.code = body && body.code;
+    this.detail = body && body.message;  // the server's words, without the code
   }
 }
 
@@ -45,6 +46,12 @@ export const api = {
   resign: async (id, token) => (await call("POST", `${match(id)}/resign`, {token, body: {}})).body,
   leave: async (id, seat, token) => (await call("POST", `${match(id)}/seats/${seat}/leave`, {token})).body,
   abort: async (id, token, reason) => (await call("POST", `${match(id)}/abort`, {token, body: {reason}})).body,
+  rematch: async (id, token) => (await call("POST", `${match(id)}/rematch`, {token})).body,
+  rematchState: async (id, token) => (await call("GET", `${match(id)}/rematch`, {token})).body,
+  declineRematch: async (id, token) => (await call("DELETE", `${match(id)}/rematch`, {token})).body,
+  // A finished match's analysis: where to read it (its Location), then the reading.
+  analyse: async (id, token, body) => (await call("POST", `${match(id)}/analyses`, {token, body})).headers.get("Location"),
+  analysis: async (location, token) => (await call("GET", location, {token})).body,
   ticket: async (id, token) => (await call("POST", `${match(id)}/stream-tickets`, {token})).body.ticket,
   verify: async (id) => (await call("POST", `${match(id)}/verifications`)).headers.get("Location"),
   verification: async (location) => (await call("GET", location)).body,

@@ -7,7 +7,8 @@ import {api, follow} from "./api.js";
 import {h, notice, replace} from "./dom.js";
 import {composer, newComposer} from "./compose.js";
 import {moveLog} from "./movelog.js";
-import {creatorOf, handOverLink, keepCreator, keepSeat, otherSeats, seatOf} from "./store.js";
+import {rematchPanel} from "./rematch.js";
+import {creatorOf, handOverLink, otherSeats, seatOf} from "./store.js";
 import {isOver, renderTable, secondsLeft, showdown} from "./table.js";
 
 const SHOWDOWN_MS = 12000;
@@ -78,6 +79,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
   let busy = false;
   let stale = false;
   let live = null;
+  let rematch = null;
   let renders = 0;
   const mounted = () => root.contains(board);
 
@@ -110,7 +112,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     renders += 1;
     board.dataset.renders = String(renders);
     replace(board, renderTable(view, {onAction: token && !busy && !stale ? act : null,
-      controls: {seat: seatControls(), rematch: token && isOver(view) ? rematchButton() : null,
+      controls: {seat: seatControls(), rematch: token && view.phase === "complete" ? rematchControl() : null,
         compose: token && ["rummy", "rami"].includes(view.variant) ? composeFor : null}}));
     markLastMove(board, previous, view);
     alertTurn(previous, view);
@@ -187,22 +189,11 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     }
   }
 
-  // Play again: the same variant and options, you in seat 0, the same bots in theirs, and
-  // every other seat open in the lobby (the others join from there).
-  function rematchButton() {
-    return h("button", {type: "button", class: "rematch primary", onclick: async () => {
-      const players = view.seats.map((s, n) => n === 0 ? {name: seat.name || s.name || "Player 1"}
-        : s.bot ? {bot: s.bot.level, think_ms: s.bot.think_ms, name: s.name} : {open: true});
-      try {
-        const created = await api.create({variant: view.variant, options: view.options, players});
-        const mine = created.seats[0];
-        keepSeat(created.id, mine.seat, mine.token, mine.name);
-        keepCreator(created.id, created.creator_token);
-        location.hash = `#/table/${created.id}`;
-      } catch (error) {
-        notice(message, error.message, "error");
-      }
-    }}, "Play again");
+  // Play again: the rematch of a match that ended with a result (an aborted one has
+  // none), followed on the end screen (rematch.js).
+  function rematchControl() {
+    if (!rematch) rematch = rematchPanel(matchId, seat);
+    return rematch.element;
   }
 
   let reading = null;
@@ -254,7 +245,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
   }
 
   const ticker = setInterval(() => {
-    if (!root.contains(board)) { clearInterval(ticker); if (live) live.stop(); return; }
+    if (!root.contains(board)) { stop(); return; }
     board.querySelectorAll("[data-deadline]").forEach((el) => {
       el.textContent = el.textContent.replace(/[^·]*left$/, ` ${secondsLeft(Number(el.dataset.deadline))}`);
     });
@@ -279,7 +270,12 @@ export function openTable(root, matchId, {spectate = false} = {}) {
       isOver: async () => { await reread(); return isOver(view) || Boolean(view.ended); }});
     root.dataset.following = "1";
   });
-  return {stop: () => { clearInterval(ticker); if (live) live.stop(); }};
+  function stop() {
+    clearInterval(ticker);
+    if (live) live.stop();
+    if (rematch) rematch.stop();
+  }
+  return {stop};
 }
 
 // The creator's tab holds the other named seats' tokens: links to hand them over.

@@ -2,9 +2,11 @@
 // /state?at=N) or an exported NDJSON file (verified and replayed by POST /v1/audits), stepped
 // through event by event, and verified: the hash chain and the seed commitments here in the
 // browser, the rules and the scores by the server's verifier.
-import {AUDIT_MAX_BYTES, ApiError, api} from "./api.js";
+import {analysisPanel} from "./analysis.js";
+import {AUDIT_MAX_BYTES, ApiError, FINAL_EVENTS, api} from "./api.js";
 import {h, notice, replace} from "./dom.js";
 import {namesOf, sentence} from "./moves.js";
+import {seatOf} from "./store.js";
 import {renderTable} from "./table.js";
 import {checkChain, checkCommitments, parseRaw, readNdjson} from "./verify.js";
 
@@ -30,6 +32,7 @@ export function openReplay(root, matchId) {
         events: JSON.parse(text).events,
         state: async (at) => cache.get(at) || cache.set(at, await api.state(matchId, at)).get(at),
         serverReport: async () => serverVerification(matchId),
+        matchId,
       });
     } catch (error) {
       notice(message, error.message, "error");
@@ -133,10 +136,17 @@ function show(stage, log) {
       h("button", {type: "button", class: "last", title: "last event", onclick: () => go(total)}, "▶▶"),
       position,
       h("button", {type: "button", class: "verify primary", onclick: () => verifyLog(verdict, log)}, "Verify")),
-    verdict, h("div", {class: "replay-body"}, h("nav", {class: "move-list"}, h("h4", {}, "Moves"), moves),
+    verdict, analysable(log) ? analysisPanel(log.matchId, {moves, names, token: (seatOf(log.matchId) || {}).token})
+      : null,
+    h("div", {class: "replay-body"}, h("nav", {class: "move-list"}, h("h4", {}, "Moves"), moves),
       h("div", {class: "replay-step"}, event, table))));
   draw();
 }
+
+// A stored match that was dealt and has ended can be analysed by the server (a file has
+// no match there).
+const analysable = (log) => Boolean(log.matchId) && log.events.some((event) => event.type === "HandDealt")
+  && log.events.some((event) => FINAL_EVENTS.has(event.type));
 
 // One event: in words first; its type, time and raw fields for an auditor, folded.
 function describe(event, names) {

@@ -1,0 +1,92 @@
+"""Helpers the browser tests share: matches created over the API and opened as a seat's
+page, the lobby's "Play the computer", and simple play until a hand or a match is over."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+from typing import Any
+from urllib.parse import urlencode
+
+from tests.browser.test_reference_client import Page, choose, click
+
+
+def created(api_url: str, variant: str = "gin", **options: Any) -> dict[str, Any]:
+    body = {"variant": variant, "players": [{"name": "Ann"}, {"name": "Bob"}],
+            "options": options}
+    request = urllib.request.Request(f"{api_url}/v1/matches", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.load(answer)
+
+
+def seated(browser: Any, api_url: str, match: dict[str, Any], seat: int) -> Page:
+    """The seat's page, its token handed over in the URL fragment as the client does."""
+    handed = match["seats"][seat]
+    fragment = urlencode({"seat": seat, "token": handed["token"], "name": handed["name"]})
+    player = Page(browser, f"{api_url}/#/table/{match['id']}?{fragment}")
+    player.page.wait_for_selector(".table-page[data-mode=seat] .table")
+    player.page.wait_for_function("document.getElementById('app').dataset.following === '1'")
+    return player
+
+
+EAGER = ("big_gin", "knock", "lay_down", "lay_off", "exchange_joker", "pass")
+
+
+def eager(actions: list[dict[str, Any]], best: list[str]) -> dict[str, Any]:
+    """End hands soon: knock, lay down and lay off whenever offered, else as ``choose``."""
+    for kind in EAGER:
+        offered = [a for a in actions if a["type"] == kind]
+        if offered:
+            return offered[0]
+    return choose(actions, best)
+
+
+def play_until(players: list[Page], done: Any, limit: int = 2000) -> int:
+    moves = 0
+    for _ in range(limit):
+        if done():
+            return moves
+        moved = False
+        for player in players:
+            actions = player.actions()
+            if actions:
+                click(player, eager(actions, player.best_discard()))
+                moves += 1
+                moved = True
+                break
+        if not moved:
+            time.sleep(0.02)
+    raise AssertionError("the play did not get there")
+
+
+def play_the_computer(page: Page, variant: str, **options: Any) -> str:
+    """One click from the lobby: you in seat 0 against one basic bot, moving at once."""
+    page.page.fill("input[name=you]", "Ann")
+    page.page.select_option("select[name=bot-variant]", variant)
+    page.page.select_option("select[name=bot-level]", "basic")
+    page.page.select_option("select[name=bot-seats]", "2")
+    page.page.select_option("select[name=bot-pace]", "0")
+    page.page.click("form.bot-form summary")
+    for name, value in options.items():
+        page.page.fill(f"input[name=bot-option-{name}]", str(value))
+    page.page.click("form.bot-form button[type=submit]")
+    page.page.wait_for_selector(".table-page[data-mode=seat] .table")
+    return page.attribute(".table-page", "data-match") or ""
+
+
+def play_to_the_end(page: Page, limit: int = 3000) -> int:
+    """Ann's simple play (knock, lay down and lay off when offered, pass the upcard, draw
+    from the stock, throw the best discard) until the match is over; her moves."""
+    moves = 0
+    for _ in range(limit):
+        if page.attribute(".table", "data-phase") == "complete":
+            return moves
+        actions = page.actions()
+        if actions:
+            click(page, eager(actions, page.best_discard()))
+            moves += 1
+        else:
+            time.sleep(0.02)
+    raise AssertionError("the match did not end")
