@@ -29,6 +29,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from domain.bots.expert import outs
 from domain.bots.information import HIDDEN, InfoState
 from domain.cards import card_index
 from domain.gin.state import DISCARD, GinState
@@ -134,6 +135,23 @@ class FastGin:
         both seats (the appraisal's measure: points, not the race)."""
         result = state.result or state.playout(rng, greedy)
         return result.margin(0), result.margin(1)
+
+    def counted(self) -> int | None:
+        """The move ``outs`` counts best now: the discard when no knock is allowed, the
+        draw; None when the seat may knock (it does, with the least deadwood)."""
+        base, hand = self.base, self.base.hands[self.seat]
+        legal = base.legal()
+        if base.phase == DISCARD:
+            if any(move >= moves.KNOCK for move in legal):
+                return None
+            return moves.DISCARD + outs.best_discard(hand, legal, self.unseen,
+                                                     base.knock_limit,
+                                                     base.hands[self.opponent])
+        if moves.DRAW_DISCARD not in legal or not base.pile:
+            return None
+        if outs.takes(hand, base.pile[-1], self.unseen, base.knock_limit):
+            return moves.DRAW_DISCARD
+        return moves.PASS if moves.PASS in legal else moves.DRAW_STOCK
 
     def action(self, move: int) -> dict[str, object]:
         return moves.action(move)

@@ -100,6 +100,14 @@ class Choice(Generic[M]):
     means: dict[M, float]
     rounds: int
 
+    def unless_beaten(self, other: M, margin: float) -> M:
+        """``other``, unless it was searched and the search's move rates more than
+        ``margin`` better: at a small budget the search's ranking of close moves is
+        mostly noise, and a move chosen by a sounder rule should stand."""
+        if other in self.means and self.means[self.move] < self.means[other] + margin:
+            return other
+        return self.move
+
 
 def widening(visits: int) -> int:
     """How many of its candidates a node visited ``visits`` times may try: two at first,
