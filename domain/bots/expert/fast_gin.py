@@ -30,17 +30,15 @@ import random
 from collections.abc import Sequence
 
 from domain.bots.expert import outs
+from domain.bots.expert.outs import BEST_DISCARDS as _BEST_DISCARDS
+from domain.bots.expert.outs import DEADWOOD as _DEADWOOD
+from domain.bots.expert.outs import DISCARD_DEADWOOD as _DISCARD_DEADWOOD
+from domain.bots.expert.outs import VALUES as _VALUES
 from domain.bots.information import HIDDEN, InfoState
 from domain.cards import card_index
 from domain.gin.state import DISCARD, GinState
-from domain.mask_deadwood import pip_deadwood
 from domain.simulation import GinHand, HandResult, greedy, moves, rules_of
 
-_TABLES = pip_deadwood()
-_DEADWOOD = _TABLES.deadwood
-_DISCARD_DEADWOOD = _TABLES.discard_deadwood
-_BEST_DISCARDS = _TABLES.best_discards
-_VALUES = _TABLES.values
 HIDDEN_CARD = -1
 """A face-down stock card in the seat's own view."""
 DISCARDS_KEPT = 5

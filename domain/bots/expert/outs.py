@@ -21,11 +21,12 @@ from collections.abc import Iterable, Sequence
 
 from domain.mask_deadwood import pip_deadwood
 
-_TABLES = pip_deadwood()
-_DEADWOOD = _TABLES.deadwood
-_DISCARD_DEADWOOD = _TABLES.discard_deadwood
-_BEST_DISCARDS = _TABLES.best_discards
-_VALUES = _TABLES.values
+TABLES = pip_deadwood()
+"""Gin's deadwood on 52-bit masks (the fast engine's): the expert's gin counts use it."""
+DEADWOOD = TABLES.deadwood
+DISCARD_DEADWOOD = TABLES.discard_deadwood
+BEST_DISCARDS = TABLES.best_discards
+VALUES = TABLES.values
 KEPT = 4
 """Discards counted: those leaving the least deadwood now."""
 
@@ -57,21 +58,21 @@ def knock_chance(hand: int, unseen: Sequence[int], limit: int) -> tuple[float, f
     deadwood after one draw and the best discard) for a ten-card ``hand``."""
     count = len(unseen)
     if count < 2:
-        return 0.0, float(_DEADWOOD(hand))
+        return 0.0, float(DEADWOOD(hand))
     hits, total = 0.0, 0
     for card in unseen:
         drawn = hand | 1 << card
-        left = _DISCARD_DEADWOOD(drawn)
+        left = DISCARD_DEADWOOD(drawn)
         total += left
         if left <= limit:
             hits += 1
             continue
-        _, best = _BEST_DISCARDS(drawn)
+        _, best = BEST_DISCARDS(drawn)
         kept = drawn ^ (best & -best)
         near = near_mask(kept)
         second = sum(1 for other in unseen
                      if other != card and near >> other & 1
-                     and _DISCARD_DEADWOOD(kept | 1 << other) <= limit)
+                     and DISCARD_DEADWOOD(kept | 1 << other) <= limit)
         hits += second / (count - 1)
     return hits / count, total / count
 
@@ -80,11 +81,11 @@ def best_discard(hand: int, discards: Iterable[int], unseen: Sequence[int], limi
                  wanted: int = 0) -> int:
     """The card of ``discards`` (indices) to throw from the eleven-card ``hand`` (see the
     module's docstring); ``wanted`` is the mask of cards the opponent was seen to take."""
-    ranked = sorted(discards, key=lambda card: (_DEADWOOD(hand ^ 1 << card), -_VALUES[card]))
+    ranked = sorted(discards, key=lambda card: (DEADWOOD(hand ^ 1 << card), -VALUES[card]))
     best, best_key = ranked[0], None
     for card in ranked[:KEPT]:
         chance, mean = knock_chance(hand ^ 1 << card, unseen, limit)
-        key = (-chance, mean, (NEAR[card] & wanted).bit_count(), -_VALUES[card])
+        key = (-chance, mean, (NEAR[card] & wanted).bit_count(), -VALUES[card])
         if best_key is None or key < best_key:
             best, best_key = card, key
     return best
@@ -96,7 +97,7 @@ def one_draw_chance(hand: int, unseen: Sequence[int], limit: int) -> float:
         return 0.0
     near = near_mask(hand)
     return sum(1 for card in unseen
-               if near >> card & 1 and _DISCARD_DEADWOOD(hand | 1 << card) <= limit) / len(unseen)
+               if near >> card & 1 and DISCARD_DEADWOOD(hand | 1 << card) <= limit) / len(unseen)
 
 
 def takes(hand: int, top: int, unseen: Sequence[int], limit: int) -> bool:
@@ -106,14 +107,14 @@ def takes(hand: int, top: int, unseen: Sequence[int], limit: int) -> bool:
     equals the lower deadwood (what ``basic`` weighs). The taken card stays in the hand
     (docs/rules.md 1.4)."""
     taken = hand | 1 << top
-    deadwood, card = min((_DEADWOOD(taken ^ low), low) for low in _bits(hand))
+    deadwood, card = min((DEADWOOD(taken ^ low), low) for low in _bits(hand))
     if deadwood <= limit:
         return True
     kept = taken ^ card
     take, stock = one_draw_chance(kept, unseen, limit), knock_chance(hand, unseen, limit)[0]
     if take != stock:
         return take > stock
-    return deadwood < _DEADWOOD(hand)
+    return deadwood < DEADWOOD(hand)
 
 
 def _bits(mask: int) -> list[int]:
