@@ -14,7 +14,8 @@ each decision shows only what its seat knew then, so an analysis shows nothing t
 match's export does not.
 
 An analysis is a function of the log and its parameters (the expert's budget is counted
-in iterations and every draw is seeded), so its id is a digest of the log's head and the
+in iterations and every draw is seeded), so its id is a digest of the match, the version of
+its end (``Match.played_version``: a rematch's answers come after it) and the
 parameters: asking again answers the same analysis, queued, running or done, and only a
 failed one (or one whose record expired) is queued afresh. What asking costs is bounded
 at the API too (requests per client address and per match).
@@ -89,9 +90,12 @@ def _whole(body: Mapping[str, Any], name: str, default: int, most: int) -> int:
     return value
 
 
-def analysis_id(head_hash: str, asked: Mapping[str, Any]) -> str:
-    """The id of the analysis of the log ending at ``head_hash`` with these parameters."""
-    return hashlib.sha256(canonical_json({"head": head_hash, **asked}).encode()).hexdigest()[:32]
+def analysis_id(match_id: str, played_version: int, asked: Mapping[str, Any]) -> str:
+    """The id of the analysis of the match's play, its log up to ``played_version`` (the
+    end: a rematch's answers logged after it do not change what is analysed), with these
+    parameters."""
+    key = {"match": match_id, "played": played_version, **asked}
+    return hashlib.sha256(canonical_json(key).encode()).hexdigest()[:32]
 
 
 def analyse_records(variant: str, records: Sequence[Mapping[str, Any]], seed: str,
@@ -171,7 +175,7 @@ class Analyses:
         self.queries.access.viewer(match_id, token)
         match = self._finished(match_id)
         asked = parameters(body, match.variant.name)
-        found = analysis_id(match.head_hash, asked)
+        found = analysis_id(match_id, match.played_version, asked)
         record = {"status": "queued", "requested_at": round(time.time(), 3),
                   "variant": match.variant.name, "players": len(match.state.scores),
                   "parameters": asked, "thresholds": _thresholds(match)}
@@ -197,12 +201,12 @@ class Analyses:
         try:
             match = self.queries.load(match_id)
         except MatchNotStarted as exc:
-            raise Conflict(MATCH_NOT_FINISHED, f"match {match_id!r} waits for players: only a "
-                                       "finished match is analysed") from exc
+            raise Conflict(MATCH_NOT_FINISHED, f"match {match_id!r} waits for players: "
+                           "only a finished match is analysed") from exc
         if not match.is_over:
-            raise Conflict(MATCH_NOT_FINISHED, f"match {match_id!r} is in play: only a finished "
-                                       "match is analysed (an analysis would tell a seat "
-                                       "how to play)")
+            raise Conflict(MATCH_NOT_FINISHED, f"match {match_id!r} is in play: only a "
+                           "finished match is analysed (an analysis would tell a seat how "
+                           "to play)")
         return match
 
 

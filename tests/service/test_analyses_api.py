@@ -19,8 +19,9 @@ from domain.bots.analysis import KNOCKING_THRESHOLDS, LABELS, RUMMY_THRESHOLDS, 
 from service.adapters.jobs import ANALYSES
 from service.api.app import create_app
 from service.config import Settings
-from tests.service.conftest import ADMIN, ADMIN_AUTH, create
+from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer, create
 from tests.service.test_audit_api import export
+from tests.service.test_rematch_api import resigned
 from workers.reconciler import Reconciler
 
 QUICK = {"budget_ms": 2, "samples": 8}
@@ -84,6 +85,17 @@ def test_the_same_parameters_answer_the_same_analysis_and_it_recomputes_alike(cl
     assert recomputed["summary"] == first["summary"]
     other = ask(client, match["id"], {**QUICK, "seed": "another"}).json
     assert other["id"] != first["id"] and other["parameters"]["seed"] == "another"
+
+
+def test_a_rematch_logged_after_the_end_changes_nothing_analysed(client):
+    match = resigned(client)
+    first = analysed(client, match["id"])
+    offered = client.post(f"/v1/matches/{match['id']}/rematch",
+                          headers=bearer(match["seats"][0]["token"]))
+    assert offered.status_code == 200 and offered.json["status"] == "offered"
+    again = ask(client, match["id"], QUICK)
+    assert (again.status_code, again.json["id"], again.json["status"]) == \
+        (202, first["id"], "done")
 
 
 def test_the_defaults_are_filled_in_and_sent_back(client):
