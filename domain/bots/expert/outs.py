@@ -6,9 +6,10 @@ few cards that leave the least deadwood, the chances to knock first differ by a 
 hundredths, less than the noise of a few hundred playouts. Counted exactly they can be:
 for each discard, every unseen card is drawn next (each as likely: the seat cannot
 tell the stock from the other hand) and, if that draw does not let the seat knock, the
-least useful card is thrown and every other unseen card is drawn once more. Only cards
-near the hand (same rank, or same suit within two ranks) can lower its deadwood enough,
-so only those are counted in the second draw.
+least useful card is thrown and every other unseen card is drawn once more. A card near
+no card of the hand (same rank, or same suit within two ranks) melds with none, so it
+helps only in place of the card the hand would throw: it is counted by its value alone,
+and only the cards near the hand are solved.
 
 Among equal chances, the discard that leaves the least deadwood after one draw, then
 the one an opponent who was seen to take cards is least likely to want, then the
@@ -68,12 +69,7 @@ def knock_chance(hand: int, unseen: Sequence[int], limit: int) -> tuple[float, f
             hits += 1
             continue
         _, best = BEST_DISCARDS(drawn)
-        kept = drawn ^ (best & -best)
-        near = near_mask(kept)
-        second = sum(1 for other in unseen
-                     if other != card and near >> other & 1
-                     and DISCARD_DEADWOOD(kept | 1 << other) <= limit)
-        hits += second / (count - 1)
+        hits += knocking_draws(drawn ^ (best & -best), unseen, limit, card) / (count - 1)
     return hits / count, total / count
 
 
@@ -91,13 +87,19 @@ def best_discard(hand: int, discards: Iterable[int], unseen: Sequence[int], limi
     return best
 
 
+def knocking_draws(hand: int, unseen: Sequence[int], limit: int, drawn: int = -1) -> int:
+    """How many cards of ``unseen`` (but ``drawn``) let the ten-card ``hand`` knock once
+    drawn. A card near none of the hand's only adds its value to the hand's best nine, so
+    only the near ones are solved."""
+    near, rest = near_mask(hand), DISCARD_DEADWOOD(hand)
+    return sum(1 for card in unseen
+               if card != drawn and (DISCARD_DEADWOOD(hand | 1 << card) <= limit
+                                     if near >> card & 1 else rest + VALUES[card] <= limit))
+
+
 def one_draw_chance(hand: int, unseen: Sequence[int], limit: int) -> float:
     """The chance that one draw from ``unseen`` lets the ten-card ``hand`` knock."""
-    if not unseen:
-        return 0.0
-    near = near_mask(hand)
-    return sum(1 for card in unseen
-               if near >> card & 1 and DISCARD_DEADWOOD(hand | 1 << card) <= limit) / len(unseen)
+    return knocking_draws(hand, unseen, limit) / len(unseen) if unseen else 0.0
 
 
 def takes(hand: int, top: int, unseen: Sequence[int], limit: int) -> bool:

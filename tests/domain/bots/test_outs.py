@@ -20,21 +20,21 @@ def unseen_of(hand: int, rng: random.Random, count: int = 31) -> list[int]:
     return rng.sample([card for card in range(52) if not hand >> card & 1], count)
 
 
-def brute_second_draws(kept: int, drawn: int, unseen: list[int], limit: int) -> int:
-    return sum(1 for other in unseen
-               if other != drawn and DISCARD_DEADWOOD(kept | 1 << other) <= limit)
-
-
-def test_only_cards_near_the_hand_can_let_it_knock_so_the_count_skips_the_rest():
+def test_the_count_solves_only_near_cards_and_agrees_with_solving_every_one():
     rng = random.Random(7)
-    for _ in range(200):
-        hand = sum(1 << card for card in rng.sample(range(52), 10))
-        unseen = unseen_of(hand, rng)
-        near = outs.near_mask(hand)
-        for other in unseen:
-            if not near >> other & 1:
-                assert DISCARD_DEADWOOD(hand | 1 << other) > 10 or \
-                    DISCARD_DEADWOOD(hand) <= 10
+    for limit in (10, 5, 0):
+        for _ in range(300):
+            hand = sum(1 << card for card in rng.sample(range(52), 10))
+            unseen = unseen_of(hand, rng)
+            every = sum(1 for card in unseen if DISCARD_DEADWOOD(hand | 1 << card) <= limit)
+            assert outs.knocking_draws(hand, unseen, limit) == every
+
+
+def test_a_far_low_card_in_place_of_a_king_lets_the_hand_knock():
+    hand = mask("4D 4S 4H 9C TC JC QC 2H 3H KS")  # deadwood 2 + 3 + 10 = 15
+    ace = card_index("AD")
+    assert not outs.near_mask(hand) >> ace & 1
+    assert outs.knocking_draws(hand, [ace], 10) == 1  # throw KS: 2 + 3 + 1 = 6
 
 
 def test_a_hand_one_card_from_a_knock_counts_its_outs():
