@@ -16,7 +16,6 @@ Every key carries the match's hash tag (one Cluster slot), so each script touche
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -24,6 +23,7 @@ from typing import Any
 import redis
 
 from domain.chain import canonical_json
+from service.adapters.match_records import MatchRecords
 
 IN_FLIGHT = ("queued", "running")
 
@@ -54,21 +54,16 @@ return 0
 """
 
 
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
-class AnalysisRecords:
+class AnalysisRecords(MatchRecords):
     """The analyses of every match, each expiring (``in_flight_s`` while queued or running,
     ``ttl_s`` once done or failed)."""
 
+    record = "analysis"
+    index = "analyses"
+
     def __init__(self, client: redis.Redis, key: Callable[[str, str], str], ttl_s: int,
                  in_flight_s: int, clock: Callable[[], float] = time.time) -> None:
-        self._client = client
-        self._key = key
-        self._ttl_s = ttl_s
-        self._in_flight_s = in_flight_s
-        self._clock = clock
+        super().__init__(client, key, ttl_s, in_flight_s, clock)
         self._open = client.register_script(OPEN)
         self._save = client.register_script(SAVE)
 
@@ -81,18 +76,11 @@ class AnalysisRecords:
         self._save(keys=self._keys(match_id, analysis_id),
                    args=self._args(analysis_id, record, self._clock()))
 
-    def get(self, match_id: str, analysis_id: str) -> dict[str, Any] | None:
-        raw = self._client.hget(self._key(match_id, f"analysis:{analysis_id}"), "record")
-        return None if raw is None else dict(json.loads(_text(raw)))
-
-    def keys_of(self, match_id: str) -> list[str]:
-        """Every key of the match's analyses that may still exist."""
-        index = self._key(match_id, "analyses")
-        ids = [_text(raw) for raw in self._client.zrange(index, 0, -1)]
-        return [index, *(self._key(match_id, f"analysis:{i}") for i in ids)]
+    def _read(self, key: str) -> Any:
+        return self._client.hget(key, "record")
 
     def _keys(self, match_id: str, analysis_id: str) -> list[str]:
-        return [self._key(match_id, f"analysis:{analysis_id}"), self._key(match_id, "analyses")]
+        return [self._record_key(match_id, analysis_id), self._index_key(match_id)]
 
     def _args(self, analysis_id: str, record: Mapping[str, Any], now: float) -> list[Any]:
         status = str(record["status"])

@@ -18,7 +18,6 @@ Every key carries the match's hash tag (one Cluster slot), so each script touche
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -26,6 +25,7 @@ from typing import Any
 import redis
 
 from domain.chain import canonical_json
+from service.adapters.match_records import MatchRecords, text
 
 # Shared: write the record (KEYS[1], ARGV[2]) for ttl ARGV[3] s and note in the index
 # (KEYS[2]) that id ARGV[1] expires at ARGV[4].
@@ -59,27 +59,22 @@ return 0
 """
 
 
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
-class VerificationReports:
+class VerificationReports(MatchRecords):
     """Verification records of every match, each expiring (``ttl_s``)."""
+
+    record = "verification"
+    index = "reports"
 
     def __init__(self, client: redis.Redis, key: Callable[[str, str], str], ttl_s: int,
                  in_flight_s: int, clock: Callable[[], float] = time.time) -> None:
-        self._client = client
-        self._key = key
-        self._ttl_s = ttl_s
-        self._in_flight_s = in_flight_s
-        self._clock = clock
+        super().__init__(client, key, ttl_s, in_flight_s, clock)
         self._open = client.register_script(OPEN)
         self._save = client.register_script(SAVE)
 
     def _keys(self, match_id: str, verification_id: str, version: int | None) -> list[str]:
         held = "none" if version is None else str(version)
-        return [self._key(match_id, f"verification:{verification_id}"),
-                self._key(match_id, "reports"), self._key(match_id, f"verifying:{held}")]
+        return [self._record_key(match_id, verification_id), self._index_key(match_id),
+                self._key(match_id, f"verifying:{held}")]
 
     def open(self, match_id: str, version: int, verification_id: str,
              record: Mapping[str, Any]) -> str:
@@ -89,7 +84,7 @@ class VerificationReports:
         found = self._open(keys=self._keys(match_id, verification_id, version),
                            args=[verification_id, canonical_json(dict(record)), self._ttl_s,
                                  repr(now + self._ttl_s), self._in_flight_s, repr(now)])
-        return _text(found)
+        return text(found)
 
     def save(self, match_id: str, verification_id: str, record: Mapping[str, Any]) -> None:
         self._file(match_id, verification_id, None, record, free=False)
@@ -105,14 +100,3 @@ class VerificationReports:
         self._save(keys=self._keys(match_id, verification_id, version),
                    args=[verification_id, canonical_json(dict(record)), self._ttl_s,
                          repr(self._clock() + self._ttl_s), "1" if free else "0"])
-
-    def get(self, match_id: str, verification_id: str) -> dict[str, Any] | None:
-        raw = self._client.get(self._key(match_id, f"verification:{verification_id}"))
-        return None if raw is None else dict(json.loads(_text(raw)))
-
-    def keys_of(self, match_id: str) -> list[str]:
-        """Every key of the match's verifications that may still exist (a pointer in
-        flight aside: it goes within ``in_flight_s``)."""
-        index = self._key(match_id, "reports")
-        ids = [_text(raw) for raw in self._client.zrange(index, 0, -1)]
-        return [index, *(self._key(match_id, f"verification:{i}") for i in ids)]
