@@ -3,22 +3,32 @@
 The real server is ``REDIS_URL`` or redis://127.0.0.1:6379/0. Each test works under its
 own key prefix and deletes its keys afterwards, so a shared server is left as found.
 When no real Redis answers, those tests skip loudly; under ``CI=true`` they fail.
+
+The HTTP tests share one Flask app (``shared_app``), each answering with its own wiring
+on its own backend and prefix (``serving``).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import fakeredis
 import pytest
 import redis
+from flask import Flask
+
+from service.config import Settings
+
+if TYPE_CHECKING:
+    from service.bootstrap import Wiring
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL_REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -89,6 +99,60 @@ def redis_client(redis_backend: tuple[redis.Redis, str]) -> redis.Redis:
 @pytest.fixture
 def key_prefix(redis_backend: tuple[redis.Redis, str]) -> str:
     return redis_backend[1]
+
+
+# --- one Flask app for the run -------------------------------------------------------------
+
+APP_LEVEL = ("rate_limits", "cors_origins", "deadlines")
+"""Settings ``create_app`` builds into the Flask app itself rather than its wiring: a test
+that changes one builds an app of its own."""
+
+
+def app_level(settings: Settings) -> list[object]:
+    return [getattr(settings, name) for name in APP_LEVEL]
+
+
+@pytest.fixture(scope="session")
+def shared_app() -> Flask:
+    """One app for every HTTP test that keeps the app-level settings (``APP_LEVEL``) at
+    their defaults: building one takes far longer than most tests. It serves no wiring of
+    its own; ``serving`` gives it each test's."""
+    from service.api.app import create_app
+
+    app = create_app(Settings(redis_url="redis://unused"), client=fakeredis.FakeRedis())
+    app.extensions.pop("rummy").close()
+    app.config.pop("SETTINGS")
+    return app
+
+
+@pytest.fixture
+def serving(request: pytest.FixtureRequest,
+            shared_app: Flask) -> Iterator[Callable[..., Flask]]:
+    """``serving(settings, client, jobs_inline=None, clock=time.time)``: the shared app
+    answering with a wiring built for this test alone (``create_app``'s arguments, without
+    the cost of building an app), so a test sees nothing held in memory by another (caches,
+    timers, streams, settings). The wiring is closed and taken out after the test, before
+    the test's Redis backend deletes its keys, so none of its threads writes after that."""
+    from service.api.app import serve_wiring, wire
+
+    if "redis_backend" in request.fixturenames:
+        request.getfixturevalue("redis_backend")  # set up first, so torn down last
+    served: list[Wiring] = []
+
+    def serve(settings: Settings, client: redis.Redis, jobs_inline: bool | None = None,
+              clock: Callable[[], float] = time.time) -> Flask:
+        assert not served, "the shared app serves one wiring a test: build another app"
+        assert app_level(settings) == app_level(Settings()), \
+            f"the shared app keeps the defaults of {APP_LEVEL}: build an app for these settings"
+        served.append(wire(settings, client, jobs_inline, clock))
+        serve_wiring(shared_app, served[0])
+        return shared_app
+
+    yield serve
+    shared_app.extensions.pop("rummy", None)
+    shared_app.config.pop("SETTINGS", None)
+    for wiring in served:
+        wiring.close()
 
 
 # --- a real server -------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from service.api.deadlines import BodyDeadlines
 from service.api.event_schemas import document_commands, document_events, document_options
 from service.api.limits import limit_abuse
 from service.api.schemas import document_players
-from service.bootstrap import bootstrap
+from service.bootstrap import Wiring, bootstrap
 from service.config import Settings
 
 log = logging.getLogger("rummy")
@@ -77,11 +77,10 @@ def create_app(settings: Settings | None = None, client: Any = None,
     ``clock``: the wall clock of every part (``bootstrap``), for tests. The app is wrapped
     in the body and answer deadlines (``service.api.deadlines``).
     """
-    wiring = bootstrap(settings, client, in_process=jobs_inline, clock=clock,
-                       pay_inline=bool(jobs_inline))
+    wiring = wire(settings, client, jobs_inline, clock)
     app = Flask("rummy")
-    app.config.update(API_SPEC, SETTINGS=wiring.settings, MAX_CONTENT_LENGTH=256 * 1024)
-    app.extensions["rummy"] = wiring
+    app.config.update(API_SPEC, MAX_CONTENT_LENGTH=256 * 1024)
+    serve_wiring(app, wiring)
     allow_browsers(app, wiring.settings.cors_origins)
     api = RummyApi(app)
     null_only_for_none(api.spec)
@@ -103,6 +102,22 @@ def create_app(settings: Settings | None = None, client: Any = None,
     serve_reference(app, api.spec.to_dict())
     app.wsgi_app = BodyDeadlines(app.wsgi_app, wiring.settings.deadlines)  # type: ignore[method-assign]
     return app
+
+
+def wire(settings: Settings | None = None, client: Any = None, jobs_inline: bool | None = None,
+         clock: Callable[[], float] = time.time) -> Wiring:
+    """The wiring ``create_app`` serves, from the same arguments."""
+    return bootstrap(settings, client, in_process=jobs_inline, clock=clock,
+                     pay_inline=bool(jobs_inline))
+
+
+def serve_wiring(app: Flask, wiring: Wiring) -> None:
+    """Answer ``app``'s requests with ``wiring``: its use cases and its settings are all a
+    request reads of it. The rest of the app (routes, CORS, limits, deadlines, the OpenAPI
+    document) is built once from the settings; tests that share one app, since building it
+    costs far more than a test, serve each test's own wiring through here."""
+    app.config["SETTINGS"] = wiring.settings
+    app.extensions["rummy"] = wiring
 
 
 def serve_reference(app: Flask, spec: dict[str, Any]) -> None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 import redis
+from flask import Flask
 from flask.testing import FlaskClient
 
-from service.api.app import create_app
 from service.bootstrap import bootstrap
 from service.config import Settings
 
@@ -16,10 +17,12 @@ ADMIN = "admin-secret"
 
 
 @pytest.fixture
-def app(redis_client: redis.Redis, key_prefix: str):
+def app(redis_client: redis.Redis, key_prefix: str, serving: Callable[..., Flask]) -> Flask:
+    """The app as ``create_app(settings, client, jobs_inline=True)`` builds it, admin token
+    ``ADMIN``, a keep-alive tick every 200 ms (the shared app with this test's wiring)."""
     settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix=key_prefix,
                         sse_keepalive_ms=200)
-    return create_app(settings, client=redis_client, jobs_inline=True)
+    return serving(settings, redis_client, jobs_inline=True)
 
 
 @pytest.fixture

@@ -17,7 +17,6 @@ from rq import Queue, SimpleWorker
 
 from domain.bots.analysis import KNOCKING_THRESHOLDS, LABELS, RUMMY_THRESHOLDS, label
 from service.adapters.jobs import ANALYSES
-from service.api.app import create_app
 from service.config import Settings
 from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer, create
 from tests.service.test_audit_api import export
@@ -152,14 +151,12 @@ class TestRefused:
 
 
 @pytest.fixture
-def queued(redis_client, key_prefix):
+def queued(redis_client, key_prefix, serving):
     settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix=key_prefix)
-    app = create_app(settings, client=redis_client, jobs_inline=False)
-    yield app
+    yield serving(settings, redis_client, jobs_inline=False)
     queue = Queue(ANALYSES, connection=redis_client)
     for job_id in analysis_jobs(redis_client, key_prefix):
         queue.remove(job_id)
-    app.extensions["rummy"].close()
 
 
 def analysis_jobs(redis_client, key_prefix: str) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -26,7 +27,6 @@ from domain.gin import GIN
 from domain.gin.options import GinOptions
 from domain.variants import VARIANTS
 from service.adapters.jobs import REPLAYS
-from service.api.app import create_app
 from service.cli import main as rummy
 from service.config import Settings
 from service.usecases.audit import REPORT_TTL_S
@@ -256,15 +256,13 @@ class TestVerification:
 
 
 @pytest.fixture
-def queued(redis_client: redis.Redis, key_prefix: str) -> Any:
+def queued(redis_client: redis.Redis, key_prefix: str, serving: Callable[..., Flask]) -> Any:
     """The app as real mode runs it: a verification is a ``replays`` job left to workers."""
     settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix=key_prefix)
-    app = create_app(settings, client=redis_client, jobs_inline=False)
-    yield app
+    yield serving(settings, redis_client, jobs_inline=False)
     replays = Queue(REPLAYS, connection=redis_client)
     for job_id in replay_jobs(redis_client, key_prefix):
         replays.remove(job_id)
-    app.extensions["rummy"].close()
 
 
 def replay_jobs(redis_client: redis.Redis, key_prefix: str) -> list[str]:

@@ -5,14 +5,14 @@ and at its think time."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import fakeredis
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 
-from service.api.app import create_app
 from service.config import Settings
 from tests.service.conftest import ADMIN, bearer
 from tests.service.test_bots_api import SHORT
@@ -22,12 +22,10 @@ WAIT_S = 60.0
 
 
 @pytest.fixture
-def served() -> Iterator[FlaskClient]:
+def served(serving: Callable[..., Flask]) -> FlaskClient:
     """The app in embedded mode, as ``make serve`` builds it."""
-    app = create_app(Settings(redis_url=None, admin_token=ADMIN, key_prefix="embedded"),
-                     client=fakeredis.FakeRedis(server=fakeredis.FakeServer()))
-    yield app.test_client()
-    app.extensions["rummy"].close()
+    return serving(Settings(redis_url=None, admin_token=ADMIN, key_prefix="embedded"),
+                   fakeredis.FakeRedis(server=fakeredis.FakeServer())).test_client()
 
 
 def poll(client: FlaskClient, match_id: str, done: Any, timeout: float = WAIT_S

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from typing import Any
 
 import fakeredis
 import pytest
+from flask import Flask
 
 from domain.bots.policies import ENDERS, PLACEMENTS, keen, of_type
-from service.api.app import create_app
 from service.config import Settings
 from tests.spec_check import CheckedClient, SpecChecker, open_objects, presence_report, spec
 
@@ -43,10 +44,10 @@ def checker() -> SpecChecker:
 
 
 @pytest.fixture
-def api(checker: SpecChecker) -> CheckedClient:
+def api(checker: SpecChecker, serving: Callable[..., Flask]) -> CheckedClient:
     settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix="contract",
                         sse_keepalive_ms=50)
-    app = create_app(settings, client=fakeredis.FakeRedis(), jobs_inline=True)
+    app = serving(settings, fakeredis.FakeRedis(), jobs_inline=True)
     return CheckedClient(app.test_client(), checker)
 
 

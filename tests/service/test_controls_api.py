@@ -10,7 +10,7 @@ log that results verifies (``domain.audit.verify``).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -33,14 +33,12 @@ NAMES = ["Ann", "Bob", "Cy", "Di"]
 
 
 @pytest.fixture
-def app(redis_client: redis.Redis, key_prefix: str) -> Iterator[Flask]:
+def app(redis_client: redis.Redis, key_prefix: str, serving: Callable[..., Flask]) -> Flask:
     """The test app (jobs inline, so the in-process work timer is registered); its
     timer is stopped afterwards."""
     settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix=key_prefix,
                         sse_keepalive_ms=200)
-    built = create_app(settings, client=redis_client, jobs_inline=True)
-    yield built
-    built.extensions["rummy"].close()
+    return serving(settings, redis_client, jobs_inline=True)
 
 
 def stop_clock_timer(app: Flask) -> None:

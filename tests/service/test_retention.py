@@ -9,7 +9,7 @@ the number of keys stays flat however many matches finish.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -35,10 +35,8 @@ def embedded(prefix: str, keep: int) -> Settings:
 
 
 @pytest.fixture
-def app(redis_client: redis.Redis, key_prefix: str) -> Iterator[Flask]:
-    built = create_app(embedded(key_prefix, keep=2), client=redis_client, jobs_inline=True)
-    yield built
-    built.extensions["rummy"].close()
+def app(redis_client: redis.Redis, key_prefix: str, serving: Callable[..., Flask]) -> Flask:
+    return serving(embedded(key_prefix, keep=2), redis_client, jobs_inline=True)
 
 
 def new_match(client: FlaskClient, number: int) -> dict[str, Any]:

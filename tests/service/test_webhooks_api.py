@@ -26,7 +26,6 @@ from rq.registry import ScheduledJobRegistry
 
 from service.adapters import addresses
 from service.adapters.deliveries import DeliveryRunner
-from service.api.app import create_app
 from service.config import Settings
 from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer, create
 from tests.service.test_matches_api import DECK, act
@@ -48,10 +47,10 @@ def private_webhooks() -> bool:
 
 
 @pytest.fixture
-def app(redis_client, key_prefix, private_webhooks):
+def app(redis_client, key_prefix, private_webhooks, serving):
     settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix=key_prefix,
                         sse_keepalive_ms=200, private_webhooks=private_webhooks)
-    return create_app(settings, client=redis_client, jobs_inline=True)
+    return serving(settings, redis_client, jobs_inline=True)
 
 
 class Receiver:
@@ -512,14 +511,14 @@ class TestRQ:
     """
 
     @pytest.fixture
-    def app(self, redis_client, key_prefix, private_webhooks, monkeypatch):
+    def app(self, redis_client, key_prefix, private_webhooks, monkeypatch, serving):
         if private_webhooks:
             monkeypatch.setenv("RUMMY_WEBHOOK_PRIVATE", "allow")
         else:
             monkeypatch.delenv("RUMMY_WEBHOOK_PRIVATE", raising=False)
         settings = Settings(redis_url="redis://unused", admin_token=ADMIN,
                             key_prefix=key_prefix, private_webhooks=private_webhooks)
-        return create_app(settings, client=redis_client, jobs_inline=False)
+        return serving(settings, redis_client, jobs_inline=False)
 
     @staticmethod
     def work(redis_client, *names: str) -> None:

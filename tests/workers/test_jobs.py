@@ -17,7 +17,6 @@ import workers.webhooks
 from domain.match import StepDue
 from service.adapters.jobs import REPLAYS, WEBHOOKS
 from service.adapters.work import WorkIndex
-from service.api.app import create_app
 from service.config import Settings
 from service.usecases.commands import RunStep
 from service.usecases.obligations import KINDS
@@ -29,9 +28,9 @@ from workers.reconciler import LEASE_S, Reconciler
 
 
 @pytest.fixture
-def app(redis_client, key_prefix):
+def app(redis_client, key_prefix, serving):
     settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix=key_prefix)
-    return create_app(settings, client=redis_client, jobs_inline=False)
+    return serving(settings, redis_client, jobs_inline=False)
 
 
 @pytest.fixture
