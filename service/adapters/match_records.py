@@ -2,8 +2,8 @@
 expiring key per record under the match's hash tag, and a sorted set per match of the
 ids that may still exist, so embedded mode's retention can delete them with the match.
 
-Each kind writes through its own scripts (the rules for opening one differ); this reads
-them back and lists their keys.
+Each kind writes through its own two scripts (the rules for opening one differ); this
+registers them, reads the records back and lists their keys.
 """
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ class MatchRecords:
     """The key part before each record's id."""
     index = ""
     """The key of the match's index of record ids."""
+    opening = ""
+    """The Lua script that files a new record, unless the kind's rules find one to answer."""
+    saving = ""
+    """The Lua script that files a record's later states."""
 
     def __init__(self, client: redis.Redis, key: Callable[[str, str], str], ttl_s: int,
                  in_flight_s: int, clock: Callable[[], float] = time.time) -> None:
@@ -38,6 +42,8 @@ class MatchRecords:
         self._ttl_s = ttl_s
         self._in_flight_s = in_flight_s
         self._clock = clock
+        self._open = client.register_script(self.opening)
+        self._save = client.register_script(self.saving)
 
     def get(self, match_id: str, record_id: str) -> dict[str, Any] | None:
         raw = self._read(self._record_key(match_id, record_id))

@@ -18,11 +18,8 @@ Every key carries the match's hash tag (one Cluster slot), so each script touche
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
-
-import redis
 
 from domain.chain import canonical_json
 from service.adapters.match_records import MatchRecords, text
@@ -64,12 +61,8 @@ class VerificationReports(MatchRecords):
 
     record = "verification"
     index = "reports"
-
-    def __init__(self, client: redis.Redis, key: Callable[[str, str], str], ttl_s: int,
-                 in_flight_s: int, clock: Callable[[], float] = time.time) -> None:
-        super().__init__(client, key, ttl_s, in_flight_s, clock)
-        self._open = client.register_script(OPEN)
-        self._save = client.register_script(SAVE)
+    opening = OPEN
+    saving = SAVE
 
     def _keys(self, match_id: str, verification_id: str, version: int | None) -> list[str]:
         held = "none" if version is None else str(version)
