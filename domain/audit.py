@@ -40,6 +40,7 @@ from itertools import groupby
 from typing import Any
 
 from domain import controls, rematch
+from domain.aggregate import Recorded
 from domain.chain import GENESIS_HASH, event_hash
 from domain.clocks import decide_timeout
 from domain.errors import OptionError, RuleError
@@ -59,7 +60,7 @@ from domain.events import (
 )
 from domain.evolving import folded
 from domain.fairness import Deal, commitment, hand_seed, shuffled_deck
-from domain.match import Match, Recorded
+from domain.match import Match
 from domain.shuffle import choose
 from domain.steps import SystemStep, decide_step
 from domain.upcasting import upcast

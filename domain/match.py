@@ -6,6 +6,9 @@ it, used alike by the server's repository, the offline verifier and the audit of
 logs; ``domain.evolving.fold`` is the same fold for events not stored yet (a decision, a
 system step).
 
+``Match`` is one of the two aggregates (``domain.aggregate``) the repository loads and the
+runner writes to; the tournament is the other.
+
 ``Match.owed`` answers "what does this match owe the outside world now": the system step
 it awaits, the deadline of its running turn's clock, a computer player's turn. Whatever
 schedules, reconciles or rebuilds background work asks it, and nothing else. ``OWED``
@@ -21,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from domain.aggregate import Recorded
 from domain.bot_seats import BotSeat, bots_of, is_seating
 from domain.chain import GENESIS_HASH
 from domain.clocks import Clock, track
@@ -56,17 +60,6 @@ class FamilyState(Protocol):
     @property
     def completion(self) -> Mapping[str, Any] | None:
         """The ``MatchCompleted`` payload once the match has reached its end."""
-
-
-@dataclass(frozen=True)
-class Recorded:
-    """A stored event as the fold needs it: the event (in its current shape), its version,
-    its time (epoch seconds, which the clock runs on) and its hash."""
-
-    event: Event
-    version: int
-    ts: float
-    hash: str
 
 
 @dataclass(frozen=True)
@@ -142,17 +135,6 @@ index: ``{prefix}:work:<kind>``), ``of(match)`` (the one it owes now, or None) a
 
 OWED: tuple[type[Owed], ...] = (StepDue, DeadlineDue, BotTurn)
 """Every kind of owed work, in the order ``Match.owed`` lists them."""
-
-TIME_GRAIN_S = 0.001
-"""The log keeps times to the millisecond, rounded, so an event may carry a time up to
-half a millisecond ahead of the clock that stored it: work due from an event's time (a
-bot that does not wait) is due now when it falls due within one grain."""
-
-
-def is_due(owed: Owed, now: float) -> bool:
-    """Whether ``owed`` is due at ``now`` (``TIME_GRAIN_S``)."""
-    return owed.due(now) <= now + TIME_GRAIN_S
-
 
 @dataclass(frozen=True)
 class Ahead:

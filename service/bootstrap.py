@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import fakeredis
 import redis
 
+from domain.match import Match
 from service.adapters import addresses
 from service.adapters.analyses import AnalysisRecords
 from service.adapters.analyst import ChildAnalyst
@@ -90,7 +91,7 @@ class Wiring:
     settings: Settings
     client: redis.Redis
     store: RedisEventStore
-    repository: Repository
+    repository: Repository[Match]
     runner: CommandRunner
     obligations: Obligations
     work: Work
@@ -172,7 +173,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     in_process = settings.embedded if in_process is None else in_process
     prefix = settings.key_prefix
     store = RedisEventStore(client, prefix, clock)
-    repository = Repository(store)
+    repository: Repository[Match] = Repository(store)
     index = WorkIndex(client, prefix, KINDS, clock)
     tokens = TokenIndex(client, prefix)
     organiser_keys = OrganiserKeys(client, prefix)
@@ -211,7 +212,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
                                                             *analysis_records.keys_of(match_id)])
         subscribers.append(Retention(finished, [repository.forget]))
     runner = CommandRunner(repository, Subscribers(subscribers), work)
-    obligations = Obligations(runner, clock)
+    obligations = Obligations({"match": runner}, clock)
     if local is not None:
         local.start(obligations)
     access = Access(store, settings.admin_token, repository.meta, lobby.get, tokens,

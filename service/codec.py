@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from domain.aggregate import Recorded
 from domain.events import Event
-from domain.match import Recorded
 from domain.upcasting import upcast
 from service.ports import NewEvent, StoredEvent
 

@@ -14,6 +14,10 @@ match lives in one Redis Cluster slot and one Lua script can touch them all:
   plain command outside the per-match script because a cluster-safe script may only touch
   one slot. If it is lost it can be rebuilt from the meta keys.
 
+Tournaments are a second kind of stream in the same layout (``{prefix}:{<tournament_id>}:
+events``, ``:meta``, ``:idem``), written by a second store over the same client whose
+creations join ``{prefix}:tournaments`` (the ``index`` it is given) instead.
+
 Lua has no sha256, so the client hashes: it reads the head, chains the new events from it,
 and the script refuses when the head moved in between. Nothing is ever rewritten; only the
 embedded mode deletes, whole finished matches (service/adapters/retention.py).
@@ -160,12 +164,14 @@ class RedisEventStore:
     """Event store over redis-py; works on Redis, Redis Cluster key layout and fakeredis."""
 
     def __init__(
-        self, client: redis.Redis, prefix: str = "rummy", clock: Callable[[], float] = time.time
+        self, client: redis.Redis, prefix: str = "rummy", clock: Callable[[], float] = time.time,
+        index: str = "matches",
     ) -> None:
         if not prefix or "{" in prefix or "}" in prefix:
             raise ValueError(f"prefix must be non-empty and brace-free, got {prefix!r}")
         self._client = client
         self._prefix = prefix
+        self._index = index
         self._clock = clock
         self._create_script = client.register_script(scripts.CREATE)
         self._append_script = client.register_script(scripts.APPEND)
@@ -183,7 +189,8 @@ class RedisEventStore:
         return f"{self._prefix}:{{{match_id}}}:{suffix}"
 
     def _index_key(self) -> str:
-        return f"{self._prefix}:matches"
+        """The creation-time index this store's streams join (one per aggregate kind)."""
+        return f"{self._prefix}:{self._index}"
 
     def _now(self) -> float:
         """Server time in epoch seconds, millisecond precision, always a float.

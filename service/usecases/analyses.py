@@ -118,7 +118,7 @@ def summary(decisions: Sequence[Mapping[str, Any]], players: int) -> list[dict[s
     return out
 
 
-def run_analysis(repository: Repository, records: AnalysisRecords, analyst: Analyst,
+def run_analysis(repository: Repository[Match], records: AnalysisRecords, analyst: Analyst,
                  match_id: str, analysis_id: str) -> bool:
     """Analyse the match as asked and file the decisions; a failure is filed as such,
     with its reason. False when nothing was filed done (failed, or the request expired)."""

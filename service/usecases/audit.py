@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from domain.audit import duplicate_deals, verify
+from domain.match import Match
 from domain.variants import VARIANTS
 from service.ports import Reports
 from service.usecases.errors import NotFound, storable
@@ -36,7 +37,7 @@ job's worst case (3 attempts of at most 600 s and 35 s of backoff, ``adapters.jo
 a queue's wait, so a lost job holds its log version back for an hour at most."""
 
 
-def run_verification(repository: Repository, reports: Reports, match_id: str,
+def run_verification(repository: Repository[Match], reports: Reports, match_id: str,
                      verification_id: str) -> bool:
     """Verify the match (and its duplicate partner's deals, if any); file the report."""
     asked = reports.get(match_id, verification_id) or {}

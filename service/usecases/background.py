@@ -22,18 +22,18 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
-from domain.match import Ahead, Match, is_due
+from domain.aggregate import Aggregate, is_due
 from service.ports import Deliveries, DeliveryRef, Jobs, WorkIndex, WorkTimer
 from service.usecases.errors import NotFound
 from service.usecases.obligations import OBLIGATIONS, Obligations
 
 
 class Work(Protocol):
-    def expect(self, match_id: str, ahead: Ahead) -> None: ...
+    def expect(self, match_id: str, ahead: Any) -> None: ...
 
-    def after(self, match_id: str, match: Match) -> None: ...
+    def after(self, match_id: str, match: Aggregate) -> None: ...
 
     def verify(self, match_id: str, verification_id: str) -> None: ...
 
@@ -51,12 +51,12 @@ class QueuedWork:
         self.work = work
         self._clock = clock
 
-    def expect(self, match_id: str, ahead: Ahead) -> None:
+    def expect(self, match_id: str, ahead: Any) -> None:
         now = self._clock()
         for owed in ahead.owed(now):
             self.work.mark(owed.kind, match_id, now + OBLIGATIONS[owed.kind].mark_ahead_s)
 
-    def after(self, match_id: str, match: Match) -> None:
+    def after(self, match_id: str, match: Aggregate) -> None:
         now = self._clock()
         for owed in match.owed():
             self.work.reschedule(owed.kind, match_id, owed.due(now))
@@ -106,10 +106,10 @@ class InProcessWork:
         self._obligations = obligations
         self.timer.start(self.pay)
 
-    def expect(self, match_id: str, ahead: Ahead) -> None:
+    def expect(self, match_id: str, ahead: Any) -> None:
         """Nothing to note: in-process work lives and dies with this process."""
 
-    def after(self, match_id: str, match: Match) -> None:
+    def after(self, match_id: str, match: Aggregate) -> None:
         now = self._clock()
         for owed in match.owed():
             if self._pay_inline and is_due(owed, now):

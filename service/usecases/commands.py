@@ -11,7 +11,7 @@ import hashlib
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from domain import bots, rematch
 from domain.clocks import decide_timeout
@@ -36,12 +36,19 @@ class Decision:
     command: dict[str, Any] | None = None
 
 
-class Command(Protocol):
+AggregateT = TypeVar("AggregateT", contravariant=True)
+
+
+class Command(Protocol[AggregateT]):
+    """A command against one kind of aggregate (a match's here; a tournament's in
+    ``service.usecases.tournament_commands``): decided with the aggregate as loaded and
+    what its kind decides with besides (a match's secrets)."""
+
     @property
     def retry_on_conflict(self) -> bool:
         """Decide again on a newer version when another writer got there first."""
 
-    def decide(self, match: Match, secrets: MatchSecrets) -> Decision | None: ...
+    def decide(self, match: AggregateT, secrets: Any) -> Decision | None: ...
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from domain.events import HAND_SCORED, MATCH_ABORTED, MATCH_COMPLETED, SEAT_FORFEITED
+from domain.match import Match
 from service.ports import (
     DeliveryRef,
     FanOut,
@@ -60,16 +61,16 @@ class OrganiserNotices:
         self.feed, self.webhooks, self.owners = feed, webhooks, owners
         self.meta, self.dispatch = meta, dispatch
 
-    def __call__(self, appended: Appended) -> None:
+    def __call__(self, appended: Appended[Match]) -> None:
         lifecycle = [event for event in appended.events if event.type in KIND_OF]
         if not lifecycle:
             return
-        meta = self.meta(appended.match_id) or {}
+        meta = self.meta(appended.aggregate_id) or {}
         owner = meta.get("owner", "")
         if not owner:
             return
-        messages = [lifecycle_message(appended.match_id, meta, event,
-                                      appended.match.state.scores) for event in lifecycle]
+        messages = [lifecycle_message(appended.aggregate_id, meta, event,
+                                      appended.aggregate.state.scores) for event in lifecycle]
         bodies = [json.dumps(m, separators=(",", ":"), sort_keys=True) for m in messages]
         webhooks = self.webhooks.all(owner) if self.owners.is_live(owner) else []
         refs = [ref for message, body in zip(messages, bodies, strict=True)

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from domain.match import Match
 from domain.viewer import Viewer
 from service.ports import (
     EventStore,
@@ -245,7 +246,7 @@ class LiveStreams:
         for start in range(0, len(held), _REFRESH_CHUNK):
             self.presence.refresh(dict(held[start:start + _REFRESH_CHUNK]))
 
-    def acted(self, appended: Appended) -> None:
+    def acted(self, appended: Appended[Match]) -> None:
         """The subscriber that notes a seat's own action (presence's ``last_action_at``,
         the time of the first event it appended); the clock's automatic moves are not the
         seat's. Never fails the action, which has happened already."""
@@ -254,10 +255,10 @@ class LiveStreams:
         if not isinstance(seat, int) or "action" not in command or command.get("auto"):
             return
         try:
-            self.presence.acted(appended.match_id, seat, appended.events[0].ts)
+            self.presence.acted(appended.aggregate_id, seat, appended.events[0].ts)
         except StoreUnavailable:
             log.warning("last action of seat %s on match %s not recorded", seat,
-                        appended.match_id)
+                        appended.aggregate_id)
 
     def seats(self, match_id: str, count: int) -> list[dict[str, Any]]:
         return self.presence.of(match_id, count)

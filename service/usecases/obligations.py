@@ -17,11 +17,12 @@ domain, one more row here and the command it names, and nothing else.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from domain.match import BotTurn, DeadlineDue, Match, Owed, StepDue, is_due
+from domain.aggregate import Aggregate, is_due
+from domain.match import BotTurn, DeadlineDue, Owed, StepDue
 from service.ports import StoredEvent
 from service.usecases.commands import Command, PlayBot, RunStep, TimeOut
 from service.usecases.runner import CommandRunner
@@ -45,9 +46,11 @@ class Obligation(Generic[OwedT]):
     """Real mode marks the match in the work index this far ahead *before* an append that
     will leave it owing this kind: should the process die before its mark after the
     append, the reconciler still looks at the match then."""
-    command: Callable[[OwedT, float], Command]
+    command: Callable[[OwedT, float], Command[Any]]
     """The command that pays ``owed`` at ``now``; run through the ``CommandRunner``, so a
     payment that comes twice, or late, appends nothing more."""
+    aggregate: str = "match"
+    """The kind of aggregate that owes it (``AggregateKind.name``): whose runner pays."""
 
     @property
     def kind(self) -> str:
@@ -73,38 +76,43 @@ table to one row per kind)."""
 
 @dataclass(frozen=True)
 class Paid:
-    """What paying one kind did: the match after it and the events appended."""
+    """What paying one kind did: the aggregate after it and the events appended."""
 
-    match: Match
+    aggregate: Aggregate
     appended: tuple[StoredEvent, ...] = ()
 
     def next_due(self, kind: str, now: float) -> float | None:
-        """When the match is next due for ``kind`` (``now`` or earlier: still due, unpaid);
-        None when it owes none of it any more."""
-        return next((owed.due(now) for owed in self.match.owed() if owed.kind == kind), None)
+        """When it is next due for ``kind`` (``now`` or earlier: still due, unpaid); None
+        when it owes none of it any more."""
+        return next((owed.due(now) for owed in self.aggregate.owed() if owed.kind == kind),
+                    None)
 
 
 class Obligations:
-    """Pays what matches owe, one kind at a time, through the command runner."""
+    """Pays what aggregates owe, one kind at a time, through each aggregate kind's command
+    runner (``runners``, by ``AggregateKind.name``)."""
 
-    def __init__(self, runner: CommandRunner, clock: Callable[[], float] = time.time) -> None:
-        self.runner = runner
+    def __init__(self, runners: Mapping[str, CommandRunner[Any]],
+                 clock: Callable[[], float] = time.time) -> None:
+        self.runners = dict(runners)
         self._clock = clock
 
     def pay(self, match_id: str, kind: str, now: float | None = None) -> Paid:
-        """Run the command of what the match owes of ``kind`` while it is due at ``now``
-        (the clock's now by default); what the match owes when it stops. A match that owes
-        nothing due of ``kind`` (paid already, or not yet due) is left as it is."""
+        """Run the command of what the aggregate ``match_id`` (a match, or a tournament for
+        a tournament's kind) owes of ``kind`` while it is due at ``now`` (the clock's now
+        by default); what it owes when it stops. One that owes nothing due of ``kind``
+        (paid already, or not yet due) is left as it is."""
         now = self._clock() if now is None else now
         row = OBLIGATIONS[kind]
-        match = self.runner.repository.get(match_id)
+        runner = self.runners[row.aggregate]
+        match = runner.repository.get(match_id)
         appended: list[StoredEvent] = []
         for _ in range(MAX_PAYMENTS):
             owed = next((o for o in match.owed() if o.kind == kind and is_due(o, now)), None)
             if owed is None:
                 break
-            outcome = self.runner.run(match_id, row.command(owed, now))
-            match = outcome.match
+            outcome = runner.run(match_id, row.command(owed, now))
+            match = outcome.aggregate
             if not outcome.appended:
                 break
             appended += outcome.appended

@@ -42,7 +42,7 @@ class Play:
         except NotFound:
             self.queries.load(match_id)
             raise
-        return self.queries.render(match_id, outcome.match, Viewer.for_seat(seat))
+        return self.queries.render(match_id, outcome.aggregate, Viewer.for_seat(seat))
 
 
     def forfeit(self, match_id: str, token: str | None, body: Mapping[str, Any],
@@ -103,7 +103,7 @@ class Play:
         command = EndMatch(resignation, command_id(f"resign:{seat}", idempotency_key))
         outcome = self.runner.run(match_id, command,
                                   idempotency=_once(str(seat), idempotency_key, "resign", reason))
-        return self.queries.render(match_id, outcome.match, Viewer.for_seat(seat))
+        return self.queries.render(match_id, outcome.aggregate, Viewer.for_seat(seat))
 
     def abort(self, match_id: str, token: str | None, body: Mapping[str, Any],
               idempotency_key: str | None = None) -> dict[str, Any]:
@@ -123,7 +123,7 @@ class Play:
     def _end(self, match_id: str, control: ForfeitSeat | AbortMatch, command_id: str,
              once: Idempotency | None) -> dict[str, Any]:
         outcome = self.runner.run(match_id, EndMatch(control, command_id), idempotency=once)
-        return self.queries.render(match_id, outcome.match, Viewer.full())
+        return self.queries.render(match_id, outcome.aggregate, Viewer.full())
 
 
 def _once(scope: str, key: str | None, *request: Any) -> Idempotency | None:

@@ -60,7 +60,7 @@ class HandIndex:
 class MatchQueries:
     """What anybody may read of a match, redacted for them."""
 
-    def __init__(self, repository: Repository, lobby: Lobby, access: Access,
+    def __init__(self, repository: Repository[Match], lobby: Lobby, access: Access,
                  live: LiveStreams) -> None:
         self.repository = repository
         self.lobby = lobby

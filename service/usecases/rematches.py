@@ -104,8 +104,8 @@ class Rematches:
             outcome = self.runner.run(match_id, AnswerRematch(answer, uuid.uuid4().hex))
         except RuleError as exc:
             raise refused(exc) from exc
-        self._create(match_id, outcome.match)
-        return self._view(match_id, outcome.match, answer.seat, token)
+        self._create(match_id, outcome.aggregate)
+        return self._view(match_id, outcome.aggregate, answer.seat, token)
 
     def _ended(self, match_id: str) -> Match:
         """The match, which must have ended with a result (``domain.rematch.refusal``);

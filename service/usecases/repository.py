@@ -1,12 +1,15 @@
-"""The one loader of matches: a cached fold per match, fast-forwarded with newer events only.
+"""The one loader of aggregates: a cached fold per stream, fast-forwarded with newer events.
 
 Every caller (API views and actions, system steps, organiser controls, clock checks) gets a
-match from here. A cached match is brought up to date by reading the events after its
-version, never the whole stream; a match not in the cache is folded from its first event.
-The cache is an optimisation only: state is always the fold of the stored events.
+match from here, and the tournaments' use cases a tournament from a second instance over
+the same store code (``domain.aggregate``: an ``AggregateKind`` says how each kind begins
+and what its commands decide with). A cached aggregate is brought up to date by reading the
+events after its version, never the whole stream; one not in the cache is folded from its
+first event. The cache is an optimisation only: state is always the fold of the stored
+events.
 
-What never changes once a match exists (its family, its secrets) is read from the meta
-once and cached with it.
+What never changes once an aggregate exists (a match's family and secrets) is read from
+the meta once and cached with it.
 """
 
 from __future__ import annotations
@@ -14,13 +17,15 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, Generic
 
+from domain.aggregate import A
 from domain.events import Event
 from domain.evolving import folded
 from domain.fairness import MatchSecrets
-from domain.match import Ahead, Match
+from domain.match import Match
 from domain.variants import VARIANTS
 from service.codec import to_recorded
 from service.ports import EventStore, StoredEvent
@@ -45,23 +50,50 @@ def not_found(match_id: str) -> NotFound:
     return NotFound("match_not_found", f"no match {match_id!r}")
 
 
-class Repository:
-    """Loads matches for every use case; thread-safe; ``cache_size`` matches kept."""
+@dataclass(frozen=True)
+class AggregateKind(Generic[A]):
+    """How the repository begins one kind of aggregate and what its commands decide with."""
 
-    def __init__(self, store: EventStore, cache_size: int = CACHE_SIZE) -> None:
+    name: str
+    blank: Callable[[Mapping[str, str]], A]
+    """The aggregate before its first event, from its creation metadata."""
+    context: Callable[[Mapping[str, str]], Any]
+    """What a command decides with besides the aggregate, from its metadata (a match's
+    secrets); read once and cached."""
+    not_found: Callable[[str], NotFound]
+    evolves: Callable[[Event], int] = lambda event: 1
+    """``evolve`` calls one stored event costs (the bench's count)."""
+
+
+def match_secrets(meta: Mapping[str, str]) -> MatchSecrets:
+    """The match's seed and the players' entropy, kept in its meta."""
+    return MatchSecrets(bytes.fromhex(meta["seed"]), tuple(json.loads(meta.get("entropy", "[]"))))
+
+
+MATCHES: AggregateKind[Match] = AggregateKind(
+    "match", lambda meta: Match.new(VARIANTS[meta["variant"]]), match_secrets, not_found,
+    folded)
+
+
+class Repository(Generic[A]):
+    """Loads one kind of aggregate for every use case; thread-safe; ``cache_size`` kept."""
+
+    def __init__(self, store: EventStore, cache_size: int = CACHE_SIZE,
+                 kind: AggregateKind[Any] = MATCHES) -> None:
         self.store = store
+        self.kind: AggregateKind[A] = kind
         self.stats = ReadStats()
-        self._cache: OrderedDict[str, Match] = OrderedDict()
+        self._cache: OrderedDict[str, A] = OrderedDict()
         self._meta: dict[str, dict[str, str]] = {}
-        self._secrets: dict[str, MatchSecrets] = {}
+        self._secrets: dict[str, Any] = {}
         self._cache_size = cache_size
         self._gone: OrderedDict[str, None] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, match_id: str) -> Match:
-        """The match at its newest version; ``NotFound`` when there is none."""
+    def get(self, match_id: str) -> A:
+        """The aggregate at its newest version; ``NotFound`` when there is none."""
         if not storable(match_id):
-            raise not_found(match_id)
+            raise self.kind.not_found(match_id)
         with self._lock:
             cached = self._cache.get(match_id)
         loaded = cached or self._empty(match_id)
@@ -71,16 +103,16 @@ class Repository:
         self._remember(match_id, loaded)
         return loaded
 
-    def at(self, match_id: str, version: int) -> Match:
-        """The match as it stood right after event ``version`` (folded from the start)."""
+    def at(self, match_id: str, version: int) -> A:
+        """The aggregate as it stood right after event ``version`` (folded from the start)."""
         empty = self._empty(match_id)
         return self.fold(empty, self._read(match_id, after=0, until=version))
 
     def stored(self, match_id: str, after: int = 0,
                until: int | None = None) -> list[StoredEvent]:
-        """The match's stored events (for logs, exports and live streams)."""
+        """The stored events (for logs, exports and live streams)."""
         if not storable(match_id):
-            raise not_found(match_id)
+            raise self.kind.not_found(match_id)
         return self._read(match_id, after, until)
 
     def meta(self, match_id: str) -> dict[str, str] | None:
@@ -102,16 +134,16 @@ class Repository:
             self._meta[match_id] = fixed
         return fixed
 
-    def secrets(self, match_id: str) -> MatchSecrets:
-        """The match's seed and the players' entropy, kept in its meta."""
+    def secrets(self, match_id: str) -> Any:
+        """What its commands decide with besides the aggregate (``AggregateKind.context``):
+        a match's seed and the players' entropy, kept in its meta."""
         cached = self._secrets.get(match_id)
         if cached is not None:
             return cached
         meta = self.meta(match_id)
         if meta is None:
-            raise not_found(match_id)
-        secrets = MatchSecrets(bytes.fromhex(meta["seed"]),
-                               tuple(json.loads(meta.get("entropy", "[]"))))
+            raise self.kind.not_found(match_id)
+        secrets = self.kind.context(meta)
         with self._lock:
             if match_id not in self._gone:
                 self._secrets[match_id] = secrets
@@ -131,20 +163,23 @@ class Repository:
 
     # --- folding -----------------------------------------------------------------------
 
-    def fold(self, match: Match, stored: Sequence[StoredEvent]) -> Match:
-        """``match`` after the stored events that follow it (``Match.apply``)."""
+    def fold(self, aggregate: A, stored: Sequence[StoredEvent]) -> A:
+        """``aggregate`` after the stored events that follow it (its ``apply``)."""
         records = to_recorded(stored)
-        self.stats.evolves += sum(folded(record.event) for record in records)
-        return match.apply(records)
+        self.stats.evolves += sum(self.kind.evolves(record.event) for record in records)
+        return aggregate.apply(records)
 
-    def decided(self, before: Match, events: list[Event]) -> Ahead:
-        """Fold freshly decided events once, ahead of their append."""
-        self.stats.evolves += sum(folded(event) for event in events)
+    def decided(self, before: A, events: list[Event]) -> Any:
+        """Fold freshly decided events once, ahead of their append (the aggregate's
+        ``ahead``)."""
+        self.stats.evolves += sum(self.kind.evolves(event) for event in events)
         return before.ahead(events)
 
-    def saved(self, match_id: str, ahead: Ahead, stored: Sequence[StoredEvent]) -> Match:
-        """The match after ``ahead`` was appended as ``stored``: no re-read, no re-fold."""
-        after = ahead.before.stored(ahead, to_recorded(stored))
+    def saved(self, match_id: str, before: A, ahead: Any,
+              stored: Sequence[StoredEvent]) -> A:
+        """The aggregate after ``ahead`` was appended as ``stored``: no re-read, no
+        re-fold."""
+        after = before.stored(ahead, to_recorded(stored))
         self._remember(match_id, after)
         return after
 
@@ -156,13 +191,13 @@ class Repository:
         self.stats.events += len(events)
         return events
 
-    def _empty(self, match_id: str) -> Match:
+    def _empty(self, match_id: str) -> A:
         meta = self.meta(match_id)
         if meta is None:
-            raise not_found(match_id)
-        return Match.new(VARIANTS[meta["variant"]])
+            raise self.kind.not_found(match_id)
+        return self.kind.blank(meta)
 
-    def _remember(self, match_id: str, loaded: Match) -> None:
+    def _remember(self, match_id: str, loaded: A) -> None:
         with self._lock:
             if match_id in self._gone:
                 return

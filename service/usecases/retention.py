@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Sequence
 
 from domain.controls import TERMINAL_EVENTS
+from domain.match import Match
 from service.ports import FinishedRecord
 from service.usecases.subscribers import Appended
 
@@ -33,10 +34,10 @@ class Retention:
         self._forget = list(forget)
         self._lock = threading.Lock()
 
-    def __call__(self, appended: Appended) -> None:
+    def __call__(self, appended: Appended[Match]) -> None:
         for event in appended.events:
             if event.type in TERMINAL_EVENTS:
-                self.finished(appended.match_id, event.ts)
+                self.finished(appended.aggregate_id, event.ts)
 
     def finished(self, match_id: str, finished_at: float) -> None:
         """A match has ended: record it, and delete the finished ones beyond the cap.

@@ -1,7 +1,9 @@
 """The one command runner: load, decide, append with the expected version, notify, follow up.
 
 Every write to a match goes through ``CommandRunner.run``, whoever sends the command: a
-seat, a system step, an organiser, a clock. A lost race (another writer appended first) is
+seat, a system step, an organiser, a clock, a computer player; every write to a tournament
+through a second runner of the same class over the tournaments' repository (the runner is
+generic over ``domain.aggregate.Aggregate``). A lost race (another writer appended first) is
 decided again on the newer version when the command allows it, else it is a ``Conflict``.
 After a successful append (and after a match's creation, ``created``) the subscribers hear
 of it (``service.usecases.subscribers``: feed and webhooks, retention, presence) and the
@@ -23,16 +25,16 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol
 
+from domain.aggregate import A, Aggregate
 from domain.errors import RuleError
-from domain.match import Ahead, Match
 from service.codec import to_store
 from service.ports import EventStore, IdempotencyRecord, StoredEvent, UnknownMatch, VersionConflict
 from service.usecases import errors
 from service.usecases.commands import Command
 from service.usecases.errors import AppError, Conflict, Rejected
-from service.usecases.repository import Repository, not_found
+from service.usecases.repository import Repository
 from service.usecases.subscribers import Appended, Subscribers
 
 ATTEMPTS = 5
@@ -46,11 +48,12 @@ longer than a claim lives, so a retry after a request that died goes ahead."""
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """What a run did: the match after it (as found when nothing was appended), the events
-    appended, and for a retried idempotency key the version its first request reached."""
+class Outcome(Generic[A]):
+    """What a run did: the aggregate after it (as found when nothing was appended), the
+    events appended, and for a retried idempotency key the version its first request
+    reached."""
 
-    match: Match
+    aggregate: A
     appended: tuple[StoredEvent, ...] = ()
     replayed: int | None = None
 
@@ -66,13 +69,13 @@ class Idempotency:
 class FollowUp(Protocol):
     """The work an append leaves to do, scheduled by the runner."""
 
-    def expect(self, match_id: str, ahead: Ahead) -> None:
-        """Before the append: note what the match is about to owe, so a process that
-        dies right after the append still leaves the match findable."""
+    def expect(self, match_id: str, ahead: Any) -> None:
+        """Before the append: note what the aggregate is about to owe (``ahead.owed``), so
+        a process that dies right after the append still leaves it findable."""
 
-    def after(self, match_id: str, match: Match) -> None:
-        """After the append (or the creation): schedule what the match owes now
-        (``Match.owed``), each kind as the table of obligations says
+    def after(self, match_id: str, match: Aggregate) -> None:
+        """After the append (or the creation): schedule what the aggregate owes now
+        (its ``owed``), each kind as the table of obligations says
         (``service.usecases.obligations``)."""
 
 
@@ -84,10 +87,11 @@ REFUSALS: dict[str, Callable[..., Exception]] = {
 """Refusals kept for idempotency keys, by kind, to raise again for a retry."""
 
 
-class CommandRunner:
-    """Runs commands against matches; one instance per process, thread-safe."""
+class CommandRunner(Generic[A]):
+    """Runs commands against one kind of aggregate; one instance per kind and process,
+    thread-safe."""
 
-    def __init__(self, repository: Repository, subscribers: Subscribers, follow_up: FollowUp,
+    def __init__(self, repository: Repository[A], subscribers: Subscribers, follow_up: FollowUp,
                  *, sleep: Callable[[float], None] = time.sleep) -> None:
         self.repository = repository
         self.store: EventStore = repository.store
@@ -95,16 +99,16 @@ class CommandRunner:
         self.follow_up = follow_up
         self._sleep = sleep
 
-    def run(self, match_id: str, command: Command, *, expected_version: int | None = None,
-            idempotency: Idempotency | None = None) -> Outcome:
+    def run(self, match_id: str, command: Command[A], *, expected_version: int | None = None,
+            idempotency: Idempotency | None = None) -> Outcome[A]:
         """Execute ``command``; ``expected_version`` (If-Match) turns a moved match into a
         ``Conflict`` instead of a new decision."""
         if idempotency is None:
             return self._run(match_id, command, expected_version, None)
         return self._once(match_id, command, expected_version, idempotency)
 
-    def _run(self, match_id: str, command: Command, expected_version: int | None,
-             idempotency: Idempotency | None) -> Outcome:
+    def _run(self, match_id: str, command: Command[A], expected_version: int | None,
+             idempotency: Idempotency | None) -> Outcome[A]:
         for _ in range(ATTEMPTS):
             match = self.repository.get(match_id)
             if expected_version is not None and expected_version != match.version:
@@ -127,34 +131,34 @@ class CommandRunner:
                     raise Conflict("version_conflict", str(exc)) from exc
                 continue
             except UnknownMatch as exc:  # deleted meanwhile (embedded retention)
-                raise not_found(match_id) from exc
+                raise self.repository.kind.not_found(match_id) from exc
             if result.replayed:
                 return Outcome(match, replayed=result.version)
-            after = self.repository.saved(match_id, decided, result.events)
+            after = self.repository.saved(match_id, match, decided, result.events)
             self._written(Appended(match_id, result.events, after, decision.command))
             return Outcome(after, result.events)
         raise Conflict("version_conflict", "the match kept changing; re-read and retry")
 
-    def created(self, match_id: str, events: tuple[StoredEvent, ...]) -> Match:
-        """A match's first write (its creation, or the claim that fills its last open seat)
-        ends as every append does: the subscribers hear of it, then the follow-up sees to
-        what the match owes from the start."""
+    def created(self, match_id: str, events: tuple[StoredEvent, ...]) -> A:
+        """An aggregate's first write (a match's creation, or the claim that fills its last
+        open seat; a tournament's creation) ends as every append does: the subscribers hear
+        of it, then the follow-up sees to what it owes from the start."""
         match = self.repository.get(match_id)
         self._written(Appended(match_id, events, match))
         return match
 
-    def _written(self, appended: Appended) -> None:
+    def _written(self, appended: Appended[A]) -> None:
         """After a write: the subscribers, then the follow-up, which schedules what the
         match owes now; the work itself runs elsewhere (a worker, or the embedded mode's
         timer thread), not in the write's own call (but for the tests' ``pay_inline``,
         ``service.usecases.background``)."""
         self.subscribers.publish(appended)
-        self.follow_up.after(appended.match_id, appended.match)
+        self.follow_up.after(appended.aggregate_id, appended.aggregate)
 
     # --- idempotency -------------------------------------------------------------------
 
-    def _once(self, match_id: str, command: Command, expected_version: int | None,
-              idempotency: Idempotency) -> Outcome:
+    def _once(self, match_id: str, command: Command[A], expected_version: int | None,
+              idempotency: Idempotency) -> Outcome[A]:
         deadline = time.monotonic() + WAIT_FOR_FIRST_S
         delay = 0.005
         while True:
@@ -169,8 +173,8 @@ class CommandRunner:
             self._sleep(delay)
             delay = min(delay * 2, 0.1)
 
-    def _first(self, match_id: str, command: Command, expected_version: int | None,
-               idempotency: Idempotency) -> Outcome:
+    def _first(self, match_id: str, command: Command[A], expected_version: int | None,
+               idempotency: Idempotency) -> Outcome[A]:
         """The key's first request: its outcome, success or refusal, is kept for retries.
 
         The claim may have come just after another request with the key finished and let
@@ -184,8 +188,8 @@ class CommandRunner:
             self.store.release_idempotency(match_id, idempotency.key)
         return self._answer_again(match_id, recorded, idempotency)
 
-    def _decide_once(self, match_id: str, command: Command, expected_version: int | None,
-                     idempotency: Idempotency) -> Outcome:
+    def _decide_once(self, match_id: str, command: Command[A], expected_version: int | None,
+                     idempotency: Idempotency) -> Outcome[A]:
         try:
             return self._run(match_id, command, expected_version, idempotency)
         except (AppError, RuleError) as exc:
@@ -194,7 +198,7 @@ class CommandRunner:
             raise
 
     def _answer_again(self, match_id: str, recorded: IdempotencyRecord,
-                      idempotency: Idempotency) -> Outcome:
+                      idempotency: Idempotency) -> Outcome[A]:
         if recorded.fingerprint != idempotency.fingerprint:
             raise Rejected("idempotency_key_reused",
                            "this Idempotency-Key was used for a different action")

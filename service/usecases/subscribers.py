@@ -17,30 +17,31 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol
 
-from domain.match import Match
+from domain.aggregate import A
 from service.ports import StoredEvent
 
 log = logging.getLogger("rummy.subscribers")
 
 
 @dataclass(frozen=True)
-class Appended:
-    """One successful write: the match after it, the events it stored (in order), and the
-    command the log keeps with them (a seat's ``{"seat", "action"}``, a control; None for
-    system steps and creation)."""
+class Appended(Generic[A]):
+    """One successful write: the aggregate after it (a match, or a tournament for the
+    tournaments' own subscribers), the events it stored (in order), and the command the
+    log keeps with them (a seat's ``{"seat", "action"}``, a control; None for system
+    steps and creation)."""
 
-    match_id: str
+    aggregate_id: str
     events: tuple[StoredEvent, ...]
-    match: Match
+    aggregate: A
     command: Mapping[str, Any] | None = None
 
 
 class Subscriber(Protocol):
     """A reaction to every successful write."""
 
-    def __call__(self, appended: Appended) -> None: ...
+    def __call__(self, appended: Appended[Any]) -> None: ...
 
 
 class Subscribers:
@@ -49,13 +50,13 @@ class Subscribers:
     def __init__(self, subscribers: Sequence[Subscriber] = ()) -> None:
         self._subscribers = list(subscribers)
 
-    def publish(self, appended: Appended) -> None:
+    def publish(self, appended: Appended[Any]) -> None:
         for subscriber in self._subscribers:
             try:
                 subscriber(appended)
             except Exception:  # the write happened: one reaction must not undo it or others
-                log.exception("%s after a write to match %s failed",
-                              _name(subscriber), appended.match_id)
+                log.exception("%s after a write to %s %s failed", _name(subscriber),
+                              type(appended.aggregate).__name__.lower(), appended.aggregate_id)
 
 
 def _name(subscriber: Subscriber) -> str:

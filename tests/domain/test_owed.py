@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from domain.aggregate import Recorded
 from domain.bot_seats import BotSeat, seated
 from domain.clocks import ClockSettings
 from domain.controls import AbortMatch, ending_events
@@ -14,7 +15,7 @@ from domain.events import Event
 from domain.fairness import Deal, MatchSecrets
 from domain.gin import GIN
 from domain.gin.rules import Draw, Knock, PassUpcard
-from domain.match import OWED, BotTurn, DeadlineDue, Match, Recorded, StepDue
+from domain.match import OWED, BotTurn, DeadlineDue, Match, StepDue
 from domain.steps import SCORING, SystemStep
 from tests.builders import prepared_deck
 

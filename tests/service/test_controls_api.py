@@ -18,10 +18,11 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
+from domain.aggregate import Recorded
 from domain.audit import parse_ndjson, verify
 from domain.clocks import Clock, ClockSettings
 from domain.events import Event
-from domain.match import DeadlineDue, Match, Recorded
+from domain.match import DeadlineDue, Match
 from domain.upcasting import upcast
 from domain.variants import VARIANTS
 from service.api.app import create_app

@@ -17,13 +17,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from domain.aggregate import Recorded
 from domain.audit import verify
 from domain.bot_seats import show_bots
 from domain.cards import standard_deck
 from domain.events import Event
 from domain.gin import GIN
 from domain.gin.options import SPECS
-from domain.match import Match, Recorded
+from domain.match import Match
 from domain.variants import VARIANTS
 from domain.viewer import Viewer
 from service.adapters.store import GENESIS_HASH, event_hash

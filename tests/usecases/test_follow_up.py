@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from domain.match import DeadlineDue, StepDue
+from domain.match import DeadlineDue, Match, StepDue
 from service.usecases.obligations import KINDS
 from service.usecases.subscribers import Appended, Subscribers
 from tests.usecases.conftest import ADMIN, OWING, new_match, to_knock, token, wait_for
@@ -82,15 +82,15 @@ def test_tests_pay_inline_before_the_action_answers(inline):
 
 def test_a_failing_subscriber_is_logged_and_the_others_still_run(queued, caplog):
     match = new_match(queued)
-    heard: list[Appended] = []
+    heard: list[Appended[Match]] = []
 
-    def broken(appended: Appended) -> None:
+    def broken(appended: Appended[Match]) -> None:
         raise RuntimeError("down")
 
     appended = Appended(match["id"], (), queued.repository.get(match["id"]))
     with caplog.at_level(logging.ERROR):
         Subscribers([broken, heard.append]).publish(appended)
-    assert heard == [appended] and "broken after a write to match" in caplog.text
+    assert heard == [appended] and f"broken after a write to match {match['id']}" in caplog.text
 
 
 def test_a_write_stands_when_the_organisers_notices_fail(queued, caplog, monkeypatch):

@@ -61,4 +61,4 @@ def test_the_clock_plays_a_turn_out_and_stops_at_the_next_turns_deadline(queued,
     match_id = OWING["clocks"](queued, clock)
     paid = queued.obligations.pay(match_id, "clocks")
     assert [e.command_id.split(":")[0] for e in paid.appended] == ["clock"]  # seat 1 passed
-    assert paid.match.owed() == (DeadlineDue(0, clock.now + 30, paid.match.version),)
+    assert paid.aggregate.owed() == (DeadlineDue(0, clock.now + 30, paid.aggregate.version),)

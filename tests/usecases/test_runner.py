@@ -41,7 +41,7 @@ class TestConflicts:
         outcome = queued.runner.run(match["id"], RacedPass(queued.runner, match["id"]))
         # the other writer's pass is version 4; this one was decided again on it: 5
         assert [e.version for e in outcome.appended] == [5]
-        assert outcome.match.version == 5 and outcome.match.state.phase == "draw"
+        assert outcome.aggregate.version == 5 and outcome.aggregate.state.phase == "draw"
 
     def test_a_stale_expected_version_is_a_conflict(self, queued):
         match = new_match(queued)
