@@ -376,7 +376,7 @@ def test_a_result_that_does_not_fit_the_bracket_is_refused() -> None:
 
 # -- properties ---------------------------------------------------------------------------
 
-PROPERTY = settings(max_examples=80, deadline=None)
+PROPERTY = settings(max_examples=200, deadline=None)
 
 
 @PROPERTY
