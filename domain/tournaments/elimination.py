@@ -80,7 +80,7 @@ ready to play; played at a table; decided without one (an empty slot, a withdraw
 entrant, a recorded bye); void, never to be played (both slots empty, or a reset the
 grand final made needless)."""
 
-T = TypeVar("T")
+_Item = TypeVar("_Item")
 
 _EMPTY = -1
 """A slot no entrant will ever fill: a seed past the entry list, or fed from one."""
@@ -147,7 +147,7 @@ def seed_order(size: int) -> tuple[int, ...]:
     return order
 
 
-def drop_order(losers: Sequence[T], winners_round: int) -> tuple[T, ...]:
+def drop_order(losers: Sequence[_Item], winners_round: int) -> tuple[_Item, ...]:
     """The order in which winners' round ``winners_round``'s losers (listed top to
     bottom) meet the losers' bracket survivors (top to bottom): round 1's in bracket
     order, round 2's reversed, round 3's with halves swapped, later ones with neighbours
@@ -160,7 +160,7 @@ def drop_order(losers: Sequence[T], winners_round: int) -> tuple[T, ...]:
     if winners_round == 3:
         half = len(losers) // 2
         return (*losers[half:], *losers[:half])
-    flipped: list[T] = []
+    flipped: list[_Item] = []
     for first in range(0, len(losers) - 1, 2):
         flipped += (losers[first + 1], losers[first])
     if len(losers) % 2:
