@@ -113,7 +113,7 @@ def test_when_everyone_has_met_everyone_is_still_paired():
 
 
 def test_a_rematch_is_made_only_when_it_cannot_be_avoided():
-    # 0 and 1 have met everyone but each other and 2 has met 3: one rematch at most.
+    # 0 and 1 have met everyone but each other, and 2 has met 3: one rematch is the fewest.
     results = [won(1, 0, 2), won(1, 1, 3), won(2, 0, 3), won(2, 1, 2), won(3, 2, 3)]
     pairing = pair(range(4), results, [])
     assert opponents(pairing) == {frozenset((0, 1)), frozenset((2, 3))}
