@@ -1,6 +1,8 @@
-"""Tournament formats at scale, in the pure domain: what pairing a Swiss round costs.
+"""Tournaments at scale: what pairing a Swiss round costs, and whole tournaments played
+through a server and its workers.
 
     python bench/tournament.py --swiss-pairing 1000 [--history 5] [--table-size 2] [--seed 7]
+    python bench/tournament.py --url http://127.0.0.1:8000 --admin-token T [--target 25]
 
 ``--swiss-pairing N`` builds a synthetic Swiss tournament of N entrants over ``--history``
 rounds: each round is paired by ``domain.tournaments.swiss.pair`` and decided by a seeded
@@ -9,21 +11,41 @@ larger tables: a random finishing order). Then it times the pairing of the next 
 (wall clock, one run) and prints a table: entrants, seconds, tables, byes, rematches (pairs
 of tablemates who met before), floaters (entrants seated with someone of another score)
 and the violations ``swiss.check`` finds, which must be none. Exits 1 on any violation.
+
+``--url`` plays two whole tournaments on a running server in real mode (a Redis, the API,
+``make worker``), as a tournament backend and its players would, and reports each one's
+wall time, matches, matches per second and final standings (top five):
+
+- a 32-entrant Swiss of gin, 5 rounds: 16 computer players (basic) and 16 scripted people,
+  each a thread that asks ``GET /v1/tournaments/{id}/me`` with its player token for its
+  table and plays its seat there over HTTP (knock when it may, else a best discard, else
+  any legal action), so the workers pair each round only once its people have played;
+- a 6-entrant rummy round robin at three-seat tables (one round a match), all bots.
+
+Both must end ``complete``; the export of each must verify offline (``rummy verify``'s
+checks). Exits 1 otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
+import threading
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from domain.audit import parse_ndjson  # noqa: E402
 from domain.tournaments import swiss  # noqa: E402
+from domain.tournaments.audit import verify_tournament  # noqa: E402
 from domain.tournaments.model import Bye, Result, table_points  # noqa: E402
+from domain.variants import VARIANTS  # noqa: E402
 
 COLUMNS = ("entrants", "history", "seconds", "tables", "byes", "rematches", "floaters",
            "violations")
@@ -75,6 +97,107 @@ def swiss_pairing(entrants: int, history: int, table_size: int, seed: int) -> di
             "violations": len(violations)}
 
 
+# --- whole tournaments through a server ---------------------------------------------------
+
+
+class Api:
+    """A tiny JSON client for the server."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url.rstrip("/")
+
+    def call(self, method: str, path: str, body: Any = None, token: str | None = None,
+             raw: bool = False) -> Any:
+        request = urllib.request.Request(
+            self.url + path, method=method,
+            data=None if body is None else json.dumps(body).encode(),
+            headers={"Content-Type": "application/json",
+                     **({"Authorization": f"Bearer {token}"} if token else {})})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            data = response.read()
+        return data.decode() if raw else json.loads(data or b"null")
+
+
+def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A scripted person's move: knock when it may, else a best discard, else any."""
+    legal = view["legal_actions"]
+    enders = [a for a in legal if a["type"] in ("knock", "big_gin", "gin")]
+    best = [a for a in legal if a["type"] == "discard"
+            and a["card"] in view.get("best_discard", {}).get("cards", ())]
+    return rng.choice(enders or best or legal)
+
+
+def person(api: Api, tournament_id: str, token: str, seed: int, stop: threading.Event,
+           moves: list[int]) -> None:
+    """One scripted entrant: find the table, play its seat whenever it is to act."""
+    rng = random.Random(seed)
+    while not stop.is_set():
+        me = api.call("GET", f"/v1/tournaments/{tournament_id}/me", token=token)
+        if me["status"] != "running":
+            return
+        table = me["table"]
+        if table is None or table["result_recorded"]:
+            time.sleep(0.05)
+            continue
+        view = api.call("GET", f"/v1/matches/{table['match_id']}", token=token)
+        if view["phase"] in ("complete", "aborted") or view["turn"] != table["seat"]:
+            time.sleep(0.02)
+            continue
+        try:
+            api.call("POST", f"/v1/matches/{table['match_id']}/actions", choose(view, rng),
+                     token)
+            moves.append(1)
+        except urllib.error.HTTPError as exc:  # the view moved on meanwhile: look again
+            if exc.code not in (409, 422):
+                raise
+
+
+def played(api: Api, key: str, body: dict[str, Any], timeout: float) -> dict[str, Any]:
+    """Create a tournament, let its scripted people play, wait for its end; the summary."""
+    started = time.monotonic()
+    made = api.call("POST", "/v1/tournaments", body, key)
+    stop, moves = threading.Event(), []
+    people = [threading.Thread(target=person, args=(api, made["id"], e["token"], n, stop,
+                                                    moves), daemon=True)
+              for n, e in enumerate(made["entrants"]) if e["token"]]
+    for thread in people:
+        thread.start()
+    try:
+        while True:
+            state = api.call("GET", f"/v1/tournaments/{made['id']}")
+            if state["status"] != "running" or time.monotonic() - started > timeout:
+                break
+            time.sleep(0.2)
+    finally:
+        stop.set()
+    seconds = time.monotonic() - started
+    rounds = [api.call("GET", f"/v1/tournaments/{made['id']}/rounds/{n}")
+              for n in range(1, state["round"] + 1)]
+    matches = sum(len(r["tables"]) for r in rounds)
+    export = api.call("GET", f"/v1/tournaments/{made['id']}/export", raw=True)
+    report = verify_tournament(parse_ndjson(export.splitlines()), VARIANTS)
+    return {"name": body["name"], "status": state["status"], "rounds": state["round"],
+            "matches": matches, "seconds": round(seconds, 1),
+            "matches_per_second": round(matches / seconds, 2), "people_moves": len(moves),
+            "verified": report.ok,
+            "top": [(row["rank"], row["name"], row["points"])
+                    for row in state["standings"][:5]]}
+
+
+def tournaments(url: str, admin: str, target: int, timeout: float) -> list[dict[str, Any]]:
+    """The two tournaments of ``--url``, one after the other."""
+    api = Api(url)
+    key = api.call("POST", "/v1/organisers", {"name": "bench"}, admin)["key"]
+    swiss32 = {"name": "Swiss 32", "variant": "gin", "options": {"target": target},
+               "format": "swiss", "rounds": 5,
+               "players": [{"bot": "basic"} if n % 2 else {"name": f"Person {n}"}
+                           for n in range(32)]}
+    rummy6 = {"name": "Rummy round robin 6", "variant": "rummy", "options": {"rounds": 1},
+              "format": "round_robin", "table_size": 3,
+              "players": [{"bot": "basic"} for _ in range(6)]}
+    return [played(api, key, body, timeout) for body in (swiss32, rummy6)]
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     widths = {column: max(len(column), *(len(str(row[column])) for row in rows))
               for column in COLUMNS}
@@ -91,13 +214,25 @@ def main() -> None:
     parser.add_argument("--history", type=int, default=5, help="rounds played before it")
     parser.add_argument("--table-size", type=int, default=2)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--url", help="a running server in real mode, with its workers")
+    parser.add_argument("--admin-token", help="the server's admin token (with --url)")
+    parser.add_argument("--target", type=int, default=25, help="each gin match's target")
+    parser.add_argument("--timeout", type=float, default=1800.0,
+                        help="seconds each tournament may take")
     args = parser.parse_args()
-    if not args.swiss_pairing:
-        parser.error("nothing to measure: give --swiss-pairing N")
-    rows = [swiss_pairing(entrants, args.history, args.table_size, args.seed)
-            for entrants in args.swiss_pairing]
-    print(table(rows))
-    if any(row["violations"] for row in rows):
+    if not args.swiss_pairing and not args.url:
+        parser.error("nothing to measure: give --swiss-pairing N or --url URL")
+    failed = False
+    if args.swiss_pairing:
+        rows = [swiss_pairing(entrants, args.history, args.table_size, args.seed)
+                for entrants in args.swiss_pairing]
+        print(table(rows))
+        failed |= any(row["violations"] for row in rows)
+    if args.url:
+        for summary in tournaments(args.url, args.admin_token, args.target, args.timeout):
+            print(json.dumps(summary))
+            failed |= summary["status"] != "complete" or not summary["verified"]
+    if failed:
         sys.exit(1)
 
 

@@ -121,7 +121,7 @@ class Report:
 def verify(records: Sequence[Record], variants: Mapping[str, Variant]) -> Report:
     """Check an exported log; ``variants`` maps variant names to families."""
     report = Report(None, len(records), {name: Check(name) for name in CHECKS})
-    _check_chain(records, report.checks["hash_chain"])
+    check_chain(records, report.checks["hash_chain"])
     if not records or records[0].get("type") != MATCH_CREATED.name:
         report.checks["rules"].fail(1, f"the log does not start with {MATCH_CREATED.name}")
         return report
@@ -134,7 +134,7 @@ def verify(records: Sequence[Record], variants: Mapping[str, Variant]) -> Report
     return report
 
 
-def _check_chain(records: Sequence[Record], check: Check) -> None:
+def check_chain(records: Sequence[Record], check: Check) -> None:
     previous = GENESIS_HASH
     for index, record in enumerate(records, start=1):
         check.checked += 1
@@ -161,7 +161,8 @@ def _rehash(record: Record) -> str | None:
         return None
 
 
-def _event(record: Record) -> Event:
+def event_of(record: Record) -> Event:
+    """A record's event in its current shape (older schemas upcast)."""
     return upcast(Event(record["type"], record["data"], record["schema"]))
 
 
@@ -221,7 +222,7 @@ class _Replayer:
             self.checks[name].skipped.append(f"not checked from version {version}: {why}")
 
     def _command(self, command_id: str, records: list[Record]) -> None:
-        events = [_event(r) for r in records]
+        events = [event_of(r) for r in records]
         for record, event in zip(records, events, strict=True):
             self._note_audit(record["version"], event)
         for record, event in zip(records, events, strict=True):

@@ -1,6 +1,8 @@
-"""Every event type a match's log can hold, collected from where each is declared.
+"""Every event type a match's or a tournament's log can hold, collected from where each
+is declared.
 
-``REGISTRY`` maps each name to its ``EventType``; the tests hold every event the families
+``REGISTRY`` maps each name of a match's events to its ``EventType`` and
+``TOURNAMENT_REGISTRY`` each of a tournament's; the tests hold every event the families
 produce to it, and docs/events.md is generated from it:
 
     python -m domain.event_registry --markdown > docs/events.md
@@ -16,6 +18,7 @@ from typing import Any
 from domain import events, knocking
 from domain.events import CARD_CODE, EventType, Field
 from domain.rummy import events as rummy_events
+from domain.tournaments import events as tournament_events
 from domain.upcasting import UPCASTERS
 
 GROUPS: tuple[tuple[str, tuple[EventType, ...]], ...] = (
@@ -28,7 +31,12 @@ GROUPS: tuple[tuple[str, tuple[EventType, ...]], ...] = (
     ("A rematch", events.REMATCH_EVENTS),
     ("Ending a match early", events.CONTROL_EVENTS),
 )
-"""The event types by where they belong, in the order docs/events.md lists them."""
+"""A match's event types by where they belong, in the order docs/events.md lists them."""
+
+TOURNAMENT_GROUPS: tuple[tuple[str, tuple[EventType, ...]], ...] = (
+    ("A tournament's own log", tournament_events.EVENT_TYPES),
+)
+"""A tournament's event types (``domain.tournaments``), listed after a match's."""
 
 
 def _registry(types: Iterable[EventType]) -> Mapping[str, EventType]:
@@ -42,6 +50,8 @@ def _registry(types: Iterable[EventType]) -> Mapping[str, EventType]:
 
 
 REGISTRY = _registry(t for _, group in GROUPS for t in group)
+TOURNAMENT_REGISTRY = _registry(t for _, group in TOURNAMENT_GROUPS for t in group)
+_registry(t for _, group in (*GROUPS, *TOURNAMENT_GROUPS) for t in group)  # no name twice
 
 
 # --- docs/events.md ---------------------------------------------------------------------
@@ -57,13 +67,15 @@ changed (`schema` is the shape written today; older shapes are upcast on read). 
 marked with variants appears only in those variants' events. What a viewer sees of an
 event is redacted: a hand, a card drawn from the stock, a deal's deck and seed and a
 rebuilt stock stay hidden until the hand's seed is revealed (README, *Hidden
-information*; docs/fairness.md)."""
+information*; docs/fairness.md). A tournament has its own log of the same kind, hash-chained
+and exportable like a match's (docs/tournaments.md); its events are the last group below,
+and nothing in them is hidden."""
 
 
 def markdown() -> str:
     """docs/events.md: an overview, then one table per event type."""
     lines = [INTRO, "", *_overview(), ""]
-    for title, group in GROUPS:
+    for title, group in (*GROUPS, *TOURNAMENT_GROUPS):
         lines += [f"## {title}", ""]
         for event_type in group:
             lines += [*_section(event_type), ""]
@@ -73,7 +85,8 @@ def markdown() -> str:
 def _overview() -> list[str]:
     rows = ["| event | schema | appended by | what happened |", "|---|---|---|---|"]
     rows += [f"| [`{t.name}`](#{t.name.lower()}) | {t.schema} | {t.appended_by} | "
-             f"{t.description} |" for _, group in GROUPS for t in group]
+             f"{t.description} |" for _, group in (*GROUPS, *TOURNAMENT_GROUPS)
+             for t in group]
     return rows
 
 

@@ -16,11 +16,13 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import fakeredis
 import redis
 
 from domain.match import Match
+from domain.tournaments.tournament import Tournament
 from service.adapters import addresses
 from service.adapters.analyses import AnalysisRecords
 from service.adapters.analyst import ChildAnalyst
@@ -50,6 +52,7 @@ from service.usecases.analyses import RESULT_TTL_S, TIME_LIMIT_S, Analyses, run_
 from service.usecases.audit import IN_FLIGHT_TTL_S, REPORT_TTL_S, Audits, run_verification
 from service.usecases.background import InProcessWork, QueuedWork, Work
 from service.usecases.creation import MatchCreation
+from service.usecases.hosted_tournaments import HostedTournaments, tournament_not_found
 from service.usecases.lifecycle import OrganiserNotices
 from service.usecases.live import LiveStreams
 from service.usecases.obligations import KINDS, Obligations
@@ -57,13 +60,15 @@ from service.usecases.organisers import OrganiserAdmin
 from service.usecases.play import Play
 from service.usecases.queries import MatchQueries
 from service.usecases.rematches import Rematches
-from service.usecases.repository import Repository
+from service.usecases.repository import AggregateKind, Repository
 from service.usecases.retention import Retention
 from service.usecases.runner import CommandRunner
 from service.usecases.seats import Seats
 from service.usecases.streams import MatchStreams
 from service.usecases.subscribers import Subscriber, Subscribers
 from service.usecases.tickets import StreamTickets
+from service.usecases.tournament_notices import TournamentNotices
+from service.usecases.tournament_progress import MatchTables, TableEnded, TournamentContext
 from service.usecases.tournaments import Tournaments
 from service.usecases.uploaded_logs import UploadedLogs
 from service.usecases.webhooks import WebhookRegistration
@@ -112,9 +117,18 @@ class Wiring:
     webhooks: WebhookRegistration
     organisers: OrganiserAdmin
     uploads: UploadedLogs
+    hosted: HostedTournaments
+    """Tournaments the server pairs and records (the second aggregate)."""
+    tournament_store: RedisEventStore
     closers: list[Callable[[], object]] = field(default_factory=list)
     unavailable: tuple[type[Exception], ...] = (redis.RedisError,)
     """The store's errors for "does not answer" (HTTP 503 ``store_unavailable``)."""
+
+    def aggregates(self) -> dict[str, tuple[Callable[[int, int], list[str]], Repository[Any]]]:
+        """Each kind of aggregate's pages of ids and repository (``rummy reconcile
+        --scan``)."""
+        return {"match": (self.store.match_ids, self.repository),
+                "tournament": (self.tournament_store.match_ids, self.hosted.repository)}
 
     def close(self) -> None:
         """Stop what runs in the background of this process: the live stream hub, and in
@@ -202,8 +216,9 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     live = LiveStreams(store, Presence(client, store.key),
                        StreamHub(client, f"{prefix}:hub:{uuid.uuid4().hex}",
                                  idle_ms=block_slice_ms(client)))
+    notices = OrganiserNotices(feed, webhooks, organiser_keys, repository.meta, work.deliver)
     subscribers: list[Subscriber] = [
-        OrganiserNotices(feed, webhooks, organiser_keys, repository.meta, work.deliver),
+        notices,
         live.acted,
     ]
     if settings.embedded:
@@ -211,13 +226,23 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
                                    index, lambda match_id: [*reports.keys_of(match_id),
                                                             *analysis_records.keys_of(match_id)])
         subscribers.append(Retention(finished, [repository.forget]))
+    subscribers.append(TableEnded(repository.meta, work.remind))
     runner = CommandRunner(repository, Subscribers(subscribers), work)
-    obligations = Obligations({"match": runner}, clock)
-    if local is not None:
-        local.start(obligations)
     access = Access(store, settings.admin_token, repository.meta, lobby.get, tokens,
                     organiser_keys)
     creation = MatchCreation(runner, store, lobby, access, catalog, settings.lobby_ttl_s)
+    tables = MatchTables(creation, repository)
+    tournament_store = RedisEventStore(client, prefix, clock, index="tournaments")
+    tournament_repository: Repository[Tournament] = Repository(
+        tournament_store, kind=AggregateKind("tournament", lambda meta: Tournament(),
+                                             lambda meta: TournamentContext(meta, tables),
+                                             tournament_not_found))
+    tournament_runner = CommandRunner(
+        tournament_repository,
+        Subscribers([TournamentNotices(notices, tournament_repository.meta)]), work)
+    obligations = Obligations({"match": runner, "tournament": tournament_runner}, clock)
+    if local is not None:
+        local.start(obligations)
     queries = MatchQueries(repository, lobby, access, live)
     seats = Seats(creation, store, lobby, access, repository.meta, settings.lobby_ttl_s)
     wiring = Wiring(
@@ -236,6 +261,9 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
                                      addresses.refused_at_registration),
         organisers=OrganiserAdmin(organiser_keys, access),
         uploads=UploadedLogs(AuditPool(AUDIT_CHILD, settings.audit_processes)),
+        hosted=HostedTournaments(tournament_runner, tournament_store, creation, access,
+                                 queries, tables, clock),
+        tournament_store=tournament_store,
     )
     wiring.closers.append(live.close)
     if in_process:

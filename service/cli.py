@@ -14,6 +14,7 @@ from typing import Any, TextIO
 import click
 
 from domain.audit import parse_ndjson, verify
+from domain.tournaments.audit import is_tournament_export, verify_tournament
 from domain.variants import VARIANTS
 from domain.viewer import Viewer
 
@@ -27,8 +28,9 @@ def main() -> None:
 @click.argument("log", type=click.File("r", encoding="utf-8"))
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def verify_command(log: TextIO, as_json: bool) -> None:
-    """Verify an exported NDJSON log (- for stdin); exit 0 when every check passes, 1 when
-    one fails, 2 when the file is not a log."""
+    """Verify an exported NDJSON log (- for stdin), a match's or a tournament's (its log
+    and its matches' logs); exit 0 when every check passes, 1 when one fails, 2 when the
+    file is not a log."""
     try:
         records = parse_ndjson(log)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -37,14 +39,16 @@ def verify_command(log: TextIO, as_json: bool) -> None:
     if not all(isinstance(record, dict) for record in records):
         click.echo("Error: not an NDJSON log: every line must be a JSON object", err=True)
         sys.exit(2)
-    report = verify(records, VARIANTS).to_dict()
-    click.echo(json.dumps(report, indent=2) if as_json else _summary(report))
+    tournament = is_tournament_export(records)
+    checked = verify_tournament(records, VARIANTS) if tournament else verify(records, VARIANTS)
+    report = checked.to_dict()
+    click.echo(json.dumps(report, indent=2) if as_json else _summary(report, tournament))
     sys.exit(0 if report["ok"] else 1)
 
 
-def _summary(report: dict[str, Any]) -> str:
-    lines = [f"{report['variant']} match, {report['events']} events, "
-             f"final phase {report['final_phase']}"]
+def _summary(report: dict[str, Any], tournament: bool = False) -> str:
+    lines = [f"{report['variant']} {'tournament' if tournament else 'match'}, "
+             f"{report['events']} events, final phase {report['final_phase']}"]
     for check in report["checks"]:
         failure = check["first_failure"]
         verdict = "ok" if failure is None else \
@@ -108,12 +112,13 @@ def replay_command(match_id: str, at: int, seat: int | None) -> None:
 
 @main.command("reconcile")
 @click.option("--scan", is_flag=True, required=True,
-              help="Look at every match (not only the indexed ones).")
+              help="Look at every match and tournament (not only the indexed ones).")
 def reconcile_command(scan: bool) -> None:
-    """Index every match that awaits a system step or has a running turn clock, so the
-    workers' reconciler drives it (once, after upgrading from a release without the index)."""
+    """Index every match and tournament that owes background work (a system step, a
+    running turn's clock, a bot's move, a tournament's progress), so the workers'
+    reconciler drives it (once, after upgrading from a release without the index)."""
     from service.usecases.reconciling import index_everything
 
     wiring = _wiring()
-    marked = index_everything(wiring.store.match_ids, wiring.repository, wiring.index)
+    marked = index_everything(wiring.aggregates(), wiring.index)
     click.echo(json.dumps(marked, sort_keys=True))

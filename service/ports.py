@@ -15,7 +15,9 @@ from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from typing import IO, Any, Protocol
 
-WEBHOOK_KINDS = ("hand_scored", "match_completed", "match_forfeited", "match_aborted")
+WEBHOOK_KINDS = ("hand_scored", "match_completed", "match_forfeited", "match_aborted",
+                 "round_paired", "tournament_match_recorded", "round_completed",
+                 "entrant_withdrawn", "tournament_completed", "tournament_aborted")
 """Lifecycle kinds a webhook endpoint (or a feed filter) can name."""
 MAX_WEBHOOKS = 20
 """Endpoints an organiser may register."""

@@ -52,9 +52,12 @@ def _sse(items: Iterator[FeedItem]) -> Iterator[bytes]:
 class Feed(MethodView):
     @blp.arguments(FeedQuerySchema, location="query")
     @blp.doc(security=BEARER, ticket=True, responses={"200": {
-        "description": "Server-Sent Events: `event: <kind>` (hand_scored, match_completed, "
-                       "match_forfeited, match_aborted), `id` = the feed entry id, `data` = "
-                       "the lifecycle message (as webhooks receive it). Resume with "
+        "description": "Server-Sent Events: `event: <kind>` (a match's hand_scored, "
+                       "match_completed, match_forfeited, match_aborted; a tournament's "
+                       "round_paired, tournament_match_recorded, round_completed, "
+                       "entrant_withdrawn, tournament_completed, tournament_aborted), `id` "
+                       "= the feed entry id, `data` = the message (as webhooks receive it; "
+                       "docs/tournaments.md, Notices). Resume with "
                        "`Last-Event-ID` (or `?after=`); keep-alive comments when idle. "
                        "When the organiser key that opened the feed (or asked for its "
                        "ticket) is revoked: `event: end`, `data: {\"reason\": "

@@ -29,7 +29,7 @@ class WebhookCreateSchema(Schema):
                            validate=[validate.Length(min=16, max=256), unicode_text],
                            metadata={"description": "HMAC-SHA256 key of X-Rummy-Signature; "
                                                     "never returned"})
-    events = fields.List(KIND_FIELD, required=True, validate=validate.Length(min=1, max=4),
+    events = fields.List(KIND_FIELD, required=True, validate=validate.Length(min=1, max=len(KINDS)),
                          metadata={"description": f"kinds to receive: {', '.join(KINDS)}"})
 
 

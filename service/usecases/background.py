@@ -35,6 +35,11 @@ class Work(Protocol):
 
     def after(self, match_id: str, match: Aggregate) -> None: ...
 
+    def remind(self, kind: str, aggregate_id: str) -> None:
+        """Look at what ``aggregate_id`` owes of ``kind`` now: something it waits for
+        happened elsewhere (a tournament's match ended). Only sooner: without it the
+        look still comes (``Obligation.looks_again_s``)."""
+
     def verify(self, match_id: str, verification_id: str) -> None: ...
 
     def analyse(self, match_id: str, analysis_id: str) -> None: ...
@@ -62,6 +67,10 @@ class QueuedWork:
             self.work.reschedule(owed.kind, match_id, owed.due(now))
             if is_due(owed, now):
                 self.work.wake()
+
+    def remind(self, kind: str, aggregate_id: str) -> None:
+        self.work.reschedule(kind, aggregate_id, self._clock())
+        self.work.wake()
 
     def verify(self, match_id: str, verification_id: str) -> None:
         self.jobs.enqueue_replay(match_id, verification_id)
@@ -135,8 +144,9 @@ class InProcessWork:
 
     def pay(self, kind: str, match_id: str) -> None:
         """The timer's call once work of ``kind`` fell due: pay it, and time it again if
-        the call came before it was due (what paying it made owed, the runner's follow-up
-        has timed already)."""
+        the call came before it was due, or found it still due and unpaid when its kind
+        looks again (``Obligation.looks_again_s``: a tournament whose matches play on);
+        what paying it made owed, the runner's follow-up has timed already."""
         if self._obligations is None:
             raise RuntimeError("InProcessWork.start was not called")
         now = self._clock()
@@ -145,8 +155,18 @@ class InProcessWork:
         except NotFound:  # deleted since (embedded retention): nothing left to pay
             return
         at = paid.next_due(kind, now)
-        if at is not None and at > now and not paid.appended:
+        if at is None or paid.appended:
+            return
+        if at > now:
             self.timer.schedule(kind, match_id, at)
+        elif (again := OBLIGATIONS[kind].looks_again_s) is not None:
+            self.timer.schedule(kind, match_id, now + again)
+
+    def remind(self, kind: str, aggregate_id: str) -> None:
+        if self._pay_inline:
+            self._pay_now(kind, aggregate_id)
+        else:
+            self.timer.schedule(kind, aggregate_id, self._clock())
 
     def verify(self, match_id: str, verification_id: str) -> None:
         self.verifier(match_id, verification_id)

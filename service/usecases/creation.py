@@ -175,6 +175,20 @@ class MatchCreation:
             raise invalid("players", "open seats and invite codes are for a match created "
                           "on its own (POST /v1/matches)", "invalid_players")
         body = with_bot_names(body)
+        variant, options = self.validated(body)
+        owner = self.access.organiser(token)
+        organiser_fields = [f for f in ORGANISER_FIELDS if body.get(f) is not None]
+        if organiser_fields and owner is None:
+            raise not_allowed(token is not None, "organiser_only",
+                           f"{', '.join(organiser_fields)} need an organiser key "
+                           "(or the admin token)")
+        self._require_organiser_for_budgets(body, owner, token)
+        return self.decide_new(variant, options, body, owner or "", match_secrets)
+
+    @staticmethod
+    def validated(body: Mapping[str, Any]) -> tuple[Variant, Any]:
+        """The variant and parsed options of a body whose seats are all named, checked
+        as a match's creation checks them (a tournament's tables too)."""
         variant = VARIANTS.get(body["variant"])
         if variant is None:
             raise invalid("variant", f"unknown variant; one of {sorted(VARIANTS)}",
@@ -188,14 +202,7 @@ class MatchCreation:
             options = variant.parse_options(body.get("options"), len(names))
         except OptionError as exc:
             raise invalid(f"options.{exc.field}", exc.message, "invalid_option") from exc
-        owner = self.access.organiser(token)
-        organiser_fields = [f for f in ORGANISER_FIELDS if body.get(f) is not None]
-        if organiser_fields and owner is None:
-            raise not_allowed(token is not None, "organiser_only",
-                           f"{', '.join(organiser_fields)} need an organiser key "
-                           "(or the admin token)")
-        self._require_organiser_for_budgets(body, owner, token)
-        return self.decide_new(variant, options, body, owner or "", match_secrets)
+        return variant, options
 
     @staticmethod
     def _require_organiser_for_budgets(body: Mapping[str, Any], owner: str | None,

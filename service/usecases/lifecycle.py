@@ -71,6 +71,11 @@ class OrganiserNotices:
             return
         messages = [lifecycle_message(appended.aggregate_id, meta, event,
                                       appended.aggregate.state.scores) for event in lifecycle]
+        self.tell(owner, messages)
+
+    def tell(self, owner: str, messages: Sequence[dict[str, Any]]) -> None:
+        """Append ``messages`` to the owner's feed and log a delivery for each of the
+        owner's webhooks subscribed to a message's kind."""
         bodies = [json.dumps(m, separators=(",", ":"), sort_keys=True) for m in messages]
         webhooks = self.webhooks.all(owner) if self.owners.is_live(owner) else []
         refs = [ref for message, body in zip(messages, bodies, strict=True)

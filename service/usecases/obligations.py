@@ -23,11 +23,13 @@ from typing import Any, Generic, TypeVar
 
 from domain.aggregate import Aggregate, is_due
 from domain.match import BotTurn, DeadlineDue, Owed, StepDue
+from domain.tournaments.tournament import TournamentDue
 from service.ports import StoredEvent
 from service.usecases.commands import Command, PlayBot, RunStep, TimeOut
 from service.usecases.runner import CommandRunner
+from service.usecases.tournament_progress import Advance
 
-OwedT = TypeVar("OwedT", bound=Owed)
+OwedT = TypeVar("OwedT", bound=Owed | TournamentDue)
 
 MAX_PAYMENTS = 8
 """Commands run at most for one kind in one go: more than a match usually owes of one kind
@@ -51,6 +53,11 @@ class Obligation(Generic[OwedT]):
     payment that comes twice, or late, appends nothing more."""
     aggregate: str = "match"
     """The kind of aggregate that owes it (``AggregateKind.name``): whose runner pays."""
+    looks_again_s: float | None = None
+    """For work that waits on other aggregates (a tournament on its matches): it stays
+    due while it waits, and a look that changes nothing comes again this much later (in
+    real mode the reconciler's lease, ``workers.reconciler.LEASE_S``, spaces the looks
+    the same way)."""
 
     @property
     def kind(self) -> str:
@@ -62,12 +69,16 @@ OBLIGATIONS: dict[str, Obligation[Any]] = {row.kind: row for row in (
     Obligation(StepDue, 1.0, lambda owed, now: RunStep()),
     Obligation(DeadlineDue, 5.0, lambda owed, now: TimeOut(owed.turn_version, now)),
     Obligation(BotTurn, 1.0, lambda owed, now: PlayBot(owed.seat, owed.version)),
+    Obligation(TournamentDue, 1.0, lambda owed, now: Advance(now), aggregate="tournament",
+               looks_again_s=2.0),
 )}
 """Every kind of owed work, by its name. The step's and the bot's marks ahead fall due by
 when their append has made them due (at once, or after the bot's think time: a look that
 comes early reschedules it), or the process died in between (or lost its race); the
 clock's is when the reconciler looks at a clocked match whose exact deadline was never
-indexed."""
+indexed. A tournament's progress is the tournaments' runner's to pay: it is due while a
+round is open, so a look that finds its matches still playing leaves it due, and the
+reconciler looks again once its lease ends."""
 
 KINDS = tuple(OBLIGATIONS)
 """The work index's kinds, in the table's order (``domain.match.OWED``'s: a test holds the

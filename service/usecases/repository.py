@@ -116,13 +116,15 @@ class Repository(Generic[A]):
         return self._read(match_id, after, until)
 
     def meta(self, match_id: str) -> dict[str, str] | None:
-        """The match's creation metadata (variant, seed, owner, tags...; never seat tokens),
-        cached: it never changes once the match exists. None when there is no match."""
+        """The creation metadata (a match's variant, seed, owner, tags...; never seat
+        tokens), cached: it never changes once the aggregate exists. None when there is
+        none of this kind (a tournament's id names no match, and the other way round:
+        every meta says its ``aggregate``, a match's by its absence)."""
         cached = self._meta.get(match_id)
         if cached is not None:
             return cached
         meta = self.store.meta(match_id) if storable(match_id) else None
-        if meta is None:
+        if meta is None or meta.get("aggregate", "match") != self.kind.name:
             return None
         fixed = {key: value for key, value in meta.items() if not key.startswith("token:")}
         with self._lock:

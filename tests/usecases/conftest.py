@@ -12,6 +12,7 @@ import pytest
 
 from service.bootstrap import Wiring, bootstrap
 from service.config import Settings
+from service.usecases.obligations import OBLIGATIONS
 from tests.service.test_matches_api import DECK
 
 ADMIN = "usecases-admin"
@@ -119,7 +120,22 @@ def bots_turn(wiring: Wiring, clock: Clock) -> str:
     return str(new_match(wiring, players=[{"name": "Ann"}, {"bot": "random"}])["id"])
 
 
+def tournament_paired(wiring: Wiring, clock: Clock) -> str:
+    """A tournament whose first round is paired: it owes its tables opened, due now."""
+    made = wiring.hosted.create({"variant": "gin", "format": "round_robin",
+                                 "players": [{"name": "Ann"}, {"name": "Bob"}]}, ADMIN)
+    return str(made["id"])
+
+
 OWING: dict[str, Callable[[Wiring, Clock], str]] = {"steps": knocked, "clocks": timed_out,
-                                                    "bots": bots_turn}
-"""For each kind of owed work, a match that owes it, due now (a test holds it to the
-table's kinds, so a new kind comes with its example)."""
+                                                    "bots": bots_turn,
+                                                    "tournaments": tournament_paired}
+"""For each kind of owed work, a match (a tournament for a tournament's kind) that owes
+it, due now (a test holds it to the table's kinds, so a new kind comes with its
+example)."""
+
+
+def owing(wiring: Wiring, kind: str, aggregate_id: str) -> tuple[Any, ...]:
+    """What the match or tournament owes now, loaded by its own kind's repository."""
+    runner = wiring.obligations.runners[OBLIGATIONS[kind].aggregate]
+    return tuple(runner.repository.get(aggregate_id).owed())

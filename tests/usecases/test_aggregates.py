@@ -104,7 +104,7 @@ def wired() -> tuple[RedisEventStore, CommandRunner[Tally], list[Appended[Any]],
     follow_up = FollowUp()
     runner = CommandRunner(Repository(store, kind=TALLIES), Subscribers([heard.append]),
                            follow_up)
-    store.create("t1", to_store([Event("Counted")]), {"owner": "ann"})
+    store.create("t1", to_store([Event("Counted")]), {"aggregate": "tally", "owner": "ann"})
     return store, runner, heard, follow_up
 
 

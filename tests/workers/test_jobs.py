@@ -139,8 +139,9 @@ def test_a_scan_indexes_matches_that_awaited_work_before_the_index(client, redis
                                                                   wiring):
     match = knocked(client)
     redis_client.delete(wiring.index.key(StepDue.kind))  # as after an upgrade: never indexed
-    marked = index_everything(wiring.store.match_ids, wiring.repository, wiring.index)
-    assert marked == {"matches": 1, "steps": 1, "clocks": 0, "bots": 0}
+    marked = index_everything(wiring.aggregates(), wiring.index)
+    assert marked == {"scanned": {"match": 1, "tournament": 0}, "steps": 1, "clocks": 0,
+                      "bots": 0, "tournaments": 0}
     reconcile(wiring)
     assert types(client, match).count("HandScored") == 1
 

@@ -1,0 +1,164 @@
+"""Verify a tournament's export without trusting the server: its chain, every pairing,
+every result.
+
+The export (``GET /v1/tournaments/{id}/export``) is NDJSON: the tournament's own log, one
+record per event as a match's export has them, then each table's match log, each record
+carrying its ``match_id``. The checks:
+
+- ``hash_chain``: the tournament's log links and rehashes as a match's does
+  (``domain.audit``).
+- ``pairings``: every ``RoundPaired`` is what the format pairs from the results recorded
+  before it (``domain.tournaments.formats``; an arena's wave from who was waiting, at the
+  event's time), with the match ids the pairing derives; tables open, rounds complete and
+  the tournament ends when and as the log says, and the final standings are the ones the
+  recorded results give.
+- ``results``: every table's match log is in the export and verifies on its own
+  (``domain.audit.verify``), seats the table's entrants in order, and ended as the
+  tournament's ``MatchRecorded`` says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from domain.audit import Check, Record, Report, check_chain, event_of, verify
+from domain.events import MATCH_ABORTED, MATCH_COMPLETED, SEAT_FORFEITED, Event, names
+from domain.tournaments import events as E
+from domain.tournaments.results import outcome_of
+from domain.tournaments.tournament import (
+    TournamentState,
+    evolve,
+    pairing_events,
+    recorded,
+)
+from domain.variant import Variant
+
+CHECKS = ("hash_chain", "pairings", "results")
+ENDED = names(MATCH_COMPLETED, SEAT_FORFEITED)
+
+
+def is_tournament_export(records: Sequence[Record]) -> bool:
+    return bool(records) and records[0].get("type") == E.TOURNAMENT_CREATED.name
+
+
+def verify_tournament(records: Sequence[Record], variants: Mapping[str, Variant]) -> Report:
+    """Check a tournament export; ``variants`` maps variant names to families."""
+    own = [record for record in records if "match_id" not in record]
+    matches: dict[str, list[Record]] = {}
+    for record in records:
+        if "match_id" in record:
+            matches.setdefault(str(record["match_id"]), []).append(
+                {key: value for key, value in record.items() if key != "match_id"})
+    report = Report(None, len(own), {name: Check(name) for name in CHECKS})
+    check_chain(own, report.checks["hash_chain"])
+    if not is_tournament_export(own):
+        report.checks["pairings"].fail(1, f"the log does not start with "
+                                          f"{E.TOURNAMENT_CREATED.name}")
+        return report
+    report.variant = own[0]["data"].get("variant")
+    state = _replay(own, report.checks["pairings"])
+    report.final_phase = state.phase if state is not None else None
+    if state is not None:
+        _check_results(state, own, matches, variants, report.checks["results"])
+    return report
+
+
+def _replay(records: Sequence[Record], check: Check) -> TournamentState | None:
+    """Fold the log, comparing each event the server decided with what the rules decide
+    from the state before it; the state at the end (None if the first event is bad)."""
+    state: TournamentState | None = None
+    for record in records:
+        event = event_of(record)
+        version = record["version"]
+        check.checked += 1
+        try:
+            problem = None if state is None else _problem(state, event, float(record["ts"]))
+            if problem is not None:
+                check.fail(version, problem)
+                return state
+            state = evolve(state, event)
+        except (KeyError, TypeError, ValueError, IndexError, StopIteration,
+                AssertionError) as exc:
+            check.fail(version, f"cannot replay: {type(exc).__name__}: {exc}")
+            return state
+    return state
+
+
+def _problem(state: TournamentState, event: Event, ts: float) -> str | None:
+    """Why ``event`` is not what the rules make of ``state`` at ``ts``; None when it is."""
+    kind = event.type
+    if kind == E.ROUND_PAIRED.name:
+        expected = [e for e in pairing_events(state, ts) if e.type == E.ROUND_PAIRED.name]
+        if state.unopened is not None or (state.playing and not state.settings.is_arena):
+            return "a round was paired while the last one was still open"
+        if not expected or dict(expected[0].data) != dict(event.data):
+            return "the pairing is not the one the format makes of the results before it"
+    elif kind == E.TABLES_OPENED.name:
+        unopened = state.unopened
+        if unopened is None or unopened.number != event.data["round"]:
+            return "opens tables of a round that is not waiting for them"
+    elif kind == E.MATCH_RECORDED.name:
+        round_ = state.rounds[event.data["round"] - 1]
+        table = next(t for t in round_.tables if t.number == event.data["table"])
+        if table not in round_.waiting or table.match_id != event.data["match_id"]:
+            return "records a table that is not playing"
+    elif kind == E.ROUND_COMPLETED.name:
+        round_ = state.rounds[event.data["round"] - 1]
+        if round_.waiting or round_.completed:
+            return "completes a round that has tables playing, or completed already"
+    elif kind == E.TOURNAMENT_COMPLETED.name:
+        expected = pairing_events(state, ts)
+        if [e.type for e in expected] != [kind] or dict(expected[0].data) != dict(event.data):
+            return "ends the tournament early, or with standings the results do not give"
+    elif kind not in (E.PLAYER_WITHDRAWN.name, E.TOURNAMENT_ABORTED.name):
+        return f"a tournament's log holds no {kind!r}"
+    return None
+
+
+def _check_results(state: TournamentState, records: Sequence[Record],
+                   matches: Mapping[str, Sequence[Record]],
+                   variants: Mapping[str, Variant], check: Check) -> None:
+    """Each recorded result against its match's own verified log."""
+    variant = variants.get(state.settings.variant)
+    for record in records:
+        if record["type"] != E.MATCH_RECORDED.name:
+            continue
+        check.checked += 1
+        data = record["data"]
+        log = matches.get(data["match_id"])
+        if log is None or variant is None:
+            check.fail(record["version"], f"the export lacks match {data['match_id']}'s log")
+            return
+        problem = _result_problem(state, data, log, variant, variants)
+        if problem is not None:
+            check.fail(record["version"], problem)
+            return
+
+
+def _result_problem(state: TournamentState, data: Mapping[str, Any], log: Sequence[Record],
+                    variant: Variant, variants: Mapping[str, Variant]) -> str | None:
+    report = verify(log, variants)
+    if not report.ok:
+        return f"match {data['match_id']} does not verify " \
+               f"(first failure at its version {report.first_failing_version})"
+    round_ = state.rounds[data["round"] - 1]
+    table = next(t for t in round_.tables if t.number == data["table"])
+    players = log[0]["data"].get("players", [])
+    if players != [state.entrants[entrant].name for entrant in table.seats]:
+        return f"match {data['match_id']} does not seat the table's entrants"
+    completion = _completion(log)
+    outcome = outcome_of(completion, len(table.seats), variant.low_scores_win)
+    if dict(recorded(data["round"], table, outcome).data) != dict(data):
+        return f"match {data['match_id']} did not end as recorded"
+    return None
+
+
+def _completion(log: Sequence[Record]) -> Mapping[str, Any] | None:
+    """The payload of the event that ended the match (None when it was called off)."""
+    for record in reversed(log):
+        if record["type"] in ENDED:
+            return dict(record["data"])
+        if record["type"] == MATCH_ABORTED.name:
+            return None
+    return None

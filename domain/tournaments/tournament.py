@@ -1,0 +1,382 @@
+"""A tournament as everything outside the rules holds it: one value folded from its log.
+
+``Tournament`` is the second aggregate (``domain.aggregate``) beside the match: the same
+repository loads it and the same runner writes to it. Its progress is what it owes
+(``Tournament.owed``, one kind of work, ``TournamentDue``): to open the tables of a round
+just paired, then to record each table's result as its match ends, and once a round is
+complete to pair the next (or to end). ``advance`` decides that progress from the
+outcomes of the round's matches, purely; the use case reads the outcomes and creates the
+matches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
+
+from domain.aggregate import Recorded
+from domain.chain import GENESIS_HASH
+from domain.errors import RuleError
+from domain.events import Event
+from domain.tournaments import arena
+from domain.tournaments import events as E
+from domain.tournaments.formats import next_pairing, standings_of
+from domain.tournaments.model import Bye, Pairing, Result, Table
+from domain.tournaments.results import TableOutcome
+
+RUNNING, COMPLETE, ABORTED = "running", "complete", "aborted"
+FINAL = frozenset({COMPLETE, ABORTED})
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One entrant: a person (a name and the organiser's id for them) or a bot level."""
+
+    name: str
+    external_id: str | None = None
+    bot: str | None = None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What ``TournamentCreated`` fixed for the whole tournament."""
+
+    id: str
+    name: str
+    variant: str
+    options: Mapping[str, Any]
+    format: str
+    table_size: int
+    rounds: int | None
+    tie_breaks: tuple[str, ...]
+    clock: Mapping[str, Any] | None = None
+    ends_at: float | None = None
+    """An arena's end (epoch seconds): no table is paired after it."""
+
+    @property
+    def is_arena(self) -> bool:
+        return self.format == "arena"
+
+
+@dataclass(frozen=True)
+class PairedTable:
+    """A table of a round: its number, its match, its entrants by seat."""
+
+    number: int
+    match_id: str
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round: its tables and byes, whether its matches exist, its recorded results
+    (by table number) and whether it is complete."""
+
+    number: int
+    tables: tuple[PairedTable, ...]
+    byes: tuple[int, ...]
+    opened: bool = False
+    results: Mapping[int, Result] = field(default_factory=dict)
+    completed: bool = False
+
+    @property
+    def waiting(self) -> tuple[PairedTable, ...]:
+        """Tables whose result is not recorded yet."""
+        return tuple(table for table in self.tables if table.number not in self.results)
+
+
+@dataclass(frozen=True)
+class TournamentState:
+    settings: Settings
+    entrants: tuple[Entrant, ...]
+    rounds: tuple[Round, ...] = ()
+    withdrawn: frozenset[int] = frozenset()
+    phase: str = RUNNING
+    final: tuple[Mapping[str, Any], ...] = ()
+    results: tuple[Result, ...] = ()
+    """Every recorded result, in the order recorded (an arena's streaks count in it)."""
+
+    @property
+    def current(self) -> Round | None:
+        return self.rounds[-1] if self.rounds else None
+
+    @property
+    def playing(self) -> tuple[PairedTable, ...]:
+        """Tables of every round whose result is not recorded yet (an arena's waves
+        overlap; a round-based format has them in its last round only)."""
+        return tuple(table for round_ in self.rounds for table in round_.waiting)
+
+    @property
+    def unopened(self) -> Round | None:
+        """The round paired whose matches are not created yet, if any."""
+        return next((round_ for round_ in self.rounds if not round_.opened), None)
+
+    @property
+    def waiting(self) -> tuple[int, ...]:
+        """An arena's entrants free to be paired, longest-waiting first: those at no table
+        still playing and not withdrawn, in the order their last result was recorded (who
+        has not played yet first, in entry order)."""
+        busy = {entrant for table in self.playing for entrant in table.seats}
+        last: dict[int, int] = {}
+        for order, result in enumerate(self.results):
+            for entrant in result.seats:
+                last[entrant] = order
+        free = [entrant for entrant in range(len(self.entrants))
+                if entrant not in busy and entrant not in self.withdrawn]
+        return tuple(sorted(free, key=lambda entrant: (last.get(entrant, -1), entrant)))
+
+    @property
+    def byes(self) -> tuple[Bye, ...]:
+        return tuple(Bye(round_.number, entrant) for round_ in self.rounds
+                     for entrant in round_.byes)
+
+
+def table_match_id(tournament_id: str, round_number: int, table: int) -> str:
+    """The match id of a table: derived from the tournament, round and table, so a step
+    that is paid twice (two workers, or one that died after creating some tables) finds
+    the matches it created already instead of creating more."""
+    digest = hashlib.sha256(f"{tournament_id}:{round_number}:{table}".encode()).hexdigest()
+    return digest[:32]
+
+
+# --- folding -------------------------------------------------------------------------------
+
+def created(data: Mapping[str, Any]) -> TournamentState:
+    settings = Settings(data["id"], data["name"], data["variant"], dict(data["options"]),
+                        data["format"], data["table_size"], data.get("rounds"),
+                        tuple(data["tie_breaks"]), data.get("clock"), data.get("ends_at"))
+    entrants = tuple(Entrant(e["name"], e.get("external_id"), e.get("bot"))
+                     for e in data["entrants"])
+    return TournamentState(settings, entrants)
+
+
+def evolve(state: TournamentState | None, event: Event) -> TournamentState:
+    """The state after one event."""
+    data = event.data
+    if event.type == E.TOURNAMENT_CREATED.name:
+        return created(data)
+    assert state is not None, "a tournament's log starts with TournamentCreated"
+    if event.type == E.ROUND_PAIRED.name:
+        tables = tuple(PairedTable(t["table"], t["match_id"], tuple(t["seats"]))
+                       for t in data["tables"])
+        return replace(state, rounds=(*state.rounds, Round(data["round"], tables,
+                                                           tuple(data["byes"]))))
+    if event.type == E.TABLES_OPENED.name:
+        return _with_round(state, data["round"], opened=True)
+    if event.type == E.MATCH_RECORDED.name:
+        round_ = state.rounds[data["round"] - 1]
+        table = next(t for t in round_.tables if t.number == data["table"])
+        result = Result(data["round"], table.seats, tuple(data["points"]),
+                        tuple(data["game_points"]), data["forfeit"])
+        recorded = _with_round(state, data["round"],
+                               results={**round_.results, table.number: result})
+        return replace(recorded, results=(*state.results, result))
+    if event.type == E.ROUND_COMPLETED.name:
+        return _with_round(state, data["round"], completed=True)
+    if event.type == E.PLAYER_WITHDRAWN.name:
+        return replace(state, withdrawn=state.withdrawn | {data["entrant"]})
+    if event.type == E.TOURNAMENT_COMPLETED.name:
+        return replace(state, phase=COMPLETE, final=tuple(data["standings"]))
+    if event.type == E.TOURNAMENT_ABORTED.name:
+        return replace(state, phase=ABORTED)
+    raise ValueError(f"a tournament's log holds no {event.type!r}")
+
+
+def _with_round(state: TournamentState, number: int, **changes: Any) -> TournamentState:
+    rounds = list(state.rounds)
+    rounds[number - 1] = replace(rounds[number - 1], **changes)
+    return replace(state, rounds=tuple(rounds))
+
+
+# --- what it owes --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TournamentDue:
+    """The tournament's progress is owed: ``open`` the tables of round ``round`` (due at
+    once); or wait for ``tables`` still playing (due at once too: each look records what
+    has ended, the work index looks again after its lease, and a match's end marks it due
+    sooner); or, an arena nobody can be paired in, its end at ``at``."""
+
+    round: int
+    open: bool
+    tables: tuple[str, ...]
+    at: float | None = None
+    kind: ClassVar[str] = "tournaments"
+
+    @classmethod
+    def of(cls, tournament: Tournament) -> TournamentDue | None:
+        state = tournament.state
+        if state is None or state.phase in FINAL:
+            return None
+        unopened = state.unopened
+        if unopened is not None:
+            return cls(unopened.number, True, tuple(t.match_id for t in unopened.tables))
+        playing = state.playing
+        settings = state.settings
+        at = settings.ends_at if settings.is_arena and not playing else None
+        return cls(len(state.rounds), False, tuple(t.match_id for t in playing), at)
+
+    def due(self, now: float) -> float:
+        return now if self.at is None else self.at
+
+
+@dataclass(frozen=True)
+class TournamentAhead:
+    before: Tournament
+    events: tuple[Event, ...]
+    state: TournamentState
+
+    def owed(self, at: float) -> tuple[TournamentDue, ...]:
+        records = [Recorded(event, self.before.version + number, at, "")
+                   for number, event in enumerate(self.events, 1)]
+        return self.before.stored(self, records).owed()
+
+
+@dataclass(frozen=True)
+class Tournament:
+    """One tournament as of ``version``: the fold of its first ``version`` stored events
+    (``state`` is None before the first)."""
+
+    state: TournamentState | None = None
+    version: int = 0
+    head_hash: str = GENESIS_HASH
+    at: float = 0.0
+
+    def apply(self, records: Sequence[Recorded]) -> Tournament:
+        if not records:
+            return self
+        state = self.state
+        for record in records:
+            state = evolve(state, record.event)
+        last = records[-1]
+        return Tournament(state, last.version, last.hash, last.ts)
+
+    def ahead(self, events: Sequence[Event]) -> TournamentAhead:
+        state = self.state
+        for event in events:
+            state = evolve(state, event)
+        assert state is not None
+        return TournamentAhead(self, tuple(events), state)
+
+    def stored(self, ahead: TournamentAhead, records: Sequence[Recorded]) -> Tournament:
+        last = records[-1]
+        return Tournament(ahead.state, last.version, last.hash, last.ts)
+
+    @property
+    def is_over(self) -> bool:
+        return self.state is not None and self.state.phase in FINAL
+
+    def owed(self) -> tuple[TournamentDue, ...]:
+        owed = TournamentDue.of(self) if self.state is not None else None
+        return () if owed is None else (owed,)
+
+
+# --- deciding its progress -----------------------------------------------------------------
+
+def pairing_events(state: TournamentState, now: float) -> list[Event]:
+    """What follows a complete round: the next round's pairing, or the tournament's end
+    when the format has no more rounds to pair. An arena pairs whoever waits, until its
+    end (``arena_events``)."""
+    if state.settings.is_arena:
+        return arena_events(state, now)
+    pairing = next_pairing(state)
+    if pairing is None:
+        return [E.TOURNAMENT_COMPLETED.event(standings=standings_of(state))]
+    return [paired(state, len(state.rounds) + 1, pairing)]
+
+
+def arena_events(state: TournamentState, now: float) -> list[Event]:
+    """An arena's next wave: the waiting entrants paired (``arena.pair_waiting``) while
+    its time runs; once it has run out, nothing new, and its end when the last table has
+    finished."""
+    ends_at = state.settings.ends_at
+    if ends_at is not None and now >= ends_at:
+        return [] if state.playing else [
+            E.TOURNAMENT_COMPLETED.event(standings=standings_of(state))]
+    busy = sum(len(table.seats) for table in state.playing)
+    tables = arena.pair_waiting(state.waiting, state.results, state.settings.table_size,
+                                playing=busy)
+    if not tables:
+        return []
+    pairing = Pairing(tuple(Table(number, seats) for number, seats in enumerate(tables)))
+    return [paired(state, len(state.rounds) + 1, pairing)]
+
+
+def paired(state: TournamentState, number: int, pairing: Pairing) -> Event:
+    tables = [{"table": table.number, "seats": list(table.seats),
+               "match_id": table_match_id(state.settings.id, number, table.number)}
+              for table in pairing.tables]
+    return E.ROUND_PAIRED.event(round=number, tables=tables, byes=list(pairing.byes))
+
+
+def started(data: Mapping[str, Any], now: float) -> list[Event]:
+    """A new tournament's first events: its creation and its first round's pairing."""
+    creation = E.TOURNAMENT_CREATED.event(dict(data))
+    return [creation, *pairing_events(created(creation.data), now)]
+
+
+def advance(tournament: Tournament, outcomes: Mapping[str, TableOutcome],
+            now: float) -> list[Event]:
+    """The progress owed at ``now``: the tables of a round just paired opened (the caller
+    created their matches); else a ``MatchRecorded`` for each table still playing whose
+    match has ended (``outcomes``, by match id), a ``RoundCompleted`` for each round that
+    completes, and then the next pairing or the end (an arena: the next wave)."""
+    state = tournament.state
+    if state is None or state.phase in FINAL:
+        return []
+    unopened = state.unopened
+    if unopened is not None:
+        return [E.TABLES_OPENED.event(round=unopened.number)]
+    events: list[Event] = []
+    for round_ in state.rounds:
+        for table in round_.waiting:
+            outcome = outcomes.get(table.match_id)
+            if outcome is not None:
+                events.append(recorded(round_.number, table, outcome))
+    after = tournament.ahead(events).state if events else state
+    completing = [E.ROUND_COMPLETED.event(round=round_.number) for round_ in after.rounds
+                  if not round_.completed and not round_.waiting]
+    events += completing
+    after = tournament.ahead(events).state if completing else after
+    if after.settings.is_arena or not after.playing:
+        events += pairing_events(after, now)
+    return events
+
+
+def recorded(number: int, table: PairedTable, outcome: TableOutcome) -> Event:
+    return E.MATCH_RECORDED.event(
+        round=number, table=table.number, match_id=table.match_id,
+        ranks=list(outcome.ranks), points=list(outcome.points),
+        game_points=list(outcome.game_points), forfeit=outcome.forfeit)
+
+
+# --- the organiser's controls --------------------------------------------------------------
+
+WITHDRAWN_REASON = "withdrew from the tournament"
+
+
+def withdrawal(state: TournamentState, entrant: int, reason: str) -> list[Event]:
+    """An entrant leaves: no later round pairs them (``RuleError`` once the tournament is
+    over or when they have left already)."""
+    if state.phase in FINAL:
+        raise RuleError("tournament_over", "the tournament is over")
+    if entrant in state.withdrawn:
+        raise RuleError("already_withdrawn", f"entrant {entrant} has withdrawn already")
+    return [E.PLAYER_WITHDRAWN.event(entrant=entrant, reason=reason)]
+
+
+def abortion(state: TournamentState, reason: str) -> list[Event]:
+    """The tournament is called off (``RuleError`` once it is over)."""
+    if state.phase in FINAL:
+        raise RuleError("tournament_over", "the tournament is over")
+    return [E.TOURNAMENT_ABORTED.event(reason=reason)]
+
+
+def table_of(state: TournamentState, entrant: int) -> tuple[PairedTable, int] | None:
+    """The table the entrant is playing now and their seat there, if any."""
+    for table in state.playing:
+        if entrant in table.seats:
+            return table, table.seats.index(entrant)
+    return None

@@ -1,0 +1,178 @@
+"""Schemas of the tournaments the server hosts: creation, views, standings, rounds."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from domain.bots import LEVELS
+from domain.tournaments.events import FORMATS
+from domain.tournaments.standings import DEFAULT_TIE_BREAKS, TIE_BREAKS
+from domain.variants import VARIANTS
+from service.api.control_schemas import ClockSchema, reason_field
+from service.api.inputs import json_integer
+from service.api.plain_text import PlainText
+from service.api.schemas import NAME_RULE
+from service.usecases.hosted_tournaments import MAX_ENTRANTS
+
+
+class EntrantSchema(Schema):
+    """An entrant: a person (a name, and optionally the organiser's id for them) or a
+    computer player (``bot``: its level)."""
+
+    name = PlainText(max_length=64, metadata={
+        "description": NAME_RULE + ". Required for a person; a bot's default is its level's "
+                       "and number (\"Basic bot 3\")"})
+    external_id = PlainText(max_length=128, allow_none=True, metadata={
+        "description": "Optional: the entrant's id in the organiser's system"})
+    bot = fields.String(allow_none=True, validate=validate.OneOf(LEVELS), metadata={
+        "description": "A computer player's level; the server plays its tables"})
+
+
+class TournamentCreateSchema(Schema):
+    name = PlainText(max_length=128, metadata={"description": "Default: the variant and format"})
+    variant = fields.String(required=True, validate=validate.OneOf(sorted(VARIANTS)),
+                            metadata={"description": "gin, gem, rummy or rami"})
+    options = fields.Dict(keys=fields.String(), load_default=dict, metadata={
+        "description": "Every match's options (GET /v1/variants)"})
+    format = fields.String(load_default="swiss", validate=validate.OneOf(FORMATS), metadata={
+        "description": "How rounds are paired (docs/tournaments.md)"})
+    players = fields.List(fields.Nested(EntrantSchema), required=True,
+                          validate=validate.Length(min=2, max=MAX_ENTRANTS), metadata={
+        "description": "The entrants in seeding order: the first is the top seed"})
+    table_size = json_integer(load_default=2, metadata={
+        "description": "Seats at each table, within the variant's players (gin 2-4, gem "
+                       "2-3, rummy and rami 2-6); eliminations take 2", "minimum": 2,
+        "maximum": 6}, validate=validate.Range(min=2, max=6))
+    rounds = json_integer(allow_none=True, validate=validate.Range(min=1, max=64), metadata={
+        "description": "A Swiss's rounds (default: enough to leave one leader, at most "
+                       "entrants - 1); only for a Swiss", "minimum": 1, "maximum": 64})
+    tie_breaks = fields.List(fields.String(validate=validate.OneOf(TIE_BREAKS)),
+                             validate=validate.Length(max=len(TIE_BREAKS)), metadata={
+        "description": "Tie-breaks after match points, in order (docs/tournaments.md); "
+                       f"default {list(DEFAULT_TIE_BREAKS)}"})
+    clock = fields.Nested(ClockSchema, allow_none=True, metadata={
+        "description": "Every match's clock (as POST /v1/matches)"})
+    minutes = json_integer(allow_none=True, validate=validate.Range(min=1, max=24 * 60),
+                           metadata={"description": "An arena's length (arena only, and "
+                                                    "required there)", "minimum": 1,
+                                     "maximum": 24 * 60})
+
+
+class WithdrawSchema(Schema):
+    entrant = json_integer(required=True, validate=validate.Range(min=0, max=MAX_ENTRANTS - 1),
+                           metadata={"description": "The entrant's number", "minimum": 0,
+                                     "maximum": MAX_ENTRANTS - 1})
+    reason = reason_field()
+
+
+class AbortTournamentSchema(Schema):
+    reason = reason_field()
+
+
+class EntrantViewSchema(Schema):
+    entrant = fields.Integer(required=True, metadata={"description": "Its number (seed order)"})
+    name = fields.String(required=True)
+    external_id = fields.String(allow_none=True, required=True)
+    bot = fields.String(allow_none=True, required=True)
+    withdrawn = fields.Boolean(required=True)
+
+
+class EntrantCreatedSchema(EntrantViewSchema):
+    token = fields.String(allow_none=True, required=True, metadata={
+        "description": "The person's player token, shown this once: GET .../me with it "
+                       "finds their table, where it is their seat token; null for a bot"})
+
+
+class StandingSchema(Schema):
+    rank = fields.Integer(required=True, metadata={"description": "Shared by full ties"})
+    entrant = fields.Integer(required=True)
+    name = fields.String(required=True)
+    points = fields.Float(required=True, metadata={"description": "Match points"})
+    played = fields.Integer(required=True)
+    wins = fields.Integer(required=True)
+    byes = fields.Integer(required=True)
+    tie_breaks = fields.Dict(keys=fields.String(), values=fields.Float(), required=True)
+    withdrawn = fields.Boolean(required=True)
+
+
+class TournamentSchema(Schema):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True, metadata={"description": "Events in its log"})
+    name = fields.String(required=True)
+    variant = fields.String(required=True)
+    options = fields.Dict(keys=fields.String(), required=True)
+    format = fields.String(required=True)
+    table_size = fields.Integer(required=True)
+    rounds = fields.Integer(allow_none=True, required=True)
+    tie_breaks = fields.List(fields.String(), required=True)
+    clock = fields.Dict(keys=fields.String(), allow_none=True, required=True)
+    ends_at = fields.Float(allow_none=True, required=True, metadata={
+        "description": "An arena's end (epoch seconds); null for the other formats"})
+    status = fields.String(required=True, metadata={"description": "running, complete or "
+                                                                   "aborted"})
+    round = fields.Integer(required=True, metadata={"description": "Rounds paired so far"})
+    entrants = fields.List(fields.Nested(EntrantViewSchema), required=True)
+    standings = fields.List(fields.Nested(StandingSchema), required=True)
+
+
+class TournamentCreatedSchema(TournamentSchema):
+    entrants = fields.List(fields.Nested(EntrantCreatedSchema), required=True)
+
+
+class StandingsSchema(Schema):
+    standings = fields.List(fields.Nested(StandingSchema), required=True)
+
+
+class StandingsQuerySchema(Schema):
+    format = fields.String(load_default="json", validate=validate.OneOf(("json", "csv")))
+
+
+class EntrantRefSchema(Schema):
+    entrant = fields.Integer(required=True)
+    name = fields.String(required=True)
+
+
+class TableSeatSchema(EntrantRefSchema):
+    seat = fields.Integer(required=True)
+    points = fields.Float(allow_none=True, required=True, metadata={
+        "description": "Match points once recorded"})
+    game_points = fields.Float(allow_none=True, required=True, metadata={
+        "description": "The seat's score in the match, more is better (negated where low "
+                       "scores win)"})
+
+
+class TableSchema(Schema):
+    table = fields.Integer(required=True)
+    match_id = fields.String(required=True, metadata={
+        "description": "The table's match (GET /v1/matches/{match_id}, its log and replay)"})
+    seats = fields.List(fields.Nested(TableSeatSchema), required=True)
+    finished = fields.Boolean(required=True, metadata={"description": "Its result is recorded"})
+    forfeit = fields.Boolean(required=True)
+
+
+class RoundSchema(Schema):
+    round = fields.Integer(required=True)
+    opened = fields.Boolean(required=True, metadata={"description": "Its matches exist"})
+    completed = fields.Boolean(required=True)
+    byes = fields.List(fields.Nested(EntrantRefSchema), required=True)
+    tables = fields.List(fields.Nested(TableSchema), required=True)
+
+
+class MyTableSchema(Schema):
+    table = fields.Integer(required=True)
+    match_id = fields.String(required=True)
+    seat = fields.Integer(required=True, metadata={
+        "description": "Your seat; act there with your player token"})
+    result_recorded = fields.Boolean(required=True)
+
+
+class MeSchema(Schema):
+    entrant = fields.Integer(required=True)
+    name = fields.String(required=True)
+    withdrawn = fields.Boolean(required=True)
+    round = fields.Integer(required=True)
+    status = fields.String(required=True)
+    bye = fields.Boolean(required=True, metadata={"description": "You sit this round out"})
+    table = fields.Nested(MyTableSchema, allow_none=True, required=True, metadata={
+        "description": "Your table this round once its matches exist; null between rounds, "
+                       "on a bye, once the tournament is over"})

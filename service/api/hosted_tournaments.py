@@ -1,0 +1,154 @@
+"""Tournaments the server hosts: created by an organiser, paired and recorded by the
+server, read by anybody (docs/tournaments.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, request, stream_with_context
+from flask.views import MethodView
+
+from service.api.audit import EXPORT_TYPES
+from service.api.base import BEARER, ApiBlueprint, bearer_token, use_cases
+from service.api.hosted_tournament_schemas import (
+    AbortTournamentSchema,
+    MeSchema,
+    RoundSchema,
+    StandingsQuerySchema,
+    StandingsSchema,
+    TournamentCreatedSchema,
+    TournamentCreateSchema,
+    TournamentSchema,
+    WithdrawSchema,
+)
+from service.usecases.access import ORGANISER_CALLER
+from service.usecases.hosted_tournaments import HostedTournaments, standings_csv
+
+blp = ApiBlueprint("tournaments", __name__, url_prefix="/v1/tournaments",
+                   description="Tournaments the server pairs, records and ranks")
+
+
+CREATED_LINKS = {
+    name: {"operationRef": f"#/paths/~1v1~1tournaments~1{{tournament_id}}{path}/get",
+           "parameters": {"tournament_id": "$response.body#/id", **extra},
+           "description": description}
+    for name, path, extra, description in (
+        ("GetTournament", "", {}, "The tournament just created"),
+        ("GetStandings", "~1standings", {}, "Its standings"),
+        ("GetFirstRound", "~1rounds~1{number}", {"number": 1}, "Its first round"),
+        ("ExportTournament", "~1export", {}, "Its export"))}
+"""Where a client (or schemathesis's stateful run) goes from a new tournament."""
+
+
+def hosted() -> HostedTournaments:
+    return use_cases().hosted
+
+
+@blp.route("")
+class Tournaments(MethodView):
+    @blp.arguments(TournamentCreateSchema)
+    @blp.response(201, TournamentCreatedSchema)
+    @blp.doc(security=BEARER, caller=ORGANISER_CALLER,
+             responses={201: {"links": CREATED_LINKS}})
+    @blp.errors(400, 401, 403)
+    def post(self, body: dict[str, Any]) -> Any:
+        """Create a tournament and pair its first round (an organiser key or the admin token).
+
+        The server creates each round's matches, records each result as its match ends,
+        and pairs the next round once every table of a round has a result, until the
+        format is done. Each person entrant's player token is in the answer, once.
+        """
+        return hosted().create(body, bearer_token())
+
+
+@blp.route("/<tournament_id>")
+class Tournament(MethodView):
+    @blp.response(200, TournamentSchema)
+    @blp.errors(404)
+    def get(self, tournament_id: str) -> Any:
+        """A tournament: its settings, entrants, status and standings."""
+        return hosted().get(tournament_id)
+
+
+@blp.route("/<tournament_id>/standings")
+class Standings(MethodView):
+    @blp.arguments(StandingsQuerySchema, location="query")
+    @blp.response(200, StandingsSchema)
+    @blp.alt_response(200, schema={"type": "string"}, content_type="text/csv", success=True,
+                      description="With format=csv: rank, entrant, name, points, played, "
+                                  "wins, byes, withdrawn, then one column per tie-break")
+    @blp.errors(400, 404)
+    def get(self, query: dict[str, Any], tournament_id: str) -> Any:
+        """The standings: match points, then the tournament's tie-breaks in order."""
+        rows = hosted().standings(tournament_id)
+        if query["format"] == "csv":
+            return Response(standings_csv(rows), mimetype="text/csv", headers={
+                "Content-Disposition": 'attachment; filename="standings.csv"'})
+        return {"standings": rows}
+
+
+@blp.route("/<tournament_id>/rounds/<int:number>")
+class Round(MethodView):
+    @blp.response(200, RoundSchema)
+    @blp.errors(404)
+    def get(self, tournament_id: str, number: int) -> Any:
+        """One round: its tables (each a match), results and byes."""
+        return hosted().round(tournament_id, number)
+
+
+@blp.route("/<tournament_id>/withdraw")
+class Withdraw(MethodView):
+    @blp.arguments(WithdrawSchema)
+    @blp.response(200, TournamentSchema)
+    @blp.doc(security=BEARER, caller=ORGANISER_CALLER)
+    @blp.errors(400, 401, 403, 404, 422)
+    def post(self, body: dict[str, Any], tournament_id: str) -> Any:
+        """Withdraw an entrant (the tournament's owner or the admin).
+
+        No later round pairs them; the match they are playing, if any, is forfeited for
+        them. 422 ``already_withdrawn``, or ``tournament_over``.
+        """
+        return hosted().withdraw(tournament_id, bearer_token(), body)
+
+
+@blp.route("/<tournament_id>/abort")
+class Abort(MethodView):
+    @blp.arguments(AbortTournamentSchema)
+    @blp.response(200, TournamentSchema)
+    @blp.doc(security=BEARER, caller=ORGANISER_CALLER)
+    @blp.errors(400, 401, 403, 404, 422)
+    def post(self, body: dict[str, Any], tournament_id: str) -> Any:
+        """Call the tournament off (its owner or the admin): no more rounds are paired;
+        matches already running play on but no longer count. 422 ``tournament_over``."""
+        return hosted().abort(tournament_id, bearer_token(), body)
+
+
+@blp.route("/<tournament_id>/export")
+class Export(MethodView):
+    @blp.doc(responses={"200": {
+        "description": "NDJSON, keys sorted: the tournament's log (one event per line, as a "
+                       "match's export has them), then each recorded table's match log, "
+                       "each line with its match_id. Check it offline with `rummy verify "
+                       "FILE`: the chain, every pairing from the results before it, every "
+                       "result from its match's log.",
+        "content": {ndjson: {"schema": {"type": "string", "format": "binary"}}
+                    for ndjson in EXPORT_TYPES}}})
+    @blp.errors(404)
+    def get(self, tournament_id: str) -> Any:
+        """The whole tournament for archiving and verifying."""
+        lines = hosted().export(tournament_id)
+        kind = request.accept_mimetypes.best_match(EXPORT_TYPES) or EXPORT_TYPES[0]
+        return Response(stream_with_context(lines), mimetype=kind, headers={
+            "Content-Disposition": f'attachment; filename="{tournament_id}.ndjson"'})
+
+
+@blp.route("/<tournament_id>/me")
+class Me(MethodView):
+    @blp.response(200, MeSchema)
+    @blp.doc(security=BEARER)
+    @blp.errors(401, 403, 404)
+    def get(self, tournament_id: str) -> Any:
+        """The entrant whose player token is sent: their table this round and their seat
+        there (which the same token acts for)."""
+        return hosted().me(tournament_id, bearer_token())
+
