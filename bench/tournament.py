@@ -129,27 +129,33 @@ def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 
 def person(api: Api, tournament_id: str, token: str, seed: int, stop: threading.Event,
            moves: list[int]) -> None:
-    """One scripted entrant: find the table, play its seat whenever it is to act."""
+    """One scripted entrant: find the table, play its seat whenever it is to act. A
+    request that fails (the view moved on meanwhile, a slow answer) is looked at again."""
     rng = random.Random(seed)
     while not stop.is_set():
+        try:
+            if not step(api, tournament_id, token, rng):
+                return
+            moves.append(1)
+        except (urllib.error.URLError, TimeoutError, IndexError, KeyError) as exc:
+            print(f"{token[:6]}: {type(exc).__name__}: {exc}", file=sys.stderr)
+            time.sleep(0.05)
+
+
+def step(api: Api, tournament_id: str, token: str, rng: random.Random) -> bool:
+    """Wait for the entrant's turn and make one move; False once the tournament is over."""
+    while True:
         me = api.call("GET", f"/v1/tournaments/{tournament_id}/me", token=token)
         if me["status"] != "running":
-            return
+            return False
         table = me["table"]
-        if table is None or table["result_recorded"]:
-            time.sleep(0.05)
-            continue
-        view = api.call("GET", f"/v1/matches/{table['match_id']}", token=token)
-        if view["phase"] in ("complete", "aborted") or view["turn"] != table["seat"]:
-            time.sleep(0.02)
-            continue
-        try:
-            api.call("POST", f"/v1/matches/{table['match_id']}/actions", choose(view, rng),
-                     token)
-            moves.append(1)
-        except urllib.error.HTTPError as exc:  # the view moved on meanwhile: look again
-            if exc.code not in (409, 422):
-                raise
+        if table is not None and not table["result_recorded"]:
+            view = api.call("GET", f"/v1/matches/{table['match_id']}", token=token)
+            if view["turn"] == table["seat"] and view.get("legal_actions"):
+                api.call("POST", f"/v1/matches/{table['match_id']}/actions",
+                         choose(view, rng), token)
+                return True
+        time.sleep(0.03)
 
 
 def played(api: Api, key: str, body: dict[str, Any], timeout: float) -> dict[str, Any]:

@@ -9,6 +9,8 @@ slot (``{prefix}:{<tournament_id>}:...``), and its creation joins
 Every person entrant gets a player token once, at creation; its hash is kept in the
 tournament's meta (``entrant:<n>``) and becomes the seat token of each of the entrant's
 tables, so ``me`` can show an entrant their table and they act there with the same token.
+The token index knows it from the creation on (as the tournament's, then as each new
+table's), so it names somebody before the first table exists.
 """
 
 from __future__ import annotations
@@ -89,6 +91,8 @@ class HostedTournaments:
                    for number, secret in tokens.items()}}
         result = self.store.create(tournament_id, to_store(started(data, now)), meta,
                                    command_id=f"create:{tournament_id}")
+        self.access.register(tournament_id, {token_hash(secret): number
+                                             for number, secret in tokens.items()})
         tournament = self.runner.created(tournament_id, result.events)
         view = self.view(tournament_id, tournament)
         for entrant in view["entrants"]:

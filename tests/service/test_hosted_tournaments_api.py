@@ -10,6 +10,7 @@ from typing import Any
 from click.testing import CliRunner
 
 from service.cli import main as rummy
+from service.config import Settings
 from tests.service.conftest import ADMIN_AUTH, bearer, create
 
 
@@ -132,3 +133,16 @@ def test_the_owner_aborts_a_tournament(client):
     again = client.post(f"/v1/tournaments/{made['id']}/abort", json={"reason": "rain"},
                         headers=ADMIN_AUTH)
     assert again.status_code == 422 and again.json["code"] == "tournament_over"
+
+
+def test_a_player_token_names_its_entrant_before_any_table_exists(redis_client, key_prefix,
+                                                                  serving):
+    queued = serving(Settings(redis_url="redis://unused", admin_token="admin-secret",
+                              key_prefix=key_prefix), redis_client, jobs_inline=False)
+    http = queued.test_client()
+    made = http.post("/v1/tournaments", headers=ADMIN_AUTH, json={
+        "variant": "gin", "format": "round_robin",
+        "players": [{"name": "Ann"}, {"name": "Bob"}]}).json
+    me = http.get(f"/v1/tournaments/{made['id']}/me",
+                  headers=bearer(made["entrants"][0]["token"]))
+    assert me.status_code == 200 and me.json["table"] is None  # paired, not opened yet
