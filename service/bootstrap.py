@@ -37,6 +37,7 @@ from service.adapters.jobs import JobQueue
 from service.adapters.lobby import LobbyStore
 from service.adapters.organisers import OrganiserKeys
 from service.adapters.presence import Presence
+from service.adapters.ratings import RedisRatings
 from service.adapters.rematches import RematchTokenHashes
 from service.adapters.reports import VerificationReports
 from service.adapters.retention import FinishedMatches
@@ -68,7 +69,12 @@ from service.usecases.streams import MatchStreams
 from service.usecases.subscribers import Subscriber, Subscribers
 from service.usecases.tickets import StreamTickets
 from service.usecases.tournament_notices import TournamentNotices
-from service.usecases.tournament_progress import MatchTables, TableEnded, TournamentContext
+from service.usecases.tournament_progress import (
+    MatchTables,
+    TableEnded,
+    TournamentContext,
+    shown,
+)
 from service.usecases.tournaments import Tournaments
 from service.usecases.uploaded_logs import UploadedLogs
 from service.usecases.webhooks import WebhookRegistration
@@ -232,10 +238,12 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
                     organiser_keys)
     creation = MatchCreation(runner, store, lobby, access, catalog, settings.lobby_ttl_s)
     tables = MatchTables(creation, repository)
+    ratings = RedisRatings(client, prefix, shown)
     tournament_store = RedisEventStore(client, prefix, clock, index="tournaments")
     tournament_repository: Repository[Tournament] = Repository(
         tournament_store, kind=AggregateKind("tournament", lambda meta: Tournament(),
-                                             lambda meta: TournamentContext(meta, tables),
+                                             lambda meta: TournamentContext(meta, tables,
+                                                                            ratings),
                                              tournament_not_found))
     tournament_runner = CommandRunner(
         tournament_repository,
@@ -262,7 +270,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
         organisers=OrganiserAdmin(organiser_keys, access),
         uploads=UploadedLogs(AuditPool(AUDIT_CHILD, settings.audit_processes)),
         hosted=HostedTournaments(tournament_runner, tournament_store, creation, access,
-                                 queries, tables, clock),
+                                 queries, tables, ratings, clock),
         tournament_store=tournament_store,
     )
     wiring.closers.append(live.close)

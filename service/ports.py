@@ -686,3 +686,28 @@ class LogVerifier(Protocol):
     def spool(self) -> AbstractContextManager[Spool]: ...
 
     def verify(self, spool: Spool, states_bytes: int | None) -> Verification: ...
+
+
+@dataclass(frozen=True)
+class RatingRecord:
+    """One player's rating of a variant as stored: openskill's mu and sigma, the tables
+    rated, and the name last seen."""
+
+    player: str
+    name: str
+    mu: float
+    sigma: float
+    games: int
+
+
+class Ratings(Protocol):
+    """Players' ratings by variant, each result applied once."""
+
+    def apply(self, variant: str, marker: str, players: Sequence[tuple[str, str]],
+              update: Callable[[list[RatingRecord | None]], list[RatingRecord]]) -> bool:
+        """Update the ratings of ``players`` (id, name) with ``update`` of their ratings
+        now (None for a player not rated yet), unless ``marker`` was applied already;
+        whether this call applied it. Concurrent updates of the variant retry."""
+
+    def top(self, variant: str, offset: int, limit: int) -> tuple[int, list[RatingRecord]]:
+        """How many players the variant rates, and a page of them, best first."""

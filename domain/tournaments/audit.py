@@ -111,6 +111,9 @@ def _problem(state: TournamentState, event: Event, ts: float) -> str | None:
         expected = pairing_events(state, ts)
         if [e.type for e in expected] != [kind] or dict(expected[0].data) != dict(event.data):
             return "ends the tournament early, or with standings the results do not give"
+    elif kind == E.RESULTS_RATED.name:
+        if not state.rated < event.data["upto"] <= len(state.results):
+            return "rates results that are not recorded, or rated already"
     elif kind not in (E.PLAYER_WITHDRAWN.name, E.TOURNAMENT_ABORTED.name):
         return f"a tournament's log holds no {kind!r}"
     return None

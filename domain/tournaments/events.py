@@ -115,5 +115,12 @@ TOURNAMENT_ABORTED = EventType(
                 "already running play on but no longer count.",
     fields=(Field("reason", "why, in the organiser's words", schema=string()),))
 
+RESULTS_RATED = EventType(
+    "ResultsRated", schema=1, appended_by="system step (ratings)",
+    description="The recorded results up to this count have updated the players' "
+                "ratings of the variant, each once, in the order they were recorded.",
+    fields=(Field("upto", "how many recorded results are rated now", schema=integer(0)),))
+
 EVENT_TYPES = (TOURNAMENT_CREATED, ROUND_PAIRED, TABLES_OPENED, MATCH_RECORDED,
-               ROUND_COMPLETED, PLAYER_WITHDRAWN, TOURNAMENT_COMPLETED, TOURNAMENT_ABORTED)
+               ROUND_COMPLETED, PLAYER_WITHDRAWN, TOURNAMENT_COMPLETED, TOURNAMENT_ABORTED,
+               RESULTS_RATED)

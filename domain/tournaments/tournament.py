@@ -97,6 +97,8 @@ class TournamentState:
     final: tuple[Mapping[str, Any], ...] = ()
     results: tuple[Result, ...] = ()
     """Every recorded result, in the order recorded (an arena's streaks count in it)."""
+    rated: int = 0
+    """How many of ``results`` have updated the players' ratings (``ResultsRated``)."""
 
     @property
     def current(self) -> Round | None:
@@ -181,6 +183,8 @@ def evolve(state: TournamentState | None, event: Event) -> TournamentState:
         return replace(state, phase=COMPLETE, final=tuple(data["standings"]))
     if event.type == E.TOURNAMENT_ABORTED.name:
         return replace(state, phase=ABORTED)
+    if event.type == E.RESULTS_RATED.name:
+        return replace(state, rated=data["upto"])
     raise ValueError(f"a tournament's log holds no {event.type!r}")
 
 
@@ -223,12 +227,31 @@ class TournamentDue:
 
 
 @dataclass(frozen=True)
+class RatingsDue:
+    """Recorded results not yet rated (``results[rated:]``): due at once, over or not."""
+
+    rated: int
+    upto: int
+    kind: ClassVar[str] = "ratings"
+
+    @classmethod
+    def of(cls, tournament: Tournament) -> RatingsDue | None:
+        state = tournament.state
+        if state is None or state.rated >= len(state.results):
+            return None
+        return cls(state.rated, len(state.results))
+
+    def due(self, now: float) -> float:
+        return now
+
+
+@dataclass(frozen=True)
 class TournamentAhead:
     before: Tournament
     events: tuple[Event, ...]
     state: TournamentState
 
-    def owed(self, at: float) -> tuple[TournamentDue, ...]:
+    def owed(self, at: float) -> tuple[TournamentDue | RatingsDue, ...]:
         records = [Recorded(event, self.before.version + number, at, "")
                    for number, event in enumerate(self.events, 1)]
         return self.before.stored(self, records).owed()
@@ -268,9 +291,11 @@ class Tournament:
     def is_over(self) -> bool:
         return self.state is not None and self.state.phase in FINAL
 
-    def owed(self) -> tuple[TournamentDue, ...]:
-        owed = TournamentDue.of(self) if self.state is not None else None
-        return () if owed is None else (owed,)
+    def owed(self) -> tuple[TournamentDue | RatingsDue, ...]:
+        """Its progress while it runs, and the rating of results recorded since the last
+        rating, once each."""
+        return tuple(owed for owed in (TournamentDue.of(self), RatingsDue.of(self))
+                     if owed is not None)
 
 
 # --- deciding its progress -----------------------------------------------------------------
@@ -372,6 +397,12 @@ def abortion(state: TournamentState, reason: str) -> list[Event]:
     if state.phase in FINAL:
         raise RuleError("tournament_over", "the tournament is over")
     return [E.TOURNAMENT_ABORTED.event(reason=reason)]
+
+
+def ranks_of(result: Result) -> tuple[int, ...]:
+    """Each seat's finishing rank at a recorded table, from its match points (more
+    points, a better rank; equal points share one)."""
+    return tuple(sum(1 for other in result.points if other > mine) for mine in result.points)
 
 
 def table_of(state: TournamentState, entrant: int) -> tuple[PairedTable, int] | None:

@@ -94,7 +94,8 @@ def create_app(settings: Settings | None = None, client: Any = None,
     for blueprint in (health.blp, variants.blp, matches.blp, seats.blp, audit.blp, analyses.blp,
                       organisers.blp,
                       tournaments.batches, tournaments.results, controls.blp, webhooks.blp,
-                      feed.blp, log_audits.blp, rematches.blp, hosted_tournaments.blp):
+                      feed.blp, log_audits.blp, rematches.blp, hosted_tournaments.blp,
+                      hosted_tournaments.ratings_blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(web.blp)  # the reference web client: pages, not API operations
     errors.register(app, wiring.unavailable)

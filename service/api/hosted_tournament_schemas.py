@@ -158,6 +158,29 @@ class RoundSchema(Schema):
     tables = fields.List(fields.Nested(TableSchema), required=True)
 
 
+class RatingsQuerySchema(Schema):
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=1_000_000))
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
+
+
+class RatedPlayerSchema(Schema):
+    rank = fields.Integer(required=True)
+    player = fields.String(required=True, metadata={
+        "description": "id:<external_id>, name:<name>, or bot:<level>"})
+    name = fields.String(required=True)
+    rating = fields.Integer(required=True, metadata={
+        "description": "Shown rating: 1500 + 24 x (mu - 3 sigma), 1500 for a new player"})
+    mu = fields.Float(required=True)
+    sigma = fields.Float(required=True)
+    games = fields.Integer(required=True, metadata={"description": "Tables rated"})
+
+
+class RatingsSchema(Schema):
+    variant = fields.String(required=True)
+    total = fields.Integer(required=True, metadata={"description": "Players rated"})
+    players = fields.List(fields.Nested(RatedPlayerSchema), required=True)
+
+
 class MyTableSchema(Schema):
     table = fields.Integer(required=True)
     match_id = fields.String(required=True)

@@ -13,6 +13,8 @@ from service.api.base import BEARER, ApiBlueprint, bearer_token, use_cases
 from service.api.hosted_tournament_schemas import (
     AbortTournamentSchema,
     MeSchema,
+    RatingsQuerySchema,
+    RatingsSchema,
     RoundSchema,
     StandingsQuerySchema,
     StandingsSchema,
@@ -38,6 +40,10 @@ CREATED_LINKS = {
         ("GetFirstRound", "~1rounds~1{number}", {"number": 1}, "Its first round"),
         ("ExportTournament", "~1export", {}, "Its export"))}
 """Where a client (or schemathesis's stateful run) goes from a new tournament."""
+
+
+ratings_blp = ApiBlueprint("ratings", __name__, url_prefix="/v1/ratings",
+                          description="Players' ratings by variant, from tournament results")
 
 
 def hosted() -> HostedTournaments:
@@ -152,3 +158,14 @@ class Me(MethodView):
         there (which the same token acts for)."""
         return hosted().me(tournament_id, bearer_token())
 
+
+
+@ratings_blp.route("/<variant>")
+class Ratings(MethodView):
+    @ratings_blp.arguments(RatingsQuerySchema, location="query")
+    @ratings_blp.response(200, RatingsSchema)
+    @ratings_blp.errors(400, 404)
+    def get(self, query: dict[str, Any], variant: str) -> Any:
+        """The variant's rated players, best first: every tournament result updates its
+        players' ratings once (openskill's Plackett-Luce; docs/tournaments.md, Ratings)."""
+        return hosted().ratings(variant, query["offset"], query["limit"])

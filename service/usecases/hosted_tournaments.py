@@ -36,7 +36,7 @@ from domain.tournaments.tournament import (
 from domain.variants import VARIANTS
 from service.codec import to_store
 from service.credentials import new_token, same_secret, token_hash
-from service.ports import ADMIN, EventStore, StoredEvent
+from service.ports import ADMIN, EventStore, Ratings, StoredEvent
 from service.usecases.access import Access
 from service.usecases.bot_players import bot_seats
 from service.usecases.creation import MatchCreation, clock_events
@@ -45,7 +45,12 @@ from service.usecases.names import require_names
 from service.usecases.queries import MatchQueries
 from service.usecases.repository import Repository
 from service.usecases.runner import CommandRunner
-from service.usecases.tournament_progress import AbortTournament, MatchTables, Withdraw
+from service.usecases.tournament_progress import (
+    AbortTournament,
+    MatchTables,
+    Withdraw,
+    shown,
+)
 
 MAX_ENTRANTS = 1000
 
@@ -59,8 +64,10 @@ class HostedTournaments:
 
     def __init__(self, runner: CommandRunner[Tournament], store: EventStore,
                  creation: MatchCreation, access: Access, matches: MatchQueries,
-                 tables: MatchTables, clock: Callable[[], float] = time.time) -> None:
+                 tables: MatchTables, ratings: Ratings,
+                 clock: Callable[[], float] = time.time) -> None:
         self.runner = runner
+        self.rated = ratings
         self.tables = tables
         self.matches = matches
         self._clock = clock
@@ -212,6 +219,17 @@ class HostedTournaments:
             (canonical_json(record) + "\n" for record in own),
             (canonical_json({**record, "match_id": match_id}) + "\n"
              for match_id in recorded for record in self.matches.events(match_id, None)))
+
+    def ratings(self, variant: str, offset: int, limit: int) -> dict[str, Any]:
+        """A page of the variant's rated players, best first (``RateResults``)."""
+        if variant not in VARIANTS:
+            raise NotFound("variant_not_found", f"no variant {variant!r}")
+        total, records = self.rated.top(variant, offset, limit)
+        return {"variant": variant, "total": total, "players": [
+            {"rank": offset + number, "player": record.player, "name": record.name,
+             "rating": shown(record), "mu": record.mu, "sigma": record.sigma,
+             "games": record.games}
+            for number, record in enumerate(records, 1)]}
 
     # --- the organiser's controls ---------------------------------------------------------
 

@@ -23,13 +23,13 @@ from typing import Any, Generic, TypeVar
 
 from domain.aggregate import Aggregate, is_due
 from domain.match import BotTurn, DeadlineDue, Owed, StepDue
-from domain.tournaments.tournament import TournamentDue
+from domain.tournaments.tournament import RatingsDue, TournamentDue
 from service.ports import StoredEvent
 from service.usecases.commands import Command, PlayBot, RunStep, TimeOut
 from service.usecases.runner import CommandRunner
-from service.usecases.tournament_progress import Advance
+from service.usecases.tournament_progress import Advance, RateResults
 
-OwedT = TypeVar("OwedT", bound=Owed | TournamentDue)
+OwedT = TypeVar("OwedT", bound=Owed | TournamentDue | RatingsDue)
 
 MAX_PAYMENTS = 8
 """Commands run at most for one kind in one go: more than a match usually owes of one kind
@@ -71,6 +71,7 @@ OBLIGATIONS: dict[str, Obligation[Any]] = {row.kind: row for row in (
     Obligation(BotTurn, 1.0, lambda owed, now: PlayBot(owed.seat, owed.version)),
     Obligation(TournamentDue, 1.0, lambda owed, now: Advance(now), aggregate="tournament",
                looks_again_s=2.0),
+    Obligation(RatingsDue, 1.0, lambda owed, now: RateResults(), aggregate="tournament"),
 )}
 """Every kind of owed work, by its name. The step's and the bot's marks ahead fall due by
 when their append has made them due (at once, or after the bot's think time: a look that

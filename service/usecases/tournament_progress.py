@@ -16,27 +16,33 @@ each of their tables; a bot entrant's seat is a computer player's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 from domain.controls import TERMINAL_EVENTS, ForfeitSeat
 from domain.errors import RuleError
 from domain.match import Match
+from domain.tournaments.events import RESULTS_RATED
+from domain.tournaments.ratings import DEFAULT_RATING, Rating, rate
 from domain.tournaments.results import TableOutcome, outcome_of
 from domain.tournaments.tournament import (
     WITHDRAWN_REASON,
+    Entrant,
     PairedTable,
     Tournament,
     TournamentDue,
     abortion,
     advance,
+    ranks_of,
     withdrawal,
 )
-from service.ports import MatchExists
+from service.ports import MatchExists, RatingRecord, Ratings
 from service.usecases.commands import Decision, EndMatch
 from service.usecases.creation import MatchCreation
 from service.usecases.errors import AppError, NotFound
+from service.usecases.names import name_key
 from service.usecases.repository import Repository
 from service.usecases.subscribers import Appended
 
@@ -87,10 +93,11 @@ class Advance:
 @dataclass(frozen=True)
 class TournamentContext:
     """What a tournament's commands decide with besides the tournament: its meta (owner,
-    entrants' token hashes) and its matches."""
+    entrants' token hashes), its matches and the players' ratings."""
 
     meta: Mapping[str, str]
     tables: Tables
+    ratings: Ratings
 
 
 class MatchTables:
@@ -198,3 +205,55 @@ class AbortTournament:
         assert tournament.state is not None
         return Decision(abortion(tournament.state, self.reason), self.command_id,
                         {"abort": self.reason})
+
+
+@dataclass(frozen=True)
+class RateResults:
+    """The recorded results not yet rated update the players' ratings of the variant,
+    in the order recorded, each once (``Ratings.apply`` keeps a marker per result, so a
+    payment repeated after a crash rates nothing twice); then ``ResultsRated``.
+
+    A person is rated by their external id when the organiser gave one, else by name; a
+    computer player by its level. A forfeited table or one called off is not rated, nor
+    a table where one player would sit twice (two bots of one level)."""
+
+    retry_on_conflict: bool = True
+
+    def decide(self, tournament: Tournament, context: TournamentContext) -> Decision | None:
+        state = tournament.state
+        if state is None or state.rated >= len(state.results):
+            return None
+        for index in range(state.rated, len(state.results)):
+            result = state.results[index]
+            players = [player_of(state.entrants[entrant]) for entrant in result.seats]
+            if result.forfeit or len({p for p, _ in players}) < len(players):
+                continue
+            context.ratings.apply(state.settings.variant, f"{state.settings.id}:{index}",
+                                  players, partial(rated, players, ranks_of(result)))
+        upto = len(state.results)
+        return Decision([RESULTS_RATED.event(upto=upto)], f"tournament:ratings:{upto}")
+
+
+def player_of(entrant: Entrant) -> tuple[str, str]:
+    """A rated player's id and name (``RateResults``)."""
+    if entrant.bot:
+        return f"bot:{entrant.bot}", f"{entrant.bot.capitalize()} bot"
+    if entrant.external_id:
+        return f"id:{entrant.external_id}", entrant.name
+    return f"name:{name_key(entrant.name)}", entrant.name
+
+
+def rated(players: Sequence[tuple[str, str]], ranks: Sequence[int],
+          before: list[RatingRecord | None]) -> list[RatingRecord]:
+    """What ``Ratings.apply`` writes: the table's players rated from their finishing
+    ranks (``domain.tournaments.ratings.rate``); a player new to the variant starts at
+    the default rating."""
+    now = rate([DEFAULT_RATING if record is None else
+                Rating(record.mu, record.sigma, record.games) for record in before], ranks)
+    return [RatingRecord(player, name, rating.mu, rating.sigma, rating.games)
+            for (player, name), rating in zip(players, now, strict=True)]
+
+
+def shown(record: RatingRecord) -> float:
+    """A rating as players see it (``domain.tournaments.ratings.Rating.display``)."""
+    return Rating(record.mu, record.sigma, record.games).display

@@ -146,3 +146,15 @@ def test_a_player_token_names_its_entrant_before_any_table_exists(redis_client, 
     me = http.get(f"/v1/tournaments/{made['id']}/me",
                   headers=bearer(made["entrants"][0]["token"]))
     assert me.status_code == 200 and me.json["table"] is None  # paired, not opened yet
+
+
+def test_ratings_list_the_rated_players_best_first(client):
+    new(client, format="round_robin", players=[{"bot": "expert"}, {"bot": "basic"},
+                                                 {"bot": "random"}])
+    board = client.get("/v1/ratings/gin?limit=2")
+    assert board.status_code == 200 and board.json["total"] == 3
+    assert [p["rank"] for p in board.json["players"]] == [1, 2]
+    assert board.json["players"][0]["rating"] >= board.json["players"][1]["rating"]
+    assert client.get("/v1/ratings/gin?offset=2").json["players"][0]["rank"] == 3
+    assert client.get("/v1/ratings/canasta").status_code == 404
+    assert client.get("/v1/ratings/gin?limit=0").status_code == 400

@@ -127,9 +127,21 @@ def tournament_paired(wiring: Wiring, clock: Clock) -> str:
     return str(made["id"])
 
 
+def result_recorded(wiring: Wiring, clock: Clock) -> str:
+    """A tournament whose first table's result (a forfeit) is recorded and not rated yet:
+    it owes its rating, due now."""
+    tournament_id = tournament_paired(wiring, clock)
+    wiring.obligations.pay(tournament_id, "tournaments")
+    table = wiring.hosted.round(tournament_id, 1)["tables"][0]
+    wiring.hosted.tables.forfeit(table["match_id"], 1)
+    wiring.obligations.pay(tournament_id, "tournaments")
+    return tournament_id
+
+
 OWING: dict[str, Callable[[Wiring, Clock], str]] = {"steps": knocked, "clocks": timed_out,
                                                     "bots": bots_turn,
-                                                    "tournaments": tournament_paired}
+                                                    "tournaments": tournament_paired,
+                                                    "ratings": result_recorded}
 """For each kind of owed work, a match (a tournament for a tournament's kind) that owes
 it, due now (a test holds it to the table's kinds, so a new kind comes with its
 example)."""

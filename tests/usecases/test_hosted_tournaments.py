@@ -9,11 +9,13 @@ from typing import Any
 
 import pytest
 
-from domain.tournaments.tournament import table_match_id
+from domain.tournaments.tournament import Entrant, table_match_id
 from service.bootstrap import Wiring
 from service.credentials import token_hash
 from service.ports import ADMIN as ADMIN_OWNER
+from service.ports import RatingRecord
 from service.usecases.errors import Forbidden, Invalid, NotFound, Unauthenticated
+from service.usecases.tournament_progress import player_of
 from tests.usecases.conftest import ADMIN
 
 
@@ -123,3 +125,48 @@ def test_a_withdrawal_before_the_tables_open_forfeits_at_the_next_look(queued):
     first = queued.hosted.round(made["id"], 1)
     assert first["tables"][0]["finished"] and first["tables"][0]["seats"][0]["points"] == 1.0
     assert queued.hosted.get(made["id"])["status"] == "complete"
+
+
+def test_every_result_rates_its_players_once(inline):
+    made = create(inline, format="round_robin", players=[
+        {"bot": "expert"}, {"bot": "basic"}, {"bot": "random"}])
+    board = inline.hosted.ratings("gin", 0, 10)
+    assert board["total"] == 3 and {p["player"] for p in board["players"]} == {
+        "bot:expert", "bot:basic", "bot:random"}
+    assert all(p["games"] == 2 for p in board["players"])  # everyone played two tables
+    assert [p["rating"] for p in board["players"]] == sorted(
+        (p["rating"] for p in board["players"]), reverse=True)
+    tournament = inline.hosted.repository.get(made["id"])
+    assert tournament.state.rated == 3 and tournament.owed() == ()
+
+
+def test_a_rating_payment_repeated_after_a_crash_rates_nothing_twice(queued):
+    made = create(queued, format="round_robin", players=[{"name": "Ann"}, {"bot": "basic"}])
+    queued.obligations.pay(made["id"], "tournaments")  # the table opens
+    match_id = queued.hosted.round(made["id"], 1)["tables"][0]["match_id"]
+    queued.hosted.tables.forfeit(match_id, 0)  # Ann's seat forfeits: a result, not rated
+    queued.obligations.pay(made["id"], "tournaments")
+    assert queued.obligations.pay(made["id"], "ratings").appended
+    assert queued.hosted.ratings("gin", 0, 10)["total"] == 0  # forfeits are not rated
+    tournament = queued.hosted.repository.get(made["id"])
+    state = tournament.state
+    context = queued.hosted.repository.secrets(made["id"])
+    players = [("name:ann", "Ann"), ("bot:basic", "Basic bot")]
+
+    def first(before: list[RatingRecord | None]) -> list[RatingRecord]:
+        return [RatingRecord(p, n, 30.0, 5.0, 1) for p, n in players]
+
+    assert context.ratings.apply("gin", f"{state.settings.id}:9", players, first)
+    assert not context.ratings.apply("gin", f"{state.settings.id}:9", players, first)
+    assert queued.hosted.ratings("gin", 0, 10)["total"] == 2
+
+
+def test_an_unknown_variant_has_no_ratings(queued):
+    with pytest.raises(NotFound):
+        queued.hosted.ratings("canasta", 0, 10)
+
+
+def test_a_person_is_rated_by_external_id_else_by_name_and_a_bot_by_level():
+    assert player_of(Entrant("Ann", "a-1")) == ("id:a-1", "Ann")
+    assert player_of(Entrant("Ann")) == ("name:ann", "Ann")
+    assert player_of(Entrant("Basic bot 3", bot="basic")) == ("bot:basic", "Basic bot")

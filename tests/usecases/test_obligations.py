@@ -8,15 +8,15 @@ import pytest
 
 from domain.match import OWED, BotTurn, DeadlineDue, StepDue
 from domain.steps import SCORING, SystemStep
-from domain.tournaments.tournament import TournamentDue
+from domain.tournaments.tournament import RatingsDue, TournamentDue
 from service.usecases.commands import PlayBot, RunStep, TimeOut
 from service.usecases.obligations import KINDS, OBLIGATIONS
 from tests.usecases.conftest import OWING, new_match
 
 
 def test_the_table_has_one_row_for_each_kind_of_owed_work_in_the_domains_order():
-    assert [row.owed for row in OBLIGATIONS.values()] == [*OWED, TournamentDue]
-    assert KINDS == ("steps", "clocks", "bots", "tournaments")  # the work index's keys
+    assert [row.owed for row in OBLIGATIONS.values()] == [*OWED, TournamentDue, RatingsDue]
+    assert KINDS == ("steps", "clocks", "bots", "tournaments", "ratings")  # index keys
     assert sorted(OWING) == sorted(KINDS)  # the tests' examples cover every kind
 
 

@@ -141,7 +141,7 @@ def test_a_scan_indexes_matches_that_awaited_work_before_the_index(client, redis
     redis_client.delete(wiring.index.key(StepDue.kind))  # as after an upgrade: never indexed
     marked = index_everything(wiring.aggregates(), wiring.index)
     assert marked == {"scanned": {"match": 1, "tournament": 0}, "steps": 1, "clocks": 0,
-                      "bots": 0, "tournaments": 0}
+                      "bots": 0, "tournaments": 0, "ratings": 0}
     reconcile(wiring)
     assert types(client, match).count("HandScored") == 1
 

@@ -60,9 +60,9 @@ def test_a_scan_marks_each_kind_at_its_due_time(queued, clock, kind):
     queued.client.delete(*(queued.index.key(each) for each in KINDS))  # never indexed
     counts = index_everything(queued.aggregates(), queued.index, clock)
     aggregate = OBLIGATIONS[kind].aggregate
-    assert counts == {"scanned": {"match": int(aggregate == "match"),
-                                  "tournament": int(aggregate == "tournament")},
-                      **{each: int(each == kind) for each in KINDS}}
+    assert counts["scanned"][aggregate] == 1  # a tournament's example may have a table
+    assert {each: counts[each] for each in KINDS} == {each: int(each == kind)
+                                                      for each in KINDS}
     (owed,) = owing(queued, kind, match_id)
     assert indexed(queued, kind, match_id) == owed.due(clock.now)
     assert Reconciler(queued.index, queued.obligations, now=clock).drain() >= 1

@@ -18,6 +18,7 @@ from domain.tournaments.audit import verify_tournament
 from domain.tournaments.model import table_points
 from domain.tournaments.results import TableOutcome
 from domain.tournaments.tournament import (
+    RatingsDue,
     Tournament,
     TournamentDue,
     advance,
@@ -101,9 +102,12 @@ class TestOwed:
         (owed,) = log.tournament.owed()
         assert not owed.open and len(owed.tables) == 2
 
-    def test_a_tournament_that_is_over_owes_nothing(self):
+    def test_a_tournament_that_is_over_owes_only_the_rating_of_its_results(self):
         log = play_out(new("round_robin", 3), random.Random(1))
-        assert log.tournament.is_over and log.tournament.owed() == ()
+        assert log.tournament.is_over
+        assert log.tournament.owed() == (RatingsDue(0, 3),)
+        log.append([E.RESULTS_RATED.event(upto=3)], T0)
+        assert log.tournament.owed() == ()
 
 
 class TestAdvance:
