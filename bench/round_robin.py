@@ -40,10 +40,13 @@ PAIRINGS = [(0, 7), (1, 6), (2, 5), (3, 4)]
 
 
 class Api:
-    """A tiny JSON client for the server."""
+    """A tiny JSON client for the server. An error answer ends the run
+    (``SystemExit`` with it), unless ``fail_fast`` is off: then the ``HTTPError`` is the
+    caller's (bench/tournament.py's players, who look again after a 409 or 422)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, fail_fast: bool = True) -> None:
         self.url = url.rstrip("/")
+        self.fail_fast = fail_fast
 
     def call(self, method: str, path: str, body: Any = None, token: str | None = None,
              raw: bool = False) -> Any:
@@ -56,6 +59,8 @@ class Api:
             with urllib.request.urlopen(request, timeout=30) as response:
                 data = response.read()
         except urllib.error.HTTPError as exc:
+            if not self.fail_fast:
+                raise
             raise SystemExit(f"{method} {path} -> {exc.code} {exc.read().decode()}") from exc
         return data.decode() if raw else json.loads(data or b"null")
 

@@ -41,6 +41,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.round_robin import Api, choose  # noqa: E402
 from domain.audit import parse_ndjson  # noqa: E402
 from domain.tournaments import swiss  # noqa: E402
 from domain.tournaments.audit import verify_tournament  # noqa: E402
@@ -98,33 +99,6 @@ def swiss_pairing(entrants: int, history: int, table_size: int, seed: int) -> di
 
 
 # --- whole tournaments through a server ---------------------------------------------------
-
-
-class Api:
-    """A tiny JSON client for the server."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url.rstrip("/")
-
-    def call(self, method: str, path: str, body: Any = None, token: str | None = None,
-             raw: bool = False) -> Any:
-        request = urllib.request.Request(
-            self.url + path, method=method,
-            data=None if body is None else json.dumps(body).encode(),
-            headers={"Content-Type": "application/json",
-                     **({"Authorization": f"Bearer {token}"} if token else {})})
-        with urllib.request.urlopen(request, timeout=60) as response:
-            data = response.read()
-        return data.decode() if raw else json.loads(data or b"null")
-
-
-def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """A scripted person's move: knock when it may, else a best discard, else any."""
-    legal = view["legal_actions"]
-    enders = [a for a in legal if a["type"] in ("knock", "big_gin", "gin")]
-    best = [a for a in legal if a["type"] == "discard"
-            and a["card"] in view.get("best_discard", {}).get("cards", ())]
-    return rng.choice(enders or best or legal)
 
 
 def person(api: Api, tournament_id: str, token: str, seed: int, stop: threading.Event,
@@ -192,7 +166,7 @@ def played(api: Api, key: str, body: dict[str, Any], timeout: float) -> dict[str
 
 def tournaments(url: str, admin: str, target: int, timeout: float) -> list[dict[str, Any]]:
     """The two tournaments of ``--url``, one after the other."""
-    api = Api(url)
+    api = Api(url, fail_fast=False)
     key = api.call("POST", "/v1/organisers", {"name": "bench"}, admin)["key"]
     swiss32 = {"name": "Swiss 32", "variant": "gin", "options": {"target": target},
                "format": "swiss", "rounds": 5,

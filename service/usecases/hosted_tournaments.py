@@ -28,6 +28,8 @@ from domain.tournaments.events import FORMATS
 from domain.tournaments.formats import ELIMINATIONS, ranked
 from domain.tournaments.standings import DEFAULT_TIE_BREAKS, TIE_BREAKS
 from domain.tournaments.tournament import (
+    PairedTable,
+    Round,
     Tournament,
     TournamentState,
     started,
@@ -323,14 +325,13 @@ def _entrant_ref(state: TournamentState, entrant: int) -> dict[str, Any]:
     return {"entrant": entrant, "name": state.entrants[entrant].name}
 
 
-def _table_view(state: TournamentState, round_: Any, table: Any) -> dict[str, Any]:
+def _table_view(state: TournamentState, round_: Round, table: PairedTable) -> dict[str, Any]:
     result = round_.results.get(table.number)
-    seats: Sequence[dict[str, Any]] = [
-        {**_entrant_ref(state, entrant), "seat": seat,
-         "points": None if result is None else result.points[seat],
-         "game_points": None if result is None else result.game_points[seat]}
-        for seat, entrant in enumerate(table.seats)]
-    return {"table": table.number, "match_id": table.match_id, "seats": list(seats),
+    seats = [{**_entrant_ref(state, entrant), "seat": seat,
+              "points": None if result is None else result.points[seat],
+              "game_points": None if result is None else result.game_points[seat]}
+             for seat, entrant in enumerate(table.seats)]
+    return {"table": table.number, "match_id": table.match_id, "seats": seats,
             "finished": result is not None, "forfeit": bool(result and result.forfeit)}
 
 

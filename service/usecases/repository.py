@@ -85,7 +85,7 @@ class Repository(Generic[A]):
         self.stats = ReadStats()
         self._cache: OrderedDict[str, A] = OrderedDict()
         self._meta: dict[str, dict[str, str]] = {}
-        self._secrets: dict[str, Any] = {}
+        self._contexts: dict[str, Any] = {}
         self._cache_size = cache_size
         self._gone: OrderedDict[str, None] = OrderedDict()
         self._lock = threading.Lock()
@@ -132,24 +132,24 @@ class Repository(Generic[A]):
                 return fixed
             if len(self._meta) > 16 * self._cache_size:
                 self._meta.clear()
-                self._secrets.clear()
+                self._contexts.clear()
             self._meta[match_id] = fixed
         return fixed
 
-    def secrets(self, match_id: str) -> Any:
+    def context(self, match_id: str) -> Any:
         """What its commands decide with besides the aggregate (``AggregateKind.context``):
         a match's seed and the players' entropy, kept in its meta."""
-        cached = self._secrets.get(match_id)
+        cached = self._contexts.get(match_id)
         if cached is not None:
             return cached
         meta = self.meta(match_id)
         if meta is None:
             raise self.kind.not_found(match_id)
-        secrets = self.kind.context(meta)
+        context = self.kind.context(meta)
         with self._lock:
             if match_id not in self._gone:
-                self._secrets[match_id] = secrets
-        return secrets
+                self._contexts[match_id] = context
+        return context
 
     def forget(self, match_id: str) -> None:
         """Drop a deleted match (embedded retention) from every cache, for good: a request
@@ -158,7 +158,7 @@ class Repository(Generic[A]):
         with self._lock:
             self._cache.pop(match_id, None)
             self._meta.pop(match_id, None)
-            self._secrets.pop(match_id, None)
+            self._contexts.pop(match_id, None)
             self._gone[match_id] = None
             while len(self._gone) > GONE_KEPT:
                 self._gone.popitem(last=False)

@@ -114,7 +114,7 @@ class CommandRunner(Generic[A]):
             if expected_version is not None and expected_version != match.version:
                 raise Conflict("version_conflict", f"the match is at version {match.version}, "
                                                    f"not {expected_version}")
-            decision = command.decide(match, self.repository.secrets(match_id))
+            decision = command.decide(match, self.repository.context(match_id))
             if decision is None or not decision.events:
                 return Outcome(match)
             decided = self.repository.decided(match, decision.events)

@@ -6,7 +6,7 @@ kind with its own creation index."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import fakeredis
@@ -117,7 +117,7 @@ def test_a_second_kind_joins_its_own_index(wired):
 
 def test_the_runner_writes_it_and_the_follow_up_hears_what_it_owes(wired):
     store, runner, heard, follow_up = wired
-    assert runner.repository.get("t1") == replace(runner.repository.get("t1"), total=1)
+    assert runner.repository.get("t1").total == 1
     outcome = runner.run("t1", Count(2))
     assert outcome.aggregate.total == 3 and outcome.aggregate.version == 3
     assert [event.data for event in outcome.appended] == [{"by": "ann"}] * 2

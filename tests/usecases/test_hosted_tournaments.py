@@ -150,7 +150,7 @@ def test_a_rating_payment_repeated_after_a_crash_rates_nothing_twice(queued):
     assert queued.hosted.ratings("gin", 0, 10)["total"] == 0  # forfeits are not rated
     tournament = queued.hosted.repository.get(made["id"])
     state = tournament.state
-    context = queued.hosted.repository.secrets(made["id"])
+    context = queued.hosted.repository.context(made["id"])
     players = [("name:ann", "Ann"), ("bot:basic", "Basic bot")]
 
     def first(before: list[RatingRecord | None]) -> list[RatingRecord]:
