@@ -94,7 +94,6 @@ class TournamentState:
     rounds: tuple[Round, ...] = ()
     withdrawn: frozenset[int] = frozenset()
     phase: str = RUNNING
-    final: tuple[Mapping[str, Any], ...] = ()
     results: tuple[Result, ...] = ()
     """Every recorded result, in the order recorded (an arena's streaks count in it)."""
     rated: int = 0
@@ -180,7 +179,7 @@ def evolve(state: TournamentState | None, event: Event) -> TournamentState:
     if event.type == E.PLAYER_WITHDRAWN.name:
         return replace(state, withdrawn=state.withdrawn | {data["entrant"]})
     if event.type == E.TOURNAMENT_COMPLETED.name:
-        return replace(state, phase=COMPLETE, final=tuple(data["standings"]))
+        return replace(state, phase=COMPLETE)
     if event.type == E.TOURNAMENT_ABORTED.name:
         return replace(state, phase=ABORTED)
     if event.type == E.RESULTS_RATED.name:

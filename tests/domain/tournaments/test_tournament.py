@@ -153,7 +153,10 @@ class TestAdvance:
         assert state is not None and state.phase == "complete"
         if rounds is not None:
             assert len(state.rounds) == rounds
-        assert sorted(row["entrant"] for row in state.final) == list(range(players))
+        completed = log.records[-1]
+        assert completed["type"] == E.TOURNAMENT_COMPLETED.name
+        assert sorted(row["entrant"] for row in completed["data"]["standings"]) == list(
+            range(players))
 
     def test_a_withdrawn_entrant_is_paired_no_more(self):
         log = new("round_robin", 4)
