@@ -43,6 +43,7 @@ from service.adapters.reports import VerificationReports
 from service.adapters.retention import FinishedMatches
 from service.adapters.store import RedisEventStore, block_slice_ms
 from service.adapters.tickets import TicketStore
+from service.adapters.tournament_entry import RedisOpenEntries
 from service.adapters.webhooks import Webhooks
 from service.adapters.work import WorkIndex
 from service.adapters.work_timer import WorkTimer
@@ -53,7 +54,11 @@ from service.usecases.analyses import RESULT_TTL_S, TIME_LIMIT_S, Analyses, run_
 from service.usecases.audit import IN_FLIGHT_TTL_S, REPORT_TTL_S, Audits, run_verification
 from service.usecases.background import InProcessWork, QueuedWork, Work
 from service.usecases.creation import MatchCreation
-from service.usecases.hosted_tournaments import HostedTournaments, tournament_not_found
+from service.usecases.hosted_tournaments import (
+    EntryClosed,
+    HostedTournaments,
+    tournament_not_found,
+)
 from service.usecases.lifecycle import OrganiserNotices
 from service.usecases.live import LiveStreams
 from service.usecases.obligations import KINDS, Obligations
@@ -237,17 +242,19 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     access = Access(store, settings.admin_token, repository.meta, lobby.get, tokens,
                     organiser_keys)
     creation = MatchCreation(runner, store, lobby, access, catalog, settings.lobby_ttl_s)
-    tables = MatchTables(creation, repository)
-    ratings = RedisRatings(client, prefix, shown)
     tournament_store = RedisEventStore(client, prefix, clock, index="tournaments")
+    tables = MatchTables(creation, repository, tournament_store.meta)
+    ratings = RedisRatings(client, prefix, shown)
     tournament_repository: Repository[Tournament] = Repository(
         tournament_store, kind=AggregateKind("tournament", lambda meta: Tournament(),
                                              lambda meta: TournamentContext(meta, tables,
                                                                             ratings),
                                              tournament_not_found))
+    entries = RedisOpenEntries(client, prefix)
     tournament_runner = CommandRunner(
         tournament_repository,
-        Subscribers([TournamentNotices(notices, tournament_repository.meta)]), work)
+        Subscribers([TournamentNotices(notices, tournament_repository.meta),
+                     EntryClosed(entries)]), work)
     obligations = Obligations({"match": runner, "tournament": tournament_runner}, clock)
     if local is not None:
         local.start(obligations)
@@ -270,7 +277,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
         organisers=OrganiserAdmin(organiser_keys, access),
         uploads=UploadedLogs(AuditPool(AUDIT_CHILD, settings.audit_processes)),
         hosted=HostedTournaments(tournament_runner, tournament_store, creation, access,
-                                 queries, tables, ratings, clock),
+                                 queries, tables, ratings, entries, clock),
         tournament_store=tournament_store,
     )
     wiring.closers.append(live.close)

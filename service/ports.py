@@ -16,8 +16,9 @@ from dataclasses import asdict, dataclass, field
 from typing import IO, Any, Protocol
 
 WEBHOOK_KINDS = ("hand_scored", "match_completed", "match_forfeited", "match_aborted",
-                 "round_paired", "tournament_match_recorded", "round_completed",
-                 "entrant_withdrawn", "tournament_completed", "tournament_aborted")
+                 "entrant_joined", "tournament_started", "round_paired", "round_repaired",
+                 "tournament_match_recorded", "round_completed", "entrant_withdrawn",
+                 "tournament_completed", "tournament_aborted")
 """Lifecycle kinds a webhook endpoint (or a feed filter) can name."""
 MAX_WEBHOOKS = 20
 """Endpoints an organiser may register."""
@@ -345,6 +346,8 @@ class EventStore(Protocol):
     def create(self, match_id: str, events: Sequence[NewEvent], meta: Mapping[str, str], *,
                command_id: str | None = None) -> AppendResult: ...
 
+    def add_meta(self, match_id: str, fields: Mapping[str, str]) -> None: ...
+
     def append(self, match_id: str, expected_version: int, events: Sequence[NewEvent], *,
                command_id: str | None = None, idempotency_key: str | None = None,
                fingerprint: str = "", prev_hash: str | None = None,
@@ -449,6 +452,17 @@ class Lobby(Protocol):
 
     def listing(self, variant: str | None, offset: int,
                 limit: int) -> tuple[list[Waiting], int | None]: ...
+
+
+class OpenEntries(Protocol):
+    """Tournaments open for entry, as the lobby lists them (derived)."""
+
+    def add(self, tournament_id: str, variant: str, created_at: float) -> None: ...
+
+    def unlist(self, tournament_id: str, variant: str) -> None: ...
+
+    def page(self, variant: str | None, offset: int,
+             limit: int) -> tuple[list[str], int | None]: ...
 
 
 class Catalog(Protocol):

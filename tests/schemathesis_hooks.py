@@ -46,9 +46,12 @@ RULES: dict[str, frozenset[str]] = {
     "POST /v1/matches": CREATE_RULES,
     "POST /v1/batches": CREATE_RULES | {"invalid_duplicate"},
     # A tournament's table size within *this* variant's players, rounds only for a Swiss,
-    # minutes only (and always) for an arena, tie-breaks named once each.
+    # minutes only (and always) for an arena, tie-breaks named once each, a start time
+    # ahead and a limit at least the players named, no round break in an arena.
     "POST /v1/tournaments": CREATE_RULES | {"invalid_table_size", "invalid_rounds",
-                                            "invalid_minutes", "invalid_tie_breaks"},
+                                            "invalid_minutes", "invalid_tie_breaks",
+                                            "invalid_registration", "invalid_round_break"},
+    "POST /v1/tournaments/{tournament_id}/join": frozenset({"invalid_name", "name_taken"}),
     "POST /v1/matches/{match_id}/forfeit": frozenset({"unknown_seat"}),
     "POST /v1/matches/{match_id}/seats/{seat}/claim": frozenset({"invalid_name"}),
     # An action of a kind the match's variant does not play (lay_down in gin): the spec's

@@ -23,18 +23,28 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain.audit import Check, Record, Report, check_chain, event_of, verify
+from domain.errors import RuleError
 from domain.events import MATCH_ABORTED, MATCH_COMPLETED, SEAT_FORFEITED, Event, names
 from domain.tournaments import events as E
+from domain.tournaments.model import Pairing, Table
 from domain.tournaments.results import outcome_of
 from domain.tournaments.tournament import (
+    REGISTERING,
     TournamentState,
     evolve,
+    joining,
+    opening,
     pairing_events,
     recorded,
+    repairing,
 )
 from domain.variant import Variant
 
 CHECKS = ("hash_chain", "pairings", "results")
+CLOCK_SLACK_S = 60.0
+"""How far a time the server decided (a round's opening, an arena's end) may stray from
+the one the log's own times give: the decision is taken a moment before its append is
+stamped."""
 ENDED = names(MATCH_COMPLETED, SEAT_FORFEITED)
 
 
@@ -90,14 +100,28 @@ def _problem(state: TournamentState, event: Event, ts: float) -> str | None:
     kind = event.type
     if kind == E.ROUND_PAIRED.name:
         expected = [e for e in pairing_events(state, ts) if e.type == E.ROUND_PAIRED.name]
+        if state.phase == REGISTERING:
+            return "a round was paired before the tournament started"
         if state.unopened is not None or (state.playing and not state.settings.is_arena):
             return "a round was paired while the last one was still open"
-        if not expected or dict(expected[0].data) != dict(event.data):
+        if not expected or not _same_pairing(expected[0].data, event.data):
             return "the pairing is not the one the format makes of the results before it"
+    elif kind == E.ROUND_REPAIRED.name:
+        return _repair_problem(state, event)
+    elif kind == E.ENTRANT_JOINED.name:
+        try:
+            joining(state, event.data["name"], event.data.get("external_id"),
+                    event.data["entry"])
+        except RuleError as refused:
+            return f"an entrant joined when entry was closed ({refused.code})"
+    elif kind == E.TOURNAMENT_STARTED.name:
+        return _start_problem(state, event, ts)
     elif kind == E.TABLES_OPENED.name:
         unopened = state.unopened
         if unopened is None or unopened.number != event.data["round"]:
             return "opens tables of a round that is not waiting for them"
+        if not unopened.opens_by(ts):
+            return "opens tables before the round's break is over"
     elif kind == E.MATCH_RECORDED.name:
         round_ = state.rounds[event.data["round"] - 1]
         table = next(t for t in round_.tables if t.number == event.data["table"])
@@ -116,6 +140,52 @@ def _problem(state: TournamentState, event: Event, ts: float) -> str | None:
             return "rates results that are not recorded, or rated already"
     elif kind not in (E.PLAYER_WITHDRAWN.name, E.TOURNAMENT_ABORTED.name):
         return f"a tournament's log holds no {kind!r}"
+    return None
+
+
+def _same_pairing(expected: Mapping[str, Any], logged: Mapping[str, Any]) -> bool:
+    """The same tables and byes, and an opening time within the clock's slack of the
+    one the pairing's own time gives."""
+    if not _near(expected.get("opens_at"), logged.get("opens_at")):
+        return False
+    return {**expected, "opens_at": None} == {**logged, "opens_at": None}
+
+
+def _near(want: float | None, got: float | None) -> bool:
+    """Both absent, or within the clock's slack of each other."""
+    if want is None or got is None:
+        return want is got
+    return abs(float(want) - float(got)) <= CLOCK_SLACK_S
+
+
+def _start_problem(state: TournamentState, event: Event, ts: float) -> str | None:
+    """A start must close an open entry, with what ``opening`` fixes at its time."""
+    if state.phase != REGISTERING:
+        return "starts a tournament that was not open for entry"
+    expected = opening(state, ts)[0]
+    if expected.type != E.TOURNAMENT_STARTED.name:
+        return "starts with fewer than two entrants"
+    if expected.data["rounds"] != event.data.get("rounds"):
+        return "starts with rounds the entrants do not give"
+    if not _near(expected.data["ends_at"], event.data.get("ends_at")):
+        return "starts an arena with an end that is not its minutes after the start"
+    return None
+
+
+def _repair_problem(state: TournamentState, event: Event) -> str | None:
+    """A re-pairing must come before the round's tables open, and pair as the format
+    does (or place every entrant still in once, by hand, in a Swiss)."""
+    data = event.data
+    placed = None
+    if data["manual"]:
+        placed = Pairing(tuple(Table(t["table"], tuple(t["seats"])) for t in data["tables"]),
+                         tuple(data["byes"]))
+    try:
+        expected = repairing(state, data["round"], placed)[0]
+    except RuleError as refused:
+        return f"pairs a round again when it may not be ({refused.code})"
+    if dict(expected.data) != dict(data):
+        return "the new pairing is not the one the format makes of the results before it"
     return None
 
 

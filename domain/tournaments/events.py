@@ -28,6 +28,7 @@ ENTRANT = obj({"name": string(), "external_id": nullable(string()),
                "bot": nullable(string())}, open_=False)
 TABLE = obj({"table": integer(0), "match_id": string(), "seats": array(integer(0))},
             open_=False)
+REGISTRATION = obj({"max_players": integer(2), "starts_at": nullable(number())}, open_=False)
 
 TOURNAMENT_CREATED = EventType(
     "TournamentCreated", schema=1, appended_by="the organiser, at the tournament's creation",
@@ -49,6 +50,41 @@ TOURNAMENT_CREATED = EventType(
                           "bot entrant names its level", schema=array(ENTRANT)),
         Field("clock", "every match's clock settings, or null", schema=nullable(mapping())),
         Field("ends_at", "an arena's end (epoch seconds): no table is paired after it; null "
+                         "for the other formats and for an arena open for entry (its "
+                         "TournamentStarted says)", schema=nullable(number())),
+        Field("minutes", "an arena's length in minutes; null for the other formats",
+              schema=nullable(integer(1))),
+        Field("registration", "open for entry until it starts: at most max_players "
+                              "entrants, and when it starts by itself (null: when the "
+                              "organiser starts it); null when it started at its creation",
+              schema=nullable(REGISTRATION)),
+        Field("round_break_s", "seconds between a round's pairing and its tables opening "
+                               "(a re-pairing may come in between)", schema=number()),
+        Field("duplicate_deals", "every table of a round is dealt the same cards",
+              schema=boolean()),
+    ))
+
+ENTRANT_JOINED = EventType(
+    "EntrantJoined", schema=1, appended_by="a player, while the tournament is open for entry",
+    description="A person enters the tournament before it starts; they are the next "
+                "entrant in seeding order.",
+    fields=(
+        Field("name", "the entrant's name", schema=string()),
+        Field("external_id", "the entrant's id in the organiser's system, or null",
+              schema=nullable(string())),
+        Field("entry", "names where the entrant's player token is kept (never the token)",
+              schema=string()),
+    ))
+
+TOURNAMENT_STARTED = EventType(
+    "TournamentStarted", schema=1,
+    appended_by="the organiser, or system step at the registration's start time",
+    description="Entry closes and play begins with the entrants so far; the first round's "
+                "pairing follows in the same append.",
+    fields=(
+        Field("rounds", "a Swiss's rounds, as the entrants at the start allow; null for "
+                        "the other formats", schema=nullable(integer(1))),
+        Field("ends_at", "an arena's end (epoch seconds), minutes after the start; null "
                          "for the other formats", schema=nullable(number())),
     ))
 
@@ -61,6 +97,22 @@ ROUND_PAIRED = EventType(
         Field("tables", "each table: its number, its match's id, its entrants by seat",
               schema=array(TABLE)),
         Field("byes", "the entrants with a bye this round", schema=array(integer(0))),
+        Field("opens_at", "when its tables open (epoch seconds: the pairing's time plus "
+                          "the round break), or null for at once",
+              schema=nullable(number())),
+    ))
+
+ROUND_REPAIRED = EventType(
+    "RoundRepaired", schema=1, appended_by="the organiser, before the round's tables open",
+    description="A round not yet started is paired again: by the format from the same "
+                "results, leaving out who has withdrawn since, or (a Swiss) as the "
+                "organiser placed the entrants. Its tables get new match ids.",
+    fields=(
+        Field("round", "the round", schema=integer(1)),
+        Field("tables", "each table: its number, its match's id, its entrants by seat",
+              schema=array(TABLE)),
+        Field("byes", "the entrants with a bye this round", schema=array(integer(0))),
+        Field("manual", "the organiser placed the entrants", schema=boolean()),
     ))
 
 TABLES_OPENED = EventType(
@@ -121,6 +173,6 @@ RESULTS_RATED = EventType(
                 "ratings of the variant, each once, in the order they were recorded.",
     fields=(Field("upto", "how many recorded results are rated now", schema=integer(0)),))
 
-EVENT_TYPES = (TOURNAMENT_CREATED, ROUND_PAIRED, TABLES_OPENED, MATCH_RECORDED,
-               ROUND_COMPLETED, PLAYER_WITHDRAWN, TOURNAMENT_COMPLETED, TOURNAMENT_ABORTED,
-               RESULTS_RATED)
+EVENT_TYPES = (TOURNAMENT_CREATED, ENTRANT_JOINED, TOURNAMENT_STARTED, ROUND_PAIRED,
+               ROUND_REPAIRED, TABLES_OPENED, MATCH_RECORDED, ROUND_COMPLETED,
+               PLAYER_WITHDRAWN, TOURNAMENT_COMPLETED, TOURNAMENT_ABORTED, RESULTS_RATED)

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from domain.aggregate import Recorded
+from domain.aggregate import TIME_GRAIN_S, Recorded
 from domain.chain import GENESIS_HASH
 from domain.errors import RuleError
 from domain.events import Event
@@ -26,8 +26,9 @@ from domain.tournaments.formats import next_pairing, standings_of
 from domain.tournaments.model import Bye, Pairing, Result, Table
 from domain.tournaments.results import TableOutcome
 
-RUNNING, COMPLETE, ABORTED = "running", "complete", "aborted"
+REGISTERING, RUNNING, COMPLETE, ABORTED = "registering", "running", "complete", "aborted"
 FINAL = frozenset({COMPLETE, ABORTED})
+TOO_FEW_REASON = "fewer than two entrants when it was due to start"
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,18 @@ class Entrant:
     name: str
     external_id: str | None = None
     bot: str | None = None
+    entry: str | None = None
+    """Where the player token of a person who joined is kept (the meta's
+    ``entry:<entry>``); entrants named at the creation have theirs at ``entrant:<n>``."""
+
+
+@dataclass(frozen=True)
+class Registration:
+    """Entry before the start: at most ``max_players`` entrants; the start comes at
+    ``starts_at`` (epoch seconds) or, when None, when the organiser starts it."""
+
+    max_players: int
+    starts_at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -54,6 +67,12 @@ class Settings:
     clock: Mapping[str, Any] | None = None
     ends_at: float | None = None
     """An arena's end (epoch seconds): no table is paired after it."""
+    minutes: int | None = None
+    registration: Registration | None = None
+    round_break_s: float = 0.0
+    """Seconds between a round's pairing and its tables opening (lichess's round
+    interval): players see their next table, and the organiser may re-pair."""
+    duplicate_deals: bool = False
 
     @property
     def is_arena(self) -> bool:
@@ -80,6 +99,14 @@ class Round:
     opened: bool = False
     results: Mapping[int, Result] = field(default_factory=dict)
     completed: bool = False
+    opens_at: float | None = None
+    """When its tables open (the round break); None for at once."""
+    pairings: int = 1
+    """How many times it was paired (a re-pairing gives its tables new match ids)."""
+
+    def opens_by(self, now: float) -> bool:
+        """Whether its tables may open at ``now`` (its break is over)."""
+        return self.opens_at is None or self.opens_at <= now + TIME_GRAIN_S
 
     @property
     def waiting(self) -> tuple[PairedTable, ...]:
@@ -134,23 +161,40 @@ class TournamentState:
                      for entrant in round_.byes)
 
 
-def table_match_id(tournament_id: str, round_number: int, table: int) -> str:
-    """The match id of a table: derived from the tournament, round and table, so a step
-    that is paid twice (two workers, or one that died after creating some tables) finds
-    the matches it created already instead of creating more."""
-    digest = hashlib.sha256(f"{tournament_id}:{round_number}:{table}".encode()).hexdigest()
-    return digest[:32]
+def table_match_id(tournament_id: str, round_number: int, table: int,
+                   pairing: int = 1) -> str:
+    """The match id of a table: derived from the tournament, round and table (and, for a
+    round paired again, which pairing), so a step that is paid twice (two workers, or one
+    that died after creating some tables) finds the matches it created already instead
+    of creating more, and a re-paired table never finds a match of the old pairing."""
+    seed = f"{tournament_id}:{round_number}:{table}"
+    if pairing > 1:
+        seed += f":{pairing}"
+    return hashlib.sha256(seed.encode()).hexdigest()[:32]
+
+
+def default_rounds(entrants: int) -> int:
+    """A Swiss's rounds when the organiser names none: enough to leave one leader
+    (``ceil(log2(n))``), at most one fewer than the entrants."""
+    return min(entrants - 1, max(1, (entrants - 1).bit_length()))
 
 
 # --- folding -------------------------------------------------------------------------------
 
 def created(data: Mapping[str, Any]) -> TournamentState:
+    entry = data.get("registration")
+    registration = None if entry is None else Registration(entry["max_players"],
+                                                           entry.get("starts_at"))
     settings = Settings(data["id"], data["name"], data["variant"], dict(data["options"]),
                         data["format"], data["table_size"], data.get("rounds"),
-                        tuple(data["tie_breaks"]), data.get("clock"), data.get("ends_at"))
+                        tuple(data["tie_breaks"]), data.get("clock"), data.get("ends_at"),
+                        data.get("minutes"), registration,
+                        float(data.get("round_break_s") or 0),
+                        bool(data.get("duplicate_deals")))
     entrants = tuple(Entrant(e["name"], e.get("external_id"), e.get("bot"))
                      for e in data["entrants"])
-    return TournamentState(settings, entrants)
+    return TournamentState(settings, entrants,
+                           phase=RUNNING if registration is None else REGISTERING)
 
 
 def evolve(state: TournamentState | None, event: Event) -> TournamentState:
@@ -159,11 +203,21 @@ def evolve(state: TournamentState | None, event: Event) -> TournamentState:
     if event.type == E.TOURNAMENT_CREATED.name:
         return created(data)
     assert state is not None, "a tournament's log starts with TournamentCreated"
+    if event.type == E.ENTRANT_JOINED.name:
+        joined = Entrant(data["name"], data.get("external_id"), None, data["entry"])
+        return replace(state, entrants=(*state.entrants, joined))
+    if event.type == E.TOURNAMENT_STARTED.name:
+        settings = replace(state.settings, rounds=data.get("rounds"),
+                           ends_at=data.get("ends_at"))
+        return replace(state, settings=settings, phase=RUNNING)
     if event.type == E.ROUND_PAIRED.name:
-        tables = tuple(PairedTable(t["table"], t["match_id"], tuple(t["seats"]))
-                       for t in data["tables"])
-        return replace(state, rounds=(*state.rounds, Round(data["round"], tables,
-                                                           tuple(data["byes"]))))
+        return replace(state, rounds=(*state.rounds, Round(
+            data["round"], _tables(data), tuple(data["byes"]),
+            opens_at=data.get("opens_at"))))
+    if event.type == E.ROUND_REPAIRED.name:
+        before = state.rounds[data["round"] - 1]
+        return _with_round(state, data["round"], tables=_tables(data),
+                           byes=tuple(data["byes"]), pairings=before.pairings + 1)
     if event.type == E.TABLES_OPENED.name:
         return _with_round(state, data["round"], opened=True)
     if event.type == E.MATCH_RECORDED.name:
@@ -187,6 +241,11 @@ def evolve(state: TournamentState | None, event: Event) -> TournamentState:
     raise ValueError(f"a tournament's log holds no {event.type!r}")
 
 
+def _tables(data: Mapping[str, Any]) -> tuple[PairedTable, ...]:
+    return tuple(PairedTable(t["table"], t["match_id"], tuple(t["seats"]))
+                 for t in data["tables"])
+
+
 def _with_round(state: TournamentState, number: int, **changes: Any) -> TournamentState:
     rounds = list(state.rounds)
     rounds[number - 1] = replace(rounds[number - 1], **changes)
@@ -197,10 +256,12 @@ def _with_round(state: TournamentState, number: int, **changes: Any) -> Tourname
 
 @dataclass(frozen=True)
 class TournamentDue:
-    """The tournament's progress is owed: ``open`` the tables of round ``round`` (due at
-    once); or wait for ``tables`` still playing (due at once too: each look records what
-    has ended, the work index looks again after its lease, and a match's end marks it due
-    sooner); or, an arena nobody can be paired in, its end at ``at``."""
+    """The tournament's progress is owed: its start at ``at`` (round 0: open for entry
+    until a set time); ``open`` the tables of round ``round`` (at once, or at ``at`` when
+    the round has a break); or wait for ``tables`` still playing (due at once too: each
+    look records what has ended, the work index looks again after its lease, and a
+    match's end marks it due sooner); or, an arena nobody can be paired in, its end at
+    ``at``."""
 
     round: int
     open: bool
@@ -213,9 +274,14 @@ class TournamentDue:
         state = tournament.state
         if state is None or state.phase in FINAL:
             return None
+        if state.phase == REGISTERING:
+            registration = state.settings.registration
+            starts_at = None if registration is None else registration.starts_at
+            return None if starts_at is None else cls(0, False, (), starts_at)
         unopened = state.unopened
         if unopened is not None:
-            return cls(unopened.number, True, tuple(t.match_id for t in unopened.tables))
+            return cls(unopened.number, True, tuple(t.match_id for t in unopened.tables),
+                       unopened.opens_at)
         playing = state.playing
         settings = state.settings
         at = settings.ends_at if settings.is_arena and not playing else None
@@ -308,7 +374,7 @@ def pairing_events(state: TournamentState, now: float) -> list[Event]:
     pairing = next_pairing(state)
     if pairing is None:
         return [E.TOURNAMENT_COMPLETED.event(standings=standings_of(state))]
-    return [paired(state, len(state.rounds) + 1, pairing)]
+    return [paired(state, len(state.rounds) + 1, pairing, now)]
 
 
 def arena_events(state: TournamentState, now: float) -> list[Event]:
@@ -328,17 +394,46 @@ def arena_events(state: TournamentState, now: float) -> list[Event]:
     return [paired(state, len(state.rounds) + 1, pairing)]
 
 
-def paired(state: TournamentState, number: int, pairing: Pairing) -> Event:
-    tables = [{"table": table.number, "seats": list(table.seats),
-               "match_id": table_match_id(state.settings.id, number, table.number)}
-              for table in pairing.tables]
-    return E.ROUND_PAIRED.event(round=number, tables=tables, byes=list(pairing.byes))
+def paired(state: TournamentState, number: int, pairing: Pairing,
+           now: float | None = None) -> Event:
+    """A round's pairing; its tables open after the round break (an arena's waves and a
+    round without a break: at once)."""
+    pause = state.settings.round_break_s
+    opens_at = round(now + pause, 3) if pause and now is not None else None
+    return E.ROUND_PAIRED.event(round=number, tables=_table_data(state, number, pairing),
+                                byes=list(pairing.byes), opens_at=opens_at)
+
+
+def _table_data(state: TournamentState, number: int, pairing: Pairing,
+                pairings: int = 1) -> list[dict[str, Any]]:
+    return [{"table": table.number, "seats": list(table.seats),
+             "match_id": table_match_id(state.settings.id, number, table.number, pairings)}
+            for table in pairing.tables]
 
 
 def started(data: Mapping[str, Any], now: float) -> list[Event]:
-    """A new tournament's first events: its creation and its first round's pairing."""
+    """A new tournament's first events: its creation, and, unless it is open for entry
+    first, its start."""
     creation = E.TOURNAMENT_CREATED.event(dict(data))
-    return [creation, *pairing_events(created(creation.data), now)]
+    state = created(creation.data)
+    return [creation] if state.phase == REGISTERING else [
+        creation, *pairing_events(state, now)]
+
+
+def opening(state: TournamentState, now: float) -> list[Event]:
+    """The start of a tournament that was open for entry: entry closes and the first
+    round is paired with the entrants so far (a Swiss's rounds and an arena's end fixed
+    now); with fewer than two it is called off instead."""
+    settings = state.settings
+    active = len(state.entrants) - len(state.withdrawn)
+    if active < 2:
+        return [E.TOURNAMENT_ABORTED.event(reason=TOO_FEW_REASON)]
+    rounds = settings.rounds
+    if settings.format == "swiss":
+        rounds = min(active - 1, rounds or default_rounds(active))
+    ends_at = round(now + 60 * settings.minutes, 3) if settings.minutes else None
+    start = E.TOURNAMENT_STARTED.event(rounds=rounds, ends_at=ends_at)
+    return [start, *pairing_events(evolve(state, start), now)]
 
 
 def advance(tournament: Tournament, outcomes: Mapping[str, TableOutcome],
@@ -350,9 +445,14 @@ def advance(tournament: Tournament, outcomes: Mapping[str, TableOutcome],
     state = tournament.state
     if state is None or state.phase in FINAL:
         return []
+    if state.phase == REGISTERING:
+        registration = state.settings.registration
+        starts_at = None if registration is None else registration.starts_at
+        due = starts_at is not None and starts_at <= now + TIME_GRAIN_S
+        return opening(state, now) if due else []
     unopened = state.unopened
     if unopened is not None:
-        return [E.TABLES_OPENED.event(round=unopened.number)]
+        return [E.TABLES_OPENED.event(round=unopened.number)] if unopened.opens_by(now) else []
     events: list[Event] = []
     for round_ in state.rounds:
         for table in round_.waiting:
@@ -379,6 +479,75 @@ def recorded(number: int, table: PairedTable, outcome: TableOutcome) -> Event:
 # --- the organiser's controls --------------------------------------------------------------
 
 WITHDRAWN_REASON = "withdrew from the tournament"
+
+
+def joining(state: TournamentState, name: str, external_id: str | None,
+            entry: str) -> list[Event]:
+    """A person enters before the start (``RuleError`` once entry has closed, or when the
+    tournament is full). Names are checked by the caller, as a match's are."""
+    registration = state.settings.registration
+    if state.phase != REGISTERING or registration is None:
+        raise RuleError("entry_closed", "the tournament takes no more entrants: it has "
+                                        "started, or was never open for entry")
+    if len(state.entrants) >= registration.max_players:
+        raise RuleError("tournament_full", f"the tournament is full "
+                                           f"({registration.max_players} entrants)")
+    return [E.ENTRANT_JOINED.event(name=name, external_id=external_id, entry=entry)]
+
+
+def start(state: TournamentState, now: float) -> list[Event]:
+    """The organiser starts a tournament that is open for entry (``RuleError`` when it
+    is not, or has fewer than two entrants)."""
+    if state.phase != REGISTERING:
+        raise RuleError("tournament_started", "the tournament is not waiting to start")
+    if len(state.entrants) - len(state.withdrawn) < 2:
+        raise RuleError("too_few_entrants", "a tournament starts with two entrants or more")
+    return opening(state, now)
+
+
+def repairing(state: TournamentState, number: int,
+              placed: Pairing | None = None) -> list[Event]:
+    """Round ``number``, paired but not started (its break not over), paired again: by
+    the format from the same results, leaving out who has withdrawn since; or, in a
+    Swiss, as the organiser ``placed`` the entrants (each entrant still in, once).
+    ``RuleError`` otherwise."""
+    if state.phase in FINAL:
+        raise RuleError("tournament_over", "the tournament is over")
+    if state.settings.is_arena:
+        raise RuleError("not_repairable", "an arena pairs players as they finish; it has "
+                                          "no round to pair again")
+    round_ = state.current
+    if round_ is None or round_.number != number or round_.opened:
+        raise RuleError("round_started", f"round {number} is not waiting to start: only "
+                                         f"the last round, before its tables open, can be "
+                                         f"paired again")
+    before = replace(state, rounds=state.rounds[:-1])
+    if placed is None:
+        pairing = next_pairing(before)
+        if pairing is None or not pairing.tables:
+            raise RuleError("too_few_entrants", "too few entrants are left to pair")
+    else:
+        pairing = _checked_placement(state, placed)
+    return [E.ROUND_REPAIRED.event(
+        round=number, tables=_table_data(state, number, pairing, round_.pairings + 1),
+        byes=list(pairing.byes), manual=placed is not None)]
+
+
+def _checked_placement(state: TournamentState, placed: Pairing) -> Pairing:
+    """The organiser's own pairing of a Swiss round: every entrant still in placed once,
+    at a table of two up to the table size, or on a bye."""
+    settings = state.settings
+    if settings.format != "swiss":
+        raise RuleError("manual_pairing", "only a Swiss round can be paired by hand; "
+                                          "the other formats pair by their schedule")
+    active = sorted(e for e in range(len(state.entrants)) if e not in state.withdrawn)
+    if sorted(placed.entrants) != active:
+        raise RuleError("manual_pairing", "place every entrant still in exactly once "
+                                          "(at a table or on a bye), and nobody else")
+    if any(not 2 <= len(table.seats) <= settings.table_size for table in placed.tables):
+        raise RuleError("manual_pairing", f"a table seats 2-{settings.table_size} entrants")
+    return Pairing(tuple(Table(number, table.seats)
+                         for number, table in enumerate(placed.tables)), placed.byes)
 
 
 def withdrawal(state: TournamentState, entrant: int, reason: str) -> list[Event]:

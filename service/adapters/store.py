@@ -389,6 +389,13 @@ class RedisEventStore:
         fields = {_text(key): _text(value) for key, value in raw.items()}
         return {key: value for key, value in fields.items() if key not in _RESERVED_META}
 
+    def add_meta(self, match_id: str, fields: Mapping[str, str]) -> None:
+        """Add caller metadata to an existing log (a tournament entrant's token hash: kept
+        before the event that names it, so the event never points at nothing)."""
+        pairs = _check_meta(fields)
+        self._client.hset(self._key(match_id, "meta"),
+                          mapping=dict(zip(pairs[::2], pairs[1::2], strict=True)))
+
     def match_ids(self, offset: int = 0, limit: int = 100) -> list[str]:
         """Match ids, newest first, from the derived index."""
         if limit <= 0:

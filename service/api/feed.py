@@ -54,8 +54,9 @@ class Feed(MethodView):
     @blp.doc(security=BEARER, ticket=True, responses={"200": {
         "description": "Server-Sent Events: `event: <kind>` (a match's hand_scored, "
                        "match_completed, match_forfeited, match_aborted; a tournament's "
-                       "round_paired, tournament_match_recorded, round_completed, "
-                       "entrant_withdrawn, tournament_completed, tournament_aborted), `id` "
+                       "entrant_joined, tournament_started, round_paired, round_repaired, "
+                       "tournament_match_recorded, round_completed, entrant_withdrawn, "
+                       "tournament_completed, tournament_aborted), `id` "
                        "= the feed entry id, `data` = the message (as webhooks receive it; "
                        "docs/tournaments.md, Notices). Resume with "
                        "`Last-Event-ID` (or `?after=`); keep-alive comments when idle. "

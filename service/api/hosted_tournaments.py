@@ -9,12 +9,17 @@ from flask import Response, request, stream_with_context
 from flask.views import MethodView
 
 from service.api.audit import EXPORT_TYPES
-from service.api.base import BEARER, ApiBlueprint, bearer_token, use_cases
+from service.api.base import ANYONE, BEARER, ApiBlueprint, bearer_token, use_cases
 from service.api.hosted_tournament_schemas import (
     AbortTournamentSchema,
+    JoinedSchema,
+    JoinSchema,
     MeSchema,
+    OpenTournamentsQuerySchema,
+    OpenTournamentsSchema,
     RatingsQuerySchema,
     RatingsSchema,
+    RepairSchema,
     RoundSchema,
     StandingsQuerySchema,
     StandingsSchema,
@@ -44,6 +49,9 @@ CREATED_LINKS = {
 
 ratings_blp = ApiBlueprint("ratings", __name__, url_prefix="/v1/ratings",
                           description="Players' ratings by variant, from tournament results")
+
+lobby_blp = ApiBlueprint("tournament_lobby", __name__, url_prefix="/v1/lobby",
+                         description="Tournaments open for entry")
 
 
 def hosted() -> HostedTournaments:
@@ -102,6 +110,61 @@ class Round(MethodView):
         return hosted().round(tournament_id, number)
 
 
+@blp.route("/<tournament_id>/join")
+class Join(MethodView):
+    @blp.arguments(JoinSchema)
+    @blp.response(201, JoinedSchema)
+    @blp.doc(security=ANYONE)
+    @blp.errors(400, 404, 409, 422)
+    def post(self, body: dict[str, Any], tournament_id: str) -> Any:
+        """Enter a tournament open for entry (no token needed): your player token, once.
+
+        You are the next entrant in seeding order. 400 ``name_taken`` when an entrant has
+        your name; 422 ``entry_closed`` once it has started (or it never took entries),
+        ``tournament_full`` at its ``max_players``.
+        """
+        return hosted().join(tournament_id, body)
+
+
+@blp.route("/<tournament_id>/leave")
+class Leave(MethodView):
+    @blp.response(200, MeSchema)
+    @blp.doc(security=BEARER)
+    @blp.errors(401, 403, 404, 422)
+    def post(self, tournament_id: str) -> Any:
+        """Withdraw yourself (your player token): no later round pairs you, and the match
+        you are playing, if any, is forfeited for you. 422 ``already_withdrawn``,
+        ``tournament_over``."""
+        return hosted().leave(tournament_id, bearer_token())
+
+
+@blp.route("/<tournament_id>/start")
+class Start(MethodView):
+    @blp.response(200, TournamentSchema)
+    @blp.doc(security=BEARER, caller=ORGANISER_CALLER)
+    @blp.errors(401, 403, 404, 409, 422)
+    def post(self, tournament_id: str) -> Any:
+        """Start a tournament open for entry now (its owner or the admin): entry closes
+        and the first round is paired with the entrants so far. 422
+        ``tournament_started``, ``too_few_entrants``."""
+        return hosted().start(tournament_id, bearer_token())
+
+
+@blp.route("/<tournament_id>/rounds/<int:number>/repair")
+class Repair(MethodView):
+    @blp.arguments(RepairSchema)
+    @blp.response(200, RoundSchema)
+    @blp.doc(security=BEARER, caller=ORGANISER_CALLER)
+    @blp.errors(400, 401, 403, 404, 409, 422)
+    def post(self, body: dict[str, Any], tournament_id: str, number: int) -> Any:
+        """Pair a round again before its tables open (its owner or the admin), during
+        the round break: by the format from the same results, leaving out who has
+        withdrawn since; or, in a Swiss, as ``tables`` and ``byes`` place every entrant
+        still in. The new tables get new match ids. 422 ``round_started``,
+        ``not_repairable`` (an arena), ``manual_pairing``, ``tournament_over``."""
+        return hosted().repair(tournament_id, number, bearer_token(), body)
+
+
 @blp.route("/<tournament_id>/withdraw")
 class Withdraw(MethodView):
     @blp.arguments(WithdrawSchema)
@@ -158,6 +221,20 @@ class Me(MethodView):
         there (which the same token acts for)."""
         return hosted().me(tournament_id, bearer_token())
 
+
+
+@lobby_blp.route("/tournaments")
+class OpenTournaments(MethodView):
+    @lobby_blp.arguments(OpenTournamentsQuerySchema, location="query")
+    @lobby_blp.response(200, OpenTournamentsSchema)
+    @lobby_blp.doc(security=ANYONE)
+    @lobby_blp.errors(400)
+    def get(self, query: dict[str, Any]) -> Any:
+        """Tournaments open for entry, newest first, each as GET /v1/tournaments/{id}
+        shows it; join one with POST /v1/tournaments/{id}/join. Follow ``next_cursor``
+        until null. A tournament leaves the list when it starts or is called off."""
+        return hosted().open_for_entry(query.get("variant"), query["limit"],
+                                       query.get("cursor"))
 
 
 @ratings_blp.route("/<variant>")

@@ -21,7 +21,10 @@ from service.ports import StoredEvent
 from service.usecases.lifecycle import MetaOf, OrganiserNotices
 from service.usecases.subscribers import Appended
 
-KIND_OF = {E.ROUND_PAIRED.name: "round_paired",
+KIND_OF = {E.ENTRANT_JOINED.name: "entrant_joined",
+           E.TOURNAMENT_STARTED.name: "tournament_started",
+           E.ROUND_PAIRED.name: "round_paired",
+           E.ROUND_REPAIRED.name: "round_repaired",
            E.MATCH_RECORDED.name: "tournament_match_recorded",
            E.ROUND_COMPLETED.name: "round_completed",
            E.PLAYER_WITHDRAWN.name: "entrant_withdrawn",
@@ -60,7 +63,7 @@ def _data(state: TournamentState, data: Mapping[str, Any]) -> dict[str, Any]:
         person = state.entrants[entrant]
         return {"entrant": entrant, "name": person.name, "external_id": person.external_id}
 
-    out = dict(data)
+    out = {key: value for key, value in data.items() if key != "entry"}
     if "tables" in data:
         out["tables"] = [{**table, "seats": [named(e) for e in table["seats"]]}
                          for table in data["tables"]]

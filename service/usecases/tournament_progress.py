@@ -16,15 +16,18 @@ each of their tables; a bot entrant's seat is a computer player's.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
 
-from domain.controls import TERMINAL_EVENTS, ForfeitSeat
+from domain.controls import TERMINAL_EVENTS, AbortMatch, ForfeitSeat
 from domain.errors import RuleError
 from domain.match import Match
 from domain.tournaments.events import RESULTS_RATED
+from domain.tournaments.model import Pairing
 from domain.tournaments.ratings import DEFAULT_RATING, Rating, rate
 from domain.tournaments.results import TableOutcome, outcome_of
 from domain.tournaments.tournament import (
@@ -33,16 +36,20 @@ from domain.tournaments.tournament import (
     PairedTable,
     Tournament,
     TournamentDue,
+    TournamentState,
     abortion,
     advance,
+    joining,
     ranks_of,
+    repairing,
+    start,
     withdrawal,
 )
 from service.ports import MatchExists, RatingRecord, Ratings
 from service.usecases.commands import Decision, EndMatch
 from service.usecases.creation import MatchCreation
-from service.usecases.errors import AppError, NotFound
-from service.usecases.names import name_key
+from service.usecases.errors import AppError, Invalid, NotFound
+from service.usecases.names import NAME_TAKEN, name_key
 from service.usecases.repository import Repository
 from service.usecases.subscribers import Appended
 
@@ -60,6 +67,9 @@ class Tables(Protocol):
     def forfeit(self, match_id: str, seat: int) -> None:
         """Forfeit a withdrawn entrant's seat, unless the match has ended already."""
 
+    def call_off(self, match_id: str, reason: str) -> None:
+        """Call off a match of a pairing that no longer stands, if it was created."""
+
 
 @dataclass(frozen=True)
 class Advance:
@@ -74,6 +84,8 @@ class Advance:
         if state is None or tournament.is_over:
             return None
         unopened = state.unopened
+        if unopened is not None and not unopened.opens_by(self.now):
+            return None
         if unopened is not None:
             for table in unopened.tables:
                 context.tables.open(tournament, context.meta, table)
@@ -104,9 +116,13 @@ class MatchTables:
     """A tournament's tables as matches: created through match creation, read through
     the matches' repository."""
 
-    def __init__(self, creation: MatchCreation, matches: Repository[Match]) -> None:
+    def __init__(self, creation: MatchCreation, matches: Repository[Match],
+                 tokens: Callable[[str], Mapping[str, str] | None]) -> None:
         self.creation = creation
         self.matches = matches
+        self.tokens = tokens
+        """A tournament's meta as stored now, with the token hashes of who joined (the
+        repository's cached meta has only what the creation wrote)."""
 
     def open(self, tournament: Tournament, meta: Mapping[str, str],
              table: PairedTable) -> None:
@@ -129,10 +145,13 @@ class MatchTables:
                                 "tags": [f"tournament:{settings.id}"]}
         if settings.clock:
             body["clock"] = dict(settings.clock)
+        if settings.duplicate_deals:
+            body["seed"] = round_seed(meta, tournament_round(state, table))
         variant, options = self.creation.validated(body)
         new = self.creation.decide_new(variant, options, body, meta["owner"])
-        hashes = ["" if state.entrants[entrant].bot else meta.get(f"entrant:{entrant}", "")
-                  for entrant in table.seats]
+        if any(state.entrants[entrant].entry for entrant in table.seats):
+            meta = self.tokens(settings.id) or meta
+        hashes = [token_hash_of(state, meta, entrant) for entrant in table.seats]
         extra = {"tournament": settings.id, "tournament_table": str(table.number)}
         try:
             self.creation.store_with(new, table.match_id, hashes, "", extra)
@@ -140,12 +159,17 @@ class MatchTables:
             return
 
     def forfeit(self, match_id: str, seat: int) -> None:
+        self._end(match_id, ForfeitSeat(seat, WITHDRAWN_REASON), f"organiser:forfeit:{seat}")
+
+    def call_off(self, match_id: str, reason: str) -> None:
+        self._end(match_id, AbortMatch(reason), "organiser:abort")
+
+    def _end(self, match_id: str, control: ForfeitSeat | AbortMatch, command_id: str) -> None:
         try:
             if self.matches.get(match_id).is_over:
                 return
-            self.creation.runner.run(match_id, EndMatch(
-                ForfeitSeat(seat, WITHDRAWN_REASON), f"organiser:forfeit:{seat}"))
-        except (RuleError, AppError):  # it ended meanwhile: its result stands
+            self.creation.runner.run(match_id, EndMatch(control, command_id))
+        except (RuleError, AppError):  # none, or it ended meanwhile: its result stands
             return
 
     def outcome(self, match_id: str) -> TableOutcome | None:
@@ -157,6 +181,34 @@ class MatchTables:
             return None
         return outcome_of(match.state.completion, len(match.state.players),
                           match.variant.low_scores_win)
+
+
+def token_hash_of(state: TournamentState, meta: Mapping[str, str], entrant: int) -> str:
+    """The hash of a person entrant's player token, as the meta keeps it (named at the
+    creation: ``entrant:<n>``; joined later: ``token:entry:<entry>``, a field the
+    repository does not cache); "" for a bot."""
+    person = state.entrants[entrant]
+    if person.bot:
+        return ""
+    field = f"token:entry:{person.entry}" if person.entry else f"entrant:{entrant}"
+    return meta.get(field, "")
+
+
+def tournament_round(state: TournamentState, table: PairedTable) -> tuple[int, int]:
+    """The round a table is in, and which pairing of it."""
+    for round_ in state.rounds:
+        if table in round_.tables:
+            return round_.number, round_.pairings
+    raise ValueError(f"table {table.match_id} is in no round")
+
+
+def round_seed(meta: Mapping[str, str], paired: tuple[int, int]) -> str:
+    """The match seed every table of a round with duplicate deals is dealt from: derived
+    from the tournament's secret (kept in its meta, never shown) and the round, so every
+    table gets it and nobody can work out another round's from a revealed one."""
+    secret = meta["deal_secret"].encode()
+    number, pairing = paired
+    return hmac.new(secret, f"round:{number}:{pairing}".encode(), hashlib.sha256).hexdigest()
 
 
 class TableEnded:
@@ -191,6 +243,56 @@ class Withdraw:
         assert tournament.state is not None
         return Decision(withdrawal(tournament.state, self.entrant, self.reason),
                         self.command_id, {"withdraw": self.entrant, "reason": self.reason})
+
+
+@dataclass(frozen=True)
+class Join:
+    """A person enters a tournament open for entry (``domain.tournaments.tournament.
+    joining``) under a name nobody else in it has."""
+
+    name: str
+    external_id: str | None
+    entry: str
+    command_id: str
+    retry_on_conflict: bool = True
+
+    def decide(self, tournament: Tournament, context: TournamentContext) -> Decision:
+        state = tournament.state
+        assert state is not None
+        if any(name_key(entrant.name) == name_key(self.name) for entrant in state.entrants):
+            taken = "an entrant of the tournament has this name"
+            raise Invalid(NAME_TAKEN, f"name: {taken}", {"name": [taken]})
+        return Decision(joining(state, self.name, self.external_id, self.entry),
+                        self.command_id, {"join": self.name})
+
+
+@dataclass(frozen=True)
+class StartTournament:
+    """The organiser starts a tournament open for entry now."""
+
+    now: float
+    command_id: str
+    retry_on_conflict: bool = True
+
+    def decide(self, tournament: Tournament, context: TournamentContext) -> Decision:
+        assert tournament.state is not None
+        return Decision(start(tournament.state, self.now), self.command_id, {"start": True})
+
+
+@dataclass(frozen=True)
+class Repair:
+    """The organiser pairs a round not yet started again (``repairing``)."""
+
+    round: int
+    placed: Pairing | None
+    command_id: str
+    retry_on_conflict: bool = False
+
+    def decide(self, tournament: Tournament, context: TournamentContext) -> Decision:
+        assert tournament.state is not None
+        return Decision(repairing(tournament.state, self.round, self.placed),
+                        self.command_id, {"repair": self.round,
+                                          "manual": self.placed is not None})
 
 
 @dataclass(frozen=True)

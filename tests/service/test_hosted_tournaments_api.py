@@ -158,3 +158,63 @@ def test_ratings_list_the_rated_players_best_first(client):
     assert client.get("/v1/ratings/gin?offset=2").json["players"][0]["rank"] == 3
     assert client.get("/v1/ratings/canasta").status_code == 404
     assert client.get("/v1/ratings/gin?limit=0").status_code == 400
+
+
+def test_players_join_a_tournament_listed_in_the_lobby_before_it_starts(client):
+    made = new(client, format="round_robin", players=[{"bot": "basic"}],
+               registration={"max_players": 3})
+    assert made["status"] == "registering" and made["round"] == 0
+    lobby = client.get("/v1/lobby/tournaments?variant=gin").json
+    assert made["id"] in [t["id"] for t in lobby["tournaments"]]
+    joined = client.post(f"/v1/tournaments/{made['id']}/join", json={"name": "Ann"})
+    assert joined.status_code == 201 and joined.json["entrant"] == 1
+    taken = client.post(f"/v1/tournaments/{made['id']}/join", json={"name": "ANN"})
+    assert taken.status_code == 400 and taken.json["code"] == "name_taken"
+    assert client.post(f"/v1/tournaments/{made['id']}/join", json={}).status_code == 400
+    ann = bearer(joined.json["token"])
+    assert client.get(f"/v1/tournaments/{made['id']}/me", headers=ann).json["name"] == "Ann"
+    refused = client.post(f"/v1/tournaments/{made['id']}/start", headers=ann)
+    assert refused.status_code == 403 and refused.json["code"] == "organiser_only"
+    started = client.post(f"/v1/tournaments/{made['id']}/start", headers=ADMIN_AUTH)
+    assert started.status_code == 200 and started.json["status"] == "running"
+    table = client.get(f"/v1/tournaments/{made['id']}/me", headers=ann).json["table"]
+    view = client.get(f"/v1/matches/{table['match_id']}", headers=ann).json
+    assert view["seat"] == table["seat"] and view["hand"]  # the player token is the seat's
+    late = client.post(f"/v1/tournaments/{made['id']}/join", json={"name": "Bob"})
+    assert late.status_code == 422 and late.json["code"] == "entry_closed"
+    assert made["id"] not in [t["id"] for t in
+                              client.get("/v1/lobby/tournaments").json["tournaments"]]
+
+
+def test_a_started_round_is_not_paired_again(client):
+    made = new(client, format="swiss", rounds=2, players=[{"name": "Ann"}, {"name": "Bob"}])
+    repaired = client.post(f"/v1/tournaments/{made['id']}/rounds/1/repair", json={},
+                           headers=ADMIN_AUTH)
+    assert repaired.status_code == 422 and repaired.json["code"] == "round_started"
+    missing = client.post(f"/v1/tournaments/{made['id']}/rounds/5/repair", json={},
+                          headers=ADMIN_AUTH)
+    assert missing.status_code == 404 and missing.json["code"] == "round_not_found"
+
+
+def test_a_round_break_shows_the_next_table_and_may_be_repaired(client):
+    made = new(client, format="swiss", rounds=2, round_break_s=600,
+               players=[{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}])
+    ann = bearer(made["entrants"][0]["token"])
+    me = client.get(f"/v1/tournaments/{made['id']}/me", headers=ann).json
+    assert me["table"] is None and (me["upcoming"] is not None or me["bye"])
+    placed = client.post(f"/v1/tournaments/{made['id']}/rounds/1/repair",
+                         json={"tables": [[2, 0]], "byes": [1]}, headers=ADMIN_AUTH)
+    assert placed.status_code == 200 and placed.json["pairings"] == 2
+    assert [s["name"] for s in placed.json["tables"][0]["seats"]] == ["Cy", "Ann"]
+    assert placed.json["opens_at"] is not None and not placed.json["opened"]
+    wrong = client.post(f"/v1/tournaments/{made['id']}/rounds/1/repair",
+                        json={"tables": [[2, 0]]}, headers=ADMIN_AUTH)
+    assert wrong.status_code == 422 and wrong.json["code"] == "manual_pairing"
+
+
+def test_an_entrant_leaves_with_their_player_token(client):
+    made = new(client, players=[{"name": "Ann"}], registration={"starts_at": None})
+    left = client.post(f"/v1/tournaments/{made['id']}/leave",
+                       headers=bearer(made["entrants"][0]["token"]))
+    assert left.status_code == 200 and left.json["withdrawn"]
+    assert client.post(f"/v1/tournaments/{made['id']}/leave").status_code == 401
