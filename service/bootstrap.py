@@ -73,6 +73,7 @@ from service.usecases.seats import Seats
 from service.usecases.streams import MatchStreams
 from service.usecases.subscribers import Subscriber, Subscribers
 from service.usecases.tickets import StreamTickets
+from service.usecases.tournament_audits import TournamentAudits, run_tournament_verification
 from service.usecases.tournament_notices import TournamentNotices
 from service.usecases.tournament_progress import (
     MatchTables,
@@ -130,6 +131,7 @@ class Wiring:
     uploads: UploadedLogs
     hosted: HostedTournaments
     """Tournaments the server pairs and records (the second aggregate)."""
+    tournament_audits: TournamentAudits
     tournament_store: RedisEventStore
     closers: list[Callable[[], object]] = field(default_factory=list)
     unavailable: tuple[type[Exception], ...] = (redis.RedisError,)
@@ -215,13 +217,19 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     local: InProcessWork | None = None
     if in_process:
         analyst = ChildAnalyst(ANALYSIS_CHILD, TIME_LIMIT_S)
+        # The tournament verifier reads ``hosted`` and ``tournament_reports``, built below
+        # on this work (a verification is only asked for once the wiring is done).
         work = local = InProcessWork(timer, deliveries,
                                      lambda match_id, verification_id: run_verification(
                                          repository, reports, match_id, verification_id),
                                      clock, pay_inline=pay_inline,
                                      analyser=lambda match_id, analysis_id: run_analysis(
                                          repository, analysis_records, analyst, match_id,
-                                         analysis_id))
+                                         analysis_id),
+                                     tournament_verifier=lambda tournament_id, verification_id:
+                                     run_tournament_verification(
+                                         hosted, tournament_reports, tournament_id,
+                                         verification_id))
     else:
         work = QueuedWork(JobQueue(client, prefix, TIME_LIMIT_S), index, clock)
     live = LiveStreams(store, Presence(client, store.key),
@@ -245,6 +253,8 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     tournament_store = RedisEventStore(client, prefix, clock, index="tournaments")
     tables = MatchTables(creation, repository, tournament_store.meta)
     ratings = RedisRatings(client, prefix, shown)
+    tournament_reports = VerificationReports(client, tournament_store.key, REPORT_TTL_S,
+                                             IN_FLIGHT_TTL_S, clock)
     tournament_repository: Repository[Tournament] = Repository(
         tournament_store, kind=AggregateKind("tournament", lambda meta: Tournament(),
                                              lambda meta: TournamentContext(meta, tables,
@@ -259,6 +269,8 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     if local is not None:
         local.start(obligations)
     queries = MatchQueries(repository, lobby, access, live)
+    hosted = HostedTournaments(tournament_runner, tournament_store, creation, access, queries,
+                               tables, ratings, entries, clock)
     seats = Seats(creation, store, lobby, access, repository.meta, settings.lobby_ttl_s)
     wiring = Wiring(
         settings, client, store, repository, runner, obligations, work, index, in_process,
@@ -276,8 +288,9 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
                                      addresses.refused_at_registration),
         organisers=OrganiserAdmin(organiser_keys, access),
         uploads=UploadedLogs(AuditPool(AUDIT_CHILD, settings.audit_processes)),
-        hosted=HostedTournaments(tournament_runner, tournament_store, creation, access,
-                                 queries, tables, ratings, entries, clock),
+        hosted=hosted,
+        tournament_audits=TournamentAudits(hosted, tournament_reports,
+                                           work.verify_tournament),
         tournament_store=tournament_store,
     )
     wiring.closers.append(live.close)

@@ -563,8 +563,9 @@ class WebhookStore(Protocol):
 
 
 class Reports(Protocol):
-    """Verification reports, filed with their match, each expiring; at most one verification
-    of a log version is queued or running at a time."""
+    """Verification reports, filed with their match (or tournament: any aggregate's id),
+    each expiring; at most one verification of a log version is queued or running at a
+    time."""
 
     def open(self, match_id: str, version: int, verification_id: str,
              record: Mapping[str, Any]) -> str: ...
@@ -617,6 +618,8 @@ class Jobs(Protocol):
     """Background jobs for workers (real mode)."""
 
     def enqueue_replay(self, match_id: str, verification_id: str) -> str: ...
+
+    def enqueue_tournament_replay(self, tournament_id: str, verification_id: str) -> str: ...
 
     def enqueue_analysis(self, match_id: str, analysis_id: str) -> str: ...
 

@@ -1,5 +1,5 @@
-"""RQ job functions: the verification of a match's log, the analysis of a finished match, and
-the step jobs of earlier releases.
+"""RQ job functions: the verification of a match's log or a tournament's export, the analysis
+of a finished match, and the step jobs of earlier releases.
 
 Jobs take ids and run use cases through the process's wiring (``workers.context``).
 Exceptions reach RQ, so failures land in RQ's failed-job registry. System steps are not
@@ -16,6 +16,12 @@ from workers.context import wiring_for
 def run_replay(match_id: str, verification_id: str, prefix: str = "rummy") -> bool:
     """Rebuild the match from its whole log, verify it (``domain.audit``), file the report."""
     return wiring_for(prefix).audits.run(match_id, verification_id)
+
+
+def run_tournament_replay(tournament_id: str, verification_id: str,
+                          prefix: str = "rummy") -> bool:
+    """Verify the tournament's export (``domain.tournaments.audit``), file the report."""
+    return wiring_for(prefix).tournament_audits.run(tournament_id, verification_id)
 
 
 def run_analysis(match_id: str, analysis_id: str, prefix: str = "rummy") -> bool:

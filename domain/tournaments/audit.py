@@ -67,18 +67,24 @@ def verify_tournament(records: Sequence[Record], variants: Mapping[str, Variant]
                                           f"{E.TOURNAMENT_CREATED.name}")
         return report
     report.variant = own[0]["data"].get("variant")
-    state = _replay(own, report.checks["pairings"])
+    state, folded = _replay(own, report.checks["pairings"])
     report.final_phase = state.phase if state is not None else None
     if state is not None:
-        _check_results(state, own, matches, variants, report.checks["results"])
+        results = report.checks["results"]
+        _check_results(state, own[:folded], matches, variants, results)
+        if folded < len(own):
+            results.skipped.append(f"not checked from version {own[folded]['version']}: "
+                                   "the pairings' replay stopped there")
     return report
 
 
-def _replay(records: Sequence[Record], check: Check) -> TournamentState | None:
+def _replay(records: Sequence[Record],
+            check: Check) -> tuple[TournamentState | None, int]:
     """Fold the log, comparing each event the server decided with what the rules decide
-    from the state before it; the state at the end (None if the first event is bad)."""
+    from the state before it; the state at the end (None if the first event is bad) and
+    how many records it folded (all of them unless one failed)."""
     state: TournamentState | None = None
-    for record in records:
+    for folded, record in enumerate(records):
         event = event_of(record)
         version = record["version"]
         check.checked += 1
@@ -86,13 +92,13 @@ def _replay(records: Sequence[Record], check: Check) -> TournamentState | None:
             problem = None if state is None else _problem(state, event, float(record["ts"]))
             if problem is not None:
                 check.fail(version, problem)
-                return state
+                return state, folded
             state = evolve(state, event)
         except (KeyError, TypeError, ValueError, IndexError, StopIteration,
                 AssertionError) as exc:
             check.fail(version, f"cannot replay: {type(exc).__name__}: {exc}")
-            return state
-    return state
+            return state, folded
+    return state, len(records)
 
 
 def _problem(state: TournamentState, event: Event, ts: float) -> str | None:
@@ -192,7 +198,8 @@ def _repair_problem(state: TournamentState, event: Event) -> str | None:
 def _check_results(state: TournamentState, records: Sequence[Record],
                    matches: Mapping[str, Sequence[Record]],
                    variants: Mapping[str, Variant], check: Check) -> None:
-    """Each recorded result against its match's own verified log."""
+    """Each recorded result among ``records`` (the ones the replay folded into ``state``)
+    against its match's own verified log."""
     variant = variants.get(state.settings.variant)
     for record in records:
         if record["type"] != E.MATCH_RECORDED.name:

@@ -12,7 +12,8 @@ from rq import Queue, Retry
 from service.adapters.webhooks import ATTEMPTS, BACKOFF, TIMEOUT_S
 
 REPLAYS = "replays"
-"""On request: rebuild and verify a match from its events."""
+"""On request: rebuild and verify a match from its events, or a tournament from its
+export."""
 ANALYSES = "analyses"
 """On request: weigh every decision of a finished match (up to a minute of CPU each at
 the defaults)."""
@@ -41,9 +42,18 @@ class JobQueue:
 
     def enqueue_replay(self, match_id: str, verification_id: str) -> str:
         """Queue a verification of the match's whole log (``workers.jobs.run_replay``)."""
-        job_id = f"{self._prefix}-{REPLAYS}-{match_id}-{verification_id}"
+        return self._replay("workers.jobs.run_replay", match_id, verification_id)
+
+    def enqueue_tournament_replay(self, tournament_id: str, verification_id: str) -> str:
+        """Queue a verification of the tournament's export
+        (``workers.jobs.run_tournament_replay``)."""
+        return self._replay("workers.jobs.run_tournament_replay", tournament_id,
+                            verification_id)
+
+    def _replay(self, function: str, aggregate_id: str, verification_id: str) -> str:
+        job_id = f"{self._prefix}-{REPLAYS}-{aggregate_id}-{verification_id}"
         self._queues[REPLAYS].enqueue(
-            "workers.jobs.run_replay", match_id, verification_id, self._prefix,
+            function, aggregate_id, verification_id, self._prefix,
             job_id=job_id, result_ttl=3600, failure_ttl=86400, job_timeout=600,
             retry=Retry(max=2, interval=[5, 30]),
         )

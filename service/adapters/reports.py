@@ -1,5 +1,7 @@
 """Verification reports (``service.ports.Reports``): one expiring key each, and at most one
-verification in flight per log version of a match.
+verification in flight per log version of a match. A tournament's are kept the same way
+under its own id (``{prefix}:{<tournament_id>}:...``, the tournament's slot), by an
+instance keyed by the tournaments' store.
 
 - ``{prefix}:{<match_id>}:verification:<id>``: the record (JSON: ``status``,
   ``requested_at``, ``version``, and ``report`` once finished), kept ``ttl_s`` after its
@@ -57,7 +59,8 @@ return 0
 
 
 class VerificationReports(MatchRecords):
-    """Verification records of every match, each expiring (``ttl_s``)."""
+    """Verification records of every match (or every tournament), each expiring
+    (``ttl_s``)."""
 
     record = "verification"
     index = "reports"

@@ -24,6 +24,7 @@ from service.api import (
     organisers,
     rematches,
     seats,
+    tournament_verifications,
     tournaments,
     variants,
     web,
@@ -95,7 +96,8 @@ def create_app(settings: Settings | None = None, client: Any = None,
                       organisers.blp,
                       tournaments.batches, tournaments.results, controls.blp, webhooks.blp,
                       feed.blp, log_audits.blp, rematches.blp, hosted_tournaments.blp,
-                      hosted_tournaments.ratings_blp, hosted_tournaments.lobby_blp):
+                      tournament_verifications.blp, hosted_tournaments.ratings_blp,
+                      hosted_tournaments.lobby_blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(web.blp)  # the reference web client: pages, not API operations
     errors.register(app, wiring.unavailable)

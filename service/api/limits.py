@@ -1,6 +1,7 @@
 """Abuse limits (Flask-Limiter): match creation without an organiser's token, seat claims,
 log audits, stream opens and failed authentications per client address, actions and stream
-tickets per token, verification and analysis requests per client address and per match. Every
+tickets per token, verification and analysis requests per client address and per match (a
+tournament's verifications per client address and per tournament). Every
 per-address count keys the client by ``client_address``: an IPv6 client by its /64, an
 IPv4 one by its address.
 
@@ -88,6 +89,11 @@ def match_in_path() -> str:
     """The match a request names: a budget shared by every address that asks about it
     (verifications, analyses), so rotating addresses does not multiply one match's jobs."""
     return "match:" + str((request.view_args or {}).get("match_id", ""))
+
+
+def tournament_in_path() -> str:
+    """The tournament a request names, as ``match_in_path`` (its verifications)."""
+    return "tournament:" + str((request.view_args or {}).get("tournament_id", ""))
 
 
 class StorageOutageLog(logging.Filter):
@@ -247,5 +253,8 @@ def limit_abuse(app: Flask, settings: Settings) -> None:
     limit("feed.Feed", limits.streams, ["GET"])
     limit("audit.Verifications", limits.verifications, ["POST"])
     limit("audit.Verifications", limits.verifications, ["POST"], key_func=match_in_path)
+    limit("tournament_verifications.Verifications", limits.verifications, ["POST"])
+    limit("tournament_verifications.Verifications", limits.verifications, ["POST"],
+          key_func=tournament_in_path)
     limit("analyses.Analyses", limits.analyses, ["POST"])
     limit("analyses.Analyses", limits.analyses, ["POST"], key_func=match_in_path)

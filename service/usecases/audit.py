@@ -2,7 +2,9 @@
 
 ``Audits`` files a request and hands it to background work; ``run_verification`` is the
 work, run by the ``replays`` job in real mode and in-process in embedded mode; the report
-is filed with the match (``Reports``) for ``GET .../verifications/{id}``.
+is filed with the match (``Reports``) for ``GET .../verifications/{id}``. A tournament's
+verification (``service.usecases.tournament_audits``) files and runs the same way
+(``open_verification``, ``file_verdict``).
 
 Anybody who may see a match may ask (a log is public once its match ends, and anyone may
 check a provably fair deal), so what asking costs is bounded here and at the API: a
@@ -18,7 +20,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from domain.audit import duplicate_deals, verify
+from domain.audit import Report, duplicate_deals, verify
 from domain.match import Match
 from domain.variants import VARIANTS
 from service.ports import Reports
@@ -37,22 +39,46 @@ job's worst case (3 attempts of at most 600 s and 35 s of backoff, ``adapters.jo
 a queue's wait, so a lost job holds its log version back for an hour at most."""
 
 
+def open_verification(reports: Reports, aggregate_id: str, version: int,
+                      verify_later: Callable[[str, str], None]) -> str:
+    """File a request to verify ``aggregate_id``'s log at ``version`` and hand it to
+    background work; or, while a verification of that version is queued or running,
+    nothing: its id is the answer."""
+    asked = uuid.uuid4().hex
+    record = {"status": "queued", "requested_at": round(time.time(), 3), "version": version}
+    verification_id = reports.open(aggregate_id, version, asked, record)
+    if verification_id == asked:
+        verify_later(aggregate_id, verification_id)
+    return verification_id
+
+
+def file_verdict(reports: Reports, aggregate_id: str, verification_id: str,
+                 verdict: Callable[[], Report]) -> bool:
+    """Do a requested verification: mark it running, reach the ``verdict``, file it
+    finished (its log version is free to verify again); whether it verified."""
+    asked = reports.get(aggregate_id, verification_id) or {}
+    reports.save(aggregate_id, verification_id, {**asked, "status": "running"})
+    report = verdict().to_dict()
+    reports.finish(aggregate_id, verification_id, asked.get("version"),
+                   {**asked, "status": "finished", "report": report})
+    return bool(report["ok"])
+
+
 def run_verification(repository: Repository[Match], reports: Reports, match_id: str,
                      verification_id: str) -> bool:
     """Verify the match (and its duplicate partner's deals, if any); file the report."""
-    asked = reports.get(match_id, verification_id) or {}
-    reports.save(match_id, verification_id, {**asked, "status": "running"})
-    records = [event.to_dict() for event in repository.stored(match_id)]
-    verdict = verify(records, VARIANTS)
-    partner = (repository.meta(match_id) or {}).get("duplicate_partner")
-    if partner:
-        partner_records = [event.to_dict() for event in repository.stored(partner)]
-        check = duplicate_deals(records, partner_records, partner)
-        verdict.checks[check.name] = check
-    report = verdict.to_dict()
-    reports.finish(match_id, verification_id, asked.get("version"),
-                   {**asked, "status": "finished", "report": report})
-    return bool(report["ok"])
+
+    def verdict() -> Report:
+        records = [event.to_dict() for event in repository.stored(match_id)]
+        checked = verify(records, VARIANTS)
+        partner = (repository.meta(match_id) or {}).get("duplicate_partner")
+        if partner:
+            partner_records = [event.to_dict() for event in repository.stored(partner)]
+            check = duplicate_deals(records, partner_records, partner)
+            checked.checks[check.name] = check
+        return checked
+
+    return file_verdict(reports, match_id, verification_id, verdict)
 
 
 class Audits:
@@ -69,12 +95,8 @@ class Audits:
         verification of this log version that is queued or running already."""
         self.queries.access.viewer(match_id, token)
         version = self.queries.load(match_id).version
-        asked = uuid.uuid4().hex
-        record = {"status": "queued", "requested_at": round(time.time(), 3),
-                  "version": version}
-        verification_id = self._reports.open(match_id, version, asked, record)
-        if verification_id == asked:
-            self._verify_later(match_id, verification_id)
+        verification_id = open_verification(self._reports, match_id, version,
+                                            self._verify_later)
         return self.verification(match_id, verification_id, token)
 
     def verification(self, match_id: str, verification_id: str,

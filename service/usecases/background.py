@@ -8,8 +8,8 @@ match owes (``Match.owed``) and the table of obligations
 - ``QueuedWork`` (real mode): marks the match in the work index (``service.ports.WorkIndex``)
   under each kind it is about to owe, its row's mark ahead before the append, and at each
   one's due time after it (waking a worker when that is now); workers (``python -m
-  workers``) pay what falls due. Verifications, analyses and webhook deliveries are RQ
-  jobs.
+  workers``) pay what falls due. Verifications (of matches and tournaments), analyses and
+  webhook deliveries are RQ jobs.
 - ``InProcessWork`` (embedded mode): one timer thread (``service.ports.WorkTimer``) pays
   every kind when it falls due, the work an append made due at once too, so a request
   never runs the work its own write left (the next deal, a bot's reply); webhooks
@@ -41,6 +41,8 @@ class Work(Protocol):
         look still comes (``Obligation.looks_again_s``)."""
 
     def verify(self, match_id: str, verification_id: str) -> None: ...
+
+    def verify_tournament(self, tournament_id: str, verification_id: str) -> None: ...
 
     def analyse(self, match_id: str, analysis_id: str) -> None: ...
 
@@ -75,6 +77,9 @@ class QueuedWork:
     def verify(self, match_id: str, verification_id: str) -> None:
         self.jobs.enqueue_replay(match_id, verification_id)
 
+    def verify_tournament(self, tournament_id: str, verification_id: str) -> None:
+        self.jobs.enqueue_tournament_replay(tournament_id, verification_id)
+
     def analyse(self, match_id: str, analysis_id: str) -> None:
         self.jobs.enqueue_analysis(match_id, analysis_id)
 
@@ -85,8 +90,9 @@ class QueuedWork:
 
 class InProcessWork:
     """Embedded mode: owed work on one timer thread, webhooks on daemon threads,
-    verifications on the asking thread, analyses on a daemon thread each, one at a time
-    (each is up to a minute of a core; ``analyser`` runs it in a child process).
+    verifications (a match's, a tournament's) on the asking thread, analyses on a daemon
+    thread each, one at a time (each is up to a minute of a core; ``analyser`` runs it in
+    a child process).
 
     ``pay_inline`` is for tests (and benches) only: work due at once is paid on the
     writing thread, before the write's caller gets its answer, so a test reads the next
@@ -98,10 +104,12 @@ class InProcessWork:
     def __init__(self, timer: WorkTimer, deliveries: Deliveries,
                  verifier: Callable[[str, str], object],
                  clock: Callable[[], float] = time.time, *, pay_inline: bool = False,
-                 analyser: Callable[[str, str], object] | None = None) -> None:
+                 analyser: Callable[[str, str], object] | None = None,
+                 tournament_verifier: Callable[[str, str], object] | None = None) -> None:
         self.timer = timer
         self.deliveries = deliveries
         self.verifier = verifier
+        self.tournament_verifier = tournament_verifier
         self.analyser = analyser
         self._clock = clock
         self._pay_inline = pay_inline
@@ -170,6 +178,11 @@ class InProcessWork:
 
     def verify(self, match_id: str, verification_id: str) -> None:
         self.verifier(match_id, verification_id)
+
+    def verify_tournament(self, tournament_id: str, verification_id: str) -> None:
+        if self.tournament_verifier is None:
+            raise RuntimeError("InProcessWork was built without a tournament verifier")
+        self.tournament_verifier(tournament_id, verification_id)
 
     def analyse(self, match_id: str, analysis_id: str) -> None:
         if self._pay_inline:

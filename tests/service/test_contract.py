@@ -247,6 +247,17 @@ def test_errors_are_as_documented(api):
     api.get("/v1/results?tag=x", headers=seat)
 
 
+def test_a_tournament_s_verification_is_as_documented(api):
+    made = api.post("/v1/tournaments", headers=ADMIN_AUTH, json={
+        "variant": "gin", "options": {"target": 10}, "format": "round_robin",
+        "players": [{"bot": "basic"} for _ in range(3)]}).json
+    url = f"/v1/tournaments/{made['id']}/verifications"
+    asked = api.post(url).json
+    assert api.get(f"{url}/{asked['id']}").json["report"]["ok"]
+    api.get(f"{url}/nope")
+    api.post("/v1/tournaments/t-none/verifications")
+
+
 def test_report(checker):
     """Not a check: how much the contract tests held to the spec (shown with -s)."""
     print(f"\ncontract: {checker.total} responses validated over "

@@ -11,6 +11,7 @@ import time
 
 import pytest
 from rq import Queue, SimpleWorker
+from rq.job import Job
 
 import workers.jobs
 import workers.webhooks
@@ -21,7 +22,7 @@ from service.config import Settings
 from service.usecases.commands import RunStep
 from service.usecases.obligations import KINDS
 from service.usecases.reconciling import index_everything
-from tests.service.conftest import ADMIN
+from tests.service.conftest import ADMIN, ADMIN_AUTH
 from tests.service.test_matches_api import knocked
 from workers.__main__ import rq_worker
 from workers.reconciler import LEASE_S, Reconciler
@@ -178,3 +179,28 @@ def queued_here(redis_client, key_prefix: str, queue: str) -> list[str]:
     """This test's jobs in an RQ queue, in order."""
     return [job_id for job_id in Queue(queue, connection=redis_client).job_ids
             if job_id.startswith(f"{key_prefix}-")]
+
+
+def test_a_tournament_verification_is_a_replays_job_that_files_its_report(
+        client, redis_client, key_prefix):
+    """Real mode: asking queues ``workers.jobs.run_tournament_replay`` on ``replays``; the
+    job, run as a worker runs it (its wiring built from the job's connection and prefix),
+    verifies the export and files the report where the API reads it."""
+    made = client.post("/v1/tournaments", headers=ADMIN_AUTH, json={
+        "variant": "gin", "format": "round_robin",
+        "players": [{"name": "Ann"}, {"name": "Bob"}]}).json
+    url = f"/v1/tournaments/{made['id']}/verifications"
+    asked = client.post(url).json
+    try:
+        (job_id,) = queued_here(redis_client, key_prefix, REPLAYS)
+        job = Job.fetch(job_id, connection=redis_client)
+        assert (job.func_name, job.args) == ("workers.jobs.run_tournament_replay",
+                                             (made["id"], asked["id"], key_prefix))
+        assert job.perform() is True  # the job function, as a worker calls it
+    finally:
+        for job_id in queued_here(redis_client, key_prefix, REPLAYS):
+            Queue(REPLAYS, connection=redis_client).remove(job_id)
+    report = client.get(f"{url}/{asked['id']}").json
+    assert report["status"] == "finished" and report["report"]["ok"]
+    assert [check["name"] for check in report["report"]["checks"]] == [
+        "hash_chain", "pairings", "results"]
