@@ -26,13 +26,18 @@ PAGES = Path(__file__).parent / "pages"
 CHROMIUM = os.environ.get("RUMMY_CHROMIUM", "/usr/bin/chromium")
 
 
+ADMIN = "browser-admin"
+"""The admin token of ``api_url``'s server: it creates tournaments (an organiser's call)."""
+
+
 @pytest.fixture(scope="session")
 def api_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``make serve``'s server (embedded mode, its defaults) on a free port, for the session."""
+    """``make serve``'s server (embedded mode, its defaults, and an admin token) on a free
+    port, for the session."""
     def argv(port: int) -> list[str]:
         return [sys.executable, "-m", "service.serve", "--port", str(port)]
 
-    with serving_api("api", argv, server_env(),
+    with serving_api("api", argv, server_env(RUMMY_ADMIN_TOKEN=ADMIN),
                      tmp_path_factory.mktemp("browser") / "api.log") as url:
         yield url
 

@@ -23,6 +23,7 @@ export async function call(method, path, {token, body, headers = {}, raw} = {}) 
 }
 
 const match = (id) => `/v1/matches/${encodeURIComponent(id)}`;
+const tournament = (id) => `/v1/tournaments/${encodeURIComponent(id)}`;
 
 // The largest log POST /v1/audits reads (MAX_LOG_BYTES, service/usecases/log_upload.py):
 // a larger file is not sent at all. The server refuses it unread and closes the
@@ -57,6 +58,10 @@ export const api = {
   verification: async (location) => (await call("GET", location)).body,
   audit: async (ndjson) => (await call("POST", "/v1/audits?states=true", {
     raw: ndjson, body: null, headers: {"Content-Type": "application/x-ndjson"}})).body,
+  // A tournament, one of its rounds, and (with an entrant's player token) that entrant.
+  tournament: async (id) => (await call("GET", tournament(id))).body,
+  round: async (id, number) => (await call("GET", `${tournament(id)}/rounds/${number}`)).body,
+  me: async (id, token) => (await call("GET", `${tournament(id)}/me`, {token})).body,
 };
 
 // The event types a stream names (docs/events.md); unnamed messages are heard too.

@@ -228,7 +228,7 @@ function age(createdAt) {
 }
 
 // The options that shape a table, in words: "Target 100 · Knock limit 10".
-function optionSummary(options) {
+export function optionSummary(options) {
   const shown = ["target", "knock_limit", "oklahoma", "rounds", "opening_minimum"];
   return Object.entries(options || {}).filter(([name, value]) => shown.includes(name) && value !== null)
     .map(([name, value]) => `${optionLabel(name)} ${value === true ? "on" : value === false ? "off" : value}`)

@@ -8,7 +8,7 @@ import {h, notice, replace} from "./dom.js";
 import {composer, newComposer} from "./compose.js";
 import {moveLog} from "./movelog.js";
 import {rematchPanel} from "./rematch.js";
-import {creatorOf, handOverLink, otherSeats, seatOf} from "./store.js";
+import {creatorOf, handOverLink, otherSeats, seatOf, tournamentOf} from "./store.js";
 import {isOver, renderTable, secondsLeft, showdown} from "./table.js";
 
 const SHOWDOWN_MS = 12000;
@@ -86,7 +86,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
   replace(root, h("div", {class: "table-page", "data-match": matchId, "data-mode": token ? "seat" : "spectator"},
     h("p", {class: "muted small"}, token ? `Match ${matchId} · seat ${seat.seat} (${seat.name || "you"})`
       : `Match ${matchId} · watching`, " · ", h("a", {href: `#/watch/${matchId}`}, "spectator view"),
-      " · ", h("a", {href: `#/replay/${matchId}`}, "replay & verify")),
+      " · ", h("a", {href: `#/replay/${matchId}`}, "replay & verify"), tournamentLink(matchId)),
     hint,
     handOver(matchId, token), connection, message,
     h("div", {class: "table-and-log"}, h("div", {class: "table-column"}, shown, board), log.element)));
@@ -276,6 +276,15 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     if (rematch) rematch.stop();
   }
   return {stop};
+}
+
+// Back to the tournament this tab opened the table from (a table's views name no
+// tournament to anybody but its organiser: its tags are the organiser's).
+function tournamentLink(matchId) {
+  const tournament = tournamentOf(matchId);
+  if (!tournament) return null;
+  return [" · ", h("a", {href: `#/tournament/${encodeURIComponent(tournament.id)}`, class: "to-tournament"},
+    `tournament: ${tournament.name}`)];
 }
 
 // The creator's tab holds the other named seats' tokens: links to hand them over.

@@ -38,3 +38,33 @@ export function handOverLink(matchId, seat) {
   const fragment = new URLSearchParams({seat: seat.seat, token: seat.token, name: seat.name || ""});
   return `${location.origin}/#/table/${matchId}?${fragment}`;
 }
+
+// A tournament entrant's player token (docs/tournaments.md): it finds their table each
+// round, and is their seat token there. Handed over in the fragment like a seat's
+// (#/tournament/<id>?token=...), kept here, never in the address bar.
+const PLAYER = (tournamentId) => `rummy.player.${tournamentId}`;
+
+export function keepPlayer(tournamentId, token) {
+  sessionStorage.setItem(PLAYER(tournamentId), token);
+}
+
+export function playerOf(tournamentId) {
+  return sessionStorage.getItem(PLAYER(tournamentId));
+}
+
+export function forgetPlayer(tournamentId) {
+  sessionStorage.removeItem(PLAYER(tournamentId));
+}
+
+// The tournament a match was opened from (the public views of a tournament's table do not
+// name it): the table page links back to it.
+const TOURNAMENT_OF = (matchId) => `rummy.tournament-of.${matchId}`;
+
+export function keepTournamentOf(matchId, tournament) {
+  sessionStorage.setItem(TOURNAMENT_OF(matchId), JSON.stringify(tournament));
+}
+
+export function tournamentOf(matchId) {
+  const stored = sessionStorage.getItem(TOURNAMENT_OF(matchId));
+  return stored ? JSON.parse(stored) : null;
+}

@@ -5,7 +5,7 @@ import {h} from "./dom.js";
 import {actionLabel, back, card, cards, label, meldText} from "./cards.js";
 import {handStory, matchGoal, matchStory} from "./explain.js";
 
-const VARIANT_NAMES = {gin: "Gin Rummy", gem: "Gem Rummy", rummy: "Rummy", rami: "Rami"};
+export const VARIANT_NAMES = {gin: "Gin Rummy", gem: "Gem Rummy", rummy: "Rummy", rami: "Rami"};
 
 // `controls`: buttons of the page around the table (resign, leave, rematch...), drawn in
 // the table's own places: seat controls under the hand, the rematch on the end screen.
