@@ -22,7 +22,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from domain.audit import Check, Record, Report, check_chain, event_of, verify
+from domain.audit import (
+    Check,
+    Record,
+    Report,
+    check_chain,
+    duplicate_deals,
+    event_of,
+    verify,
+)
 from domain.errors import RuleError
 from domain.events import MATCH_ABORTED, MATCH_COMPLETED, SEAT_FORFEITED, Event, names
 from domain.tournaments import events as E
@@ -75,7 +83,26 @@ def verify_tournament(records: Sequence[Record], variants: Mapping[str, Variant]
         if folded < len(own):
             results.skipped.append(f"not checked from version {own[folded]['version']}: "
                                    "the pairings' replay stopped there")
+        if state.settings.duplicate_deals:
+            report.checks["duplicate_deals"] = _same_deals(state, matches)
     return report
+
+
+def _same_deals(state: TournamentState, matches: Mapping[str, Sequence[Record]]) -> Check:
+    """With duplicate deals, every table of a round whose log is in the export was dealt
+    as the round's first such table, hand by hand (``domain.audit.duplicate_deals``)."""
+    check = Check("duplicate_deals")
+    for round_ in state.rounds:
+        logged = [table.match_id for table in round_.tables if table.match_id in matches]
+        for match_id in logged[1:]:
+            compared = duplicate_deals(matches[match_id], matches[logged[0]], logged[0])
+            check.checked += compared.checked
+            if compared.failure is not None:
+                check.fail(compared.failure["version"], f"match {match_id}: "
+                                                        f"{compared.failure['reason']}")
+                return check
+    check.skipped.append(f"{check.checked} hand(s) compared across the rounds' tables")
+    return check
 
 
 def _replay(records: Sequence[Record],

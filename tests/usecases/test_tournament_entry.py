@@ -4,11 +4,14 @@ break, and duplicate deals, through the use cases on real mode's wiring."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
+from domain.tournaments.audit import verify_tournament
 from domain.tournaments.tournament import TOO_FEW_REASON, table_match_id
+from domain.variants import VARIANTS
 from service.bootstrap import Wiring
 from service.credentials import token_hash
 from service.usecases.errors import Forbidden, Invalid
@@ -167,3 +170,21 @@ class TestDuplicateDeals:
     def test_without_them_each_table_is_shuffled_on_its_own(self, queued):
         first, second = self.four(queued, duplicate=False)
         assert first_deck(queued, first) != first_deck(queued, second)
+
+    def test_the_verifier_checks_every_table_was_dealt_alike(self, queued):
+        made = queued.hosted.create({
+            "variant": "gin", "format": "round_robin", "duplicate_deals": True,
+            "players": [{"name": name} for name in ("Ann", "Bob", "Cid", "Dan")]}, ADMIN)
+        queued.obligations.pay(made["id"], "tournaments")
+        first, second = [t["match_id"] for t in queued.hosted.round(made["id"], 1)["tables"]]
+        for match_id in (first, second):
+            queued.hosted.tables.forfeit(match_id, 1)
+        queued.obligations.pay(made["id"], "tournaments")
+        records = [json.loads(line) for line in queued.hosted.export(made["id"])]
+        report = verify_tournament(records, VARIANTS)
+        assert report.ok and report.checks["duplicate_deals"].checked >= 1
+        other = self.four(queued, duplicate=False)[0]  # dealt on its own
+        queued.hosted.tables.forfeit(other, 1)
+        swapped = [r for r in records if r.get("match_id") != second] + [
+            {**r, "match_id": second} for r in queued.hosted.matches.events(other, None)]
+        assert verify_tournament(swapped, VARIANTS).checks["duplicate_deals"].failure
