@@ -3,11 +3,15 @@ round robin of Ann, Bob and two bots, created over the API. Anybody's page shows
 standings and every round's tables with links to watch and to replay each; Ann's page
 (her player token handed over in the fragment) shows her table, and its link opens her
 seat. The organiser forfeits the people's tables (the bots' table plays itself out): both
-pages follow the results, the next rounds and the end by themselves."""
+pages follow the results, the next rounds and the end by themselves.
+
+A tournament open for entry is listed in the lobby; Ann joins it there by name, and her
+page follows it from the entrants so far, through the round break, to her table."""
 
 from __future__ import annotations
 
 import json
+import re
 import time
 import urllib.request
 from typing import Any
@@ -138,4 +142,96 @@ def test_a_missing_tournament_and_a_wrong_player_link_are_told_in_words(browser,
     page.wait_for_selector(".me-panel .notice.error")
     assert "not valid" in page.inner_text(".me-panel")
     assert page.locator(".standings-table tbody tr").count() == 4
+    page.close()
+
+
+def open_for_entry(api_url: str, name: str, players: list[dict[str, Any]],
+                   **settings: Any) -> str:
+    """A gin round robin open for entry (up to 4), created by the organiser: its id."""
+    return str(call(api_url, "/v1/tournaments", {
+        "name": name, "variant": "gin", "format": "round_robin", "options": {"target": 1},
+        "players": players, "registration": {"max_players": 4}, **settings})["id"])
+
+
+def call_off(api_url: str, tournament_id: str) -> None:
+    call(api_url, f"/v1/tournaments/{tournament_id}/abort", {"reason": "the test is over"})
+
+
+def test_a_player_joins_a_tournament_open_for_entry_from_the_lobby_and_plays_it(browser, api_url):
+    tournament_id = open_for_entry(api_url, "Open cup", [{"bot": "basic"}], round_break_s=3)
+    row = f"li[data-tournament='{tournament_id}']"
+
+    ann = Page(browser, f"{api_url}/#/")
+    ann.page.wait_for_selector(row)
+    listed = ann.page.inner_text(row)
+    assert "Open cup" in listed and "round robin" in listed and "1 / 4 entrants" in listed, listed
+    assert "starts when the organiser starts it" in listed
+    ann.page.fill("input[name=you]", "Ann")  # the lobby's own name is the one offered
+    ann.page.click(f"{row} button.join")
+    assert ann.page.input_value(f"{row} input[name=join-name]") == "Ann"
+    ann.page.click(f"{row} .join-form button[type=submit]")
+
+    # Her page, as the player who joined: open for entry, the entrants so far, Leave. The
+    # token is where the ?token= route keeps one.
+    ann.page.wait_for_selector(".tournament-page[data-status=registering] [data-me=entered]")
+    assert ann.page.url.endswith(f"#/tournament/{tournament_id}")
+    token = ann.page.evaluate("id => sessionStorage.getItem(`rummy.player.${id}`)", tournament_id)
+    assert call(api_url, f"/v1/tournaments/{tournament_id}/me", token=token)["name"] == "Ann"
+    status = ann.page.inner_text(".tournament-head .status")
+    assert "Open for entry: 2 entrants so far, up to 4" in status, status
+    assert "when the organiser starts it" in ann.page.inner_text(".me-status")
+    assert ann.page.inner_text(".entrants-list li.you").startswith("Ann")
+    assert ann.page.locator(".me-actions button.leave").count() == 1
+
+    # Bob joins over the API and the organiser starts it: Ann's next table counts down
+    # through the round break, then its link opens her seat.
+    call(api_url, f"/v1/tournaments/{tournament_id}/join", {"name": "Bob"}, token=None)
+    ann.page.wait_for_selector(".entrants-list li:nth-child(3)")
+    call(api_url, f"/v1/tournaments/{tournament_id}/start", {})
+    ann.page.wait_for_selector(".me-status[data-me=upcoming]")
+    upcoming = ann.page.inner_text(".me-status")
+    assert re.search(r"your next table (opens in \d s|is opening): vs Bob", upcoming), upcoming
+    assert ann.page.locator(".me-actions button").count() == 0
+    ann.page.wait_for_selector(".me-status[data-me=playing]")
+    mine = call(api_url, f"/v1/tournaments/{tournament_id}/me", token=token)["table"]
+    assert hrefs(ann, ".play-link") == {f"#/table/{mine['match_id']}"}
+    ann.page.click(".play-link")
+    ann.page.wait_for_selector(f".table-page[data-mode=seat][data-match='{mine['match_id']}']")
+    assert ann.page.locator(".seat.you").get_attribute("data-seat") == str(mine["seat"])
+    assert "Ann" in ann.page.inner_text(".seat.you .seat-name")
+    ann.close_clean()
+    # Called off, and the table ended: a live table's stream would hold up the server's exit.
+    call_off(api_url, tournament_id)
+    call(api_url, f"/v1/matches/{mine['match_id']}/forfeit",
+         {"seat": 1 - mine["seat"], "reason": "the test is over"})
+
+
+def test_the_lobby_says_in_words_why_a_tournament_cannot_be_entered(browser, api_url):
+    page = browser.new_page()  # refusals are answered 4xx, which the console reports
+    listing = re.compile(r".*/v1/lobby/tournaments.*")
+    page.route(listing, lambda route: route.fulfill(json={"tournaments": [], "next_cursor": None}))
+    page.goto(f"{api_url}/#/")
+    page.wait_for_selector(".entries .entries-none")
+    assert page.locator(".entries ul").count() == 0
+    page.unroute(listing)
+
+    tournament_id = open_for_entry(api_url, "Taken cup", [{"name": "Cy"}, {"bot": "basic"}])
+    row = f"li[data-tournament='{tournament_id}']"
+    page.click("button.refresh")
+    page.click(f"{row} button.join")
+    page.fill(f"{row} input[name=join-name]", "CY")
+    page.click(f"{row} .join-form button[type=submit]")
+    page.wait_for_selector(f"{row} .join-error")
+    said = page.inner_text(f"{row} .join-error")
+    assert "already plays under that name" in said and "name_taken" not in said, said
+
+    # Started by the organiser while the lobby still lists it (its refresh kept as it was).
+    stale = call(api_url, "/v1/lobby/tournaments", token=None)
+    page.route(listing, lambda route: route.fulfill(json=stale))
+    call(api_url, f"/v1/tournaments/{tournament_id}/start", {})
+    page.fill(f"{row} input[name=join-name]", "Dee")
+    page.click(f"{row} .join-form button[type=submit]")
+    page.wait_for_function("r => document.querySelector(`${r} .join-error`).textContent"
+                           ".startsWith('Entry has closed')", arg=row)
+    call_off(api_url, tournament_id)
     page.close()

@@ -62,6 +62,18 @@ export const api = {
   tournament: async (id) => (await call("GET", tournament(id))).body,
   round: async (id, number) => (await call("GET", `${tournament(id)}/rounds/${number}`)).body,
   me: async (id, token) => (await call("GET", `${tournament(id)}/me`, {token})).body,
+  // Tournaments open for entry (newest first), entering one (the answer carries the new
+  // entrant's player token, shown this once) and leaving it with that token.
+  openTournaments: async ({variant, limit, cursor} = {}) => {
+    const query = new URLSearchParams();
+    if (variant) query.set("variant", variant);
+    if (limit) query.set("limit", String(limit));
+    if (cursor) query.set("cursor", cursor);
+    const text = query.toString();
+    return (await call("GET", `/v1/lobby/tournaments${text ? `?${text}` : ""}`)).body;
+  },
+  join: async (id, name) => (await call("POST", `${tournament(id)}/join`, {body: {name}})).body,
+  leaveTournament: async (id, token) => (await call("POST", `${tournament(id)}/leave`, {token})).body,
 };
 
 // The event types a stream names (docs/events.md); unnamed messages are heard too.

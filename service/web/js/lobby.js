@@ -1,8 +1,10 @@
 // The lobby: play the computer or watch it play (one click each), create a match (named
 // players and open seats, options from GET /v1/variants, an optional invite code), list
-// matches waiting for players, claim an open seat.
+// matches waiting for players, claim an open seat; list tournaments open for entry and
+// join one (entry.js).
 import {api} from "./api.js";
 import {h, notice, replace} from "./dom.js";
+import {entrySection} from "./entry.js";
 import {keepCreator, keepOtherSeats, keepSeat} from "./store.js";
 import {seatName} from "./table.js";
 
@@ -13,6 +15,8 @@ export async function openLobby(root) {
     maxlength: 64, required: true});
   you.addEventListener("change", () => sessionStorage.setItem("rummy.name", you.value));
   const variants = await api.variants();
+  const entries = entrySection(you, message);
+  const refresh = () => Promise.all([list(listing, you, message), entries.refresh()]);
   replace(root, h("div", {class: "lobby"},
     h("label", {class: "you"}, "Playing as ", you),
     message,
@@ -20,11 +24,12 @@ export async function openLobby(root) {
       computerForm(variants, message, {watch: true})),
     createForm(variants, you, message),
     h("section", {}, h("h2", {}, "Open seats"),
-      h("button", {type: "button", class: "refresh", onclick: () => list(listing, you, message)}, "Refresh"),
+      h("button", {type: "button", class: "refresh", onclick: refresh}, "Refresh"),
       listing),
+    entries.element,
     h("section", {}, h("h2", {}, "Watch or replay a match"), watchForm())));
-  await list(listing, you, message);
-  const timer = setInterval(() => root.contains(listing) ? list(listing, you, message) : clearInterval(timer), 5000);
+  await refresh();
+  const timer = setInterval(() => root.contains(listing) ? refresh() : clearInterval(timer), 5000);
 }
 
 // How long a bot waits before each move (think_ms): slow enough to follow by default.

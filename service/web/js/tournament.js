@@ -1,11 +1,15 @@
 // A tournament's page, open to anybody (docs/tournaments.md, "Reading one"): its standings
-// and every round's tables, each with links to watch it and to replay it. With an entrant's
-// player token (kept in this tab by app.js) it shows that entrant's own status above: their
-// table this round, whose seat the same token plays. The page reads the tournament again
-// every POLL_MS while it runs (GET /v1/tournaments/{id}, the rounds not yet complete, and
-// /me), redraws only what changed, and stops once the tournament is over.
+// and every round's tables, each with links to watch it and to replay it; before the start
+// of one open for entry, its entrants so far and when it starts. With an entrant's player
+// token (kept in this tab by app.js, or by the lobby's Join) it shows that entrant's own
+// status above: their next table during a round break, then their table this round, whose
+// seat the same token plays; before the start, a Leave button. The page reads the
+// tournament again every POLL_MS while it is open for entry or runs (GET
+// /v1/tournaments/{id}, the rounds not yet complete, and /me), redraws only what changed
+// (what counts down, each second), and stops once the tournament is over.
 import {api} from "./api.js";
 import {h, notice, replace} from "./dom.js";
+import {FORMATS, clockTime, entered, leftWords, untilWords} from "./entry.js";
 import {optionSummary} from "./lobby.js";
 import {forgetPlayer, keepSeat, keepTournamentOf, playerOf} from "./store.js";
 import {VARIANT_NAMES, seatName} from "./table.js";
@@ -13,8 +17,6 @@ import {VARIANT_NAMES, seatName} from "./table.js";
 const POLL_MS = 2000;
 const TITLE = "Rummy reference client";
 
-const FORMATS = {round_robin: "round robin", double_round_robin: "double round robin", swiss: "Swiss",
-  single_elimination: "single elimination", double_elimination: "double elimination", arena: "arena"};
 const TIE_BREAKS = {buchholz: "Buchholz", sonneborn_berger: "Sonneborn-Berger", head_to_head: "Head-to-head",
   game_points: "Game points", wins: "Wins"};
 const IN_WORDS = {buchholz: "Buchholz", sonneborn_berger: "Sonneborn-Berger", head_to_head: "head-to-head",
@@ -27,6 +29,8 @@ const REFUSALS = {
     + "the public page of the tournament is below.",
   not_an_entrant: "This player link belongs to no entrant of this tournament: the public page is below.",
   rate_limited: "Too many requests from here: the page tries again in a moment.",
+  already_withdrawn: "You have left this tournament already.",
+  tournament_over: "The tournament is over: there is nothing to leave.",
 };
 
 function refusalText(error) {
@@ -58,6 +62,9 @@ export function openTournament(root, id) {
   let timer = null;
   let drawn = null;  // what the page shows now, to redraw only what changed
   let playerNote = null;  // why a player link was dropped
+  let confirming = false;  // the entrant asked to leave: the page asks them to confirm
+  let timed = () => {};  // redraws what counts down (a start, a table opening)
+  const ticker = setInterval(() => timed(), 1000);
   const rounds = new Map();  // round number -> its last reading (a complete round is not read again)
   const toggled = new Map();  // round number -> open or closed by the reader
   const heading = h("h1", {}, "Tournament");
@@ -67,8 +74,9 @@ export function openTournament(root, id) {
   const mineHeading = h("h2", {id: "me-heading"}, "Your games");
   const mineStatus = h("p", {class: "me-status", role: "status"});
   const mineLink = h("p", {class: "me-link"});
+  const mineActions = h("div", {class: "me-actions"});
   const mineNote = h("div", {});
-  const mineBody = h("div", {hidden: true}, mineHeading, mineStatus, mineLink,
+  const mineBody = h("div", {hidden: true}, mineHeading, mineStatus, mineLink, mineActions,
     h("p", {class: "small muted"}, "This tab keeps your player link: it opens each of your tables as your seat."));
   const mine = h("section", {class: "me-panel", "aria-labelledby": "me-heading", hidden: true}, mineNote, mineBody);
   const standings = h("section", {class: "standings", "aria-labelledby": "standings-heading"});
@@ -123,11 +131,26 @@ export function openTournament(root, id) {
       draw(tournament, me);
       drawn = now;
     }
-    if (tournament.status === "running") schedule();
+    if (tournament.status === "running" || tournament.status === "registering") schedule();
   }
 
   function schedule() {
+    clearTimeout(timer);
     if (!stopped) timer = setTimeout(refresh, POLL_MS);
+  }
+
+  // Leaving before the start, once confirmed: the page reads the tournament again at once.
+  async function leave() {
+    try {
+      await api.leaveTournament(id, token);
+      confirming = false;
+    } catch (error) {
+      notice(mineNote, refusalText(error), "error");
+      return;
+    }
+    notice(mineNote, "");
+    clearTimeout(timer);
+    refresh();
   }
 
   function notFound() {
@@ -150,23 +173,33 @@ export function openTournament(root, id) {
     heading.textContent = tournament.name;
     replace(facts, describe(tournament));
     status.dataset.status = tournament.status;
-    status.textContent = statusText(tournament, current);
-    drawMine(context, current);
-    replace(standings, h("h2", {id: "standings-heading"}, "Standings"), standingsTable(context));
+    const drawStatus = () => {
+      const text = statusText(tournament, current);
+      if (status.textContent !== text) status.textContent = text;
+    };
+    const drawMineStatus = drawMine(context, current);
+    timed = () => { drawStatus(); drawMineStatus(); };
+    timed();
+    if (tournament.status === "registering") {
+      replace(standings, h("h2", {id: "standings-heading"}, "Entrants"), entrantsList(context));
+    } else replace(standings, h("h2", {id: "standings-heading"}, "Standings"), standingsTable(context));
     replace(played, h("h2", {id: "rounds-heading"}, "Rounds"),
-      tournament.round ? null : h("p", {class: "muted"}, "No round has been paired yet."),
+      tournament.round ? null : h("p", {class: "muted"}, tournament.status === "registering"
+        ? "The first round is paired when the tournament starts." : "No round has been paired yet."),
       Array.from({length: tournament.round}, (_, i) => tournament.round - i)
         .map((n) => roundDetails(context, rounds.get(n), n === tournament.round)));
   }
 
-  // The entrant's own status: their table this round (a link that opens their seat, the
-  // player token handed to the table page as its seat token), a bye, withdrawn, or waiting.
+  // The entrant's own status: entered (with Leave) before the start, their next table
+  // during a round break, their table this round (a link that opens their seat, the player
+  // token handed to the table page as its seat token), a bye, withdrawn, or waiting. The
+  // answer redraws the status line (it may count down).
   function drawMine(context, current) {
     const {tournament, me} = context;
     mine.hidden = !me && !playerNote;
     replace(mineNote, playerNote ? h("p", {class: "notice error"}, playerNote) : null);
     mineBody.hidden = !me;
-    if (!me) return;
+    if (!me) return () => {};
     const table = me.table;
     const tableData = table && current ? current.tables.find((t) => t.match_id === table.match_id) : null;
     if (table) {
@@ -175,16 +208,35 @@ export function openTournament(root, id) {
     }
     mineHeading.textContent = `Your games: ${me.name}`;
     mineStatus.dataset.me = meState(tournament, me, current);
-    replace(mineStatus, meText(context, current, tableData));
+    drawActions(mineStatus.dataset.me);
     replace(mineLink, table && tournament.status === "running"
       ? h("a", {class: "button primary play-link", href: `#/table/${table.match_id}`, "data-match": table.match_id,
         "data-seat": table.seat}, table.result_recorded ? `Open your table of round ${me.round}`
         : `Play at your table (table ${table.table + 1})`) : null);
+    return () => {
+      const text = meText(context, current, tableData);
+      const now = typeof text === "string" ? text : text.textContent;
+      if (now !== mineStatus.textContent) replace(mineStatus, text);
+    };
+  }
+
+  // Before the start an entrant may leave, after a second click that confirms it.
+  function drawActions(state) {
+    if (state !== "entered") { confirming = false; replace(mineActions); return; }
+    const ask = () => { confirming = true; drawActions(state); mineActions.querySelector(".leave-confirm").focus(); };
+    const cancel = () => { confirming = false; drawActions(state); mineActions.querySelector(".leave").focus(); };
+    replace(mineActions, confirming
+      ? h("div", {class: "leave-confirmation", role: "group", "aria-label": "Leave the tournament?"},
+        h("p", {}, "Leave this tournament? No round will pair you, and you cannot enter it again under this name."),
+        h("button", {type: "button", class: "leave-confirm danger", onclick: leave}, "Yes, leave"), " ",
+        h("button", {type: "button", class: "leave-cancel", onclick: cancel}, "Stay in"))
+      : h("button", {type: "button", class: "leave", onclick: ask}, "Leave the tournament"));
   }
 
   function stop() {
     stopped = true;
     clearTimeout(timer);
+    clearInterval(ticker);
     document.title = TITLE;
   }
 
@@ -196,11 +248,25 @@ export function openTournament(root, id) {
 function describe(tournament) {
   const options = optionSummary(tournament.options);
   return [VARIANT_NAMES[tournament.variant] || tournament.variant, FORMATS[tournament.format] || tournament.format,
-    `${tournament.entrants.length} entrants`, `tables of ${tournament.table_size}`, options || null]
+    tournament.status === "registering" ? null : `${tournament.entrants.length} entrants`,
+    `tables of ${tournament.table_size}`, options || null]
     .filter(Boolean).join(" · ");
 }
 
+// When a tournament open for entry starts: "starts in 4 min (14:05)", or at the organiser's word.
+function startsText(registration) {
+  if (!registration || !registration.starts_at) return "starts when the organiser starts it";
+  const until = untilWords(registration.starts_at);
+  return until ? `starts ${until}${until.startsWith("on ") ? "" : ` (${clockTime(registration.starts_at)})`}`
+    : "starts any moment now";
+}
+
 function statusText(tournament, current) {
+  if (tournament.status === "registering") {
+    const count = entered(tournament);
+    return `Open for entry: ${count} entrant${count === 1 ? "" : "s"} so far${leftWords(tournament)}, up to `
+      + `${tournament.registration.max_players}. It ${startsText(tournament.registration)}.`;
+  }
   if (tournament.status === "complete") {
     const first = tournament.standings.filter((row) => row.rank === 1).map((row) => row.name);
     return `Complete: ${together(first)} ${first.length > 1 ? "share first place" : "won"}.`;
@@ -211,7 +277,9 @@ function statusText(tournament, current) {
   if (!tournament.round) return "Running: the first round is being paired.";
   const of = tournament.rounds ? ` of ${tournament.rounds}` : "";
   let text = `Running: round ${tournament.round}${of}`;
-  if (current && !current.opened) text += " is paired; its tables are being set up.";
+  const opensIn = current && !current.opened && current.opens_at ? untilWords(current.opens_at) : null;
+  if (opensIn) text += ` is paired; its tables open ${opensIn}.`;
+  else if (current && !current.opened) text += " is paired; its tables are being set up.";
   else if (current) {
     const finished = current.tables.filter((t) => t.finished).length;
     text += ` is being played (${finished} of ${current.tables.length} table${current.tables.length === 1 ? "" : "s"} finished).`;
@@ -226,10 +294,12 @@ function statusText(tournament, current) {
 
 // A short name of the entrant's state, for the page's own tests and styles.
 function meState(tournament, me, current) {
+  if (tournament.status === "registering") return me.withdrawn ? "left" : "entered";
   if (tournament.status !== "running") return tournament.status;
   if (me.withdrawn) return "withdrawn";
   if (me.table) return me.table.result_recorded ? "finished" : "playing";
   if (me.bye) return "bye";
+  if (me.upcoming) return "upcoming";
   return current && !current.opened ? "setting-up" : "waiting";
 }
 
@@ -243,6 +313,19 @@ function meText({tournament, me, who}, current, tableData) {
       + `${tournament.standings.length} with ${points(row.points)}.`;
   }
   if (state === "aborted") return "The tournament was called off by the organiser: no more rounds are played.";
+  if (state === "entered") {
+    return `You are entered. The tournament ${startsText(tournament.registration)}; `
+      + "your first table appears here then.";
+  }
+  if (state === "left") return "You have left this tournament: no round will pair you.";
+  if (state === "upcoming") {
+    const {upcoming} = me;
+    const opensIn = upcoming.opens_at ? untilWords(upcoming.opens_at) : null;
+    return h("span", {}, `Round ${me.round}: your next table ${opensIn ? `opens ${opensIn}` : "is opening"}: vs `,
+      upcoming.opponents.map((o, i) => [i ? (i === upcoming.opponents.length - 1 ? " and " : ", ") : "",
+        who(o.entrant, o.name)]),
+      ` (table ${upcoming.table + 1}, seat ${upcoming.seat}).`);
+  }
   if (state === "withdrawn") return "You are withdrawn from this tournament: no later round pairs you.";
   if (state === "bye") return `Round ${me.round}: you have a bye (a full point without playing). ${next}`;
   if (state === "setting-up") return `Round ${me.round} is paired: your table is being set up.`;
@@ -257,6 +340,16 @@ function meText({tournament, me, who}, current, tableData) {
   const mineSeat = tableData && tableData.seats.find((s) => s.entrant === me.entrant);
   const scored = mineSeat && mineSeat.points !== null ? ` (${points(mineSeat.points)})` : "";
   return h("span", {}, `Round ${me.round}: your table is finished${scored}. ${next}`);
+}
+
+// Before the start: who has entered so far, in seeding order (a player who left marked).
+function entrantsList({tournament, who, mineAt}) {
+  return h("ol", {class: "entrants-list"}, tournament.entrants.map((entrant) => h("li", {
+    class: [entrant.withdrawn ? "withdrawn" : "", entrant.entrant === mineAt ? "you" : ""].join(" ").trim() || null,
+    "data-entrant": entrant.entrant},
+  who(entrant.entrant, entrant.name),
+  entrant.entrant === mineAt ? h("span", {class: "chip"}, "you") : null,
+  entrant.withdrawn ? h("span", {class: "chip withdrawn-mark"}, "left") : null)));
 }
 
 // Rank, name, points, tables played, wins, byes, each tie-break in the tournament's order.
