@@ -484,12 +484,13 @@ WITHDRAWN_REASON = "withdrew from the tournament"
 def joining(state: TournamentState, name: str, external_id: str | None,
             entry: str) -> list[Event]:
     """A person enters before the start (``RuleError`` once entry has closed, or when the
-    tournament is full). Names are checked by the caller, as a match's are."""
+    tournament is full: who has left before the start holds no place). Names are checked
+    by the caller, as a match's are."""
     registration = state.settings.registration
     if state.phase != REGISTERING or registration is None:
         raise RuleError("entry_closed", "the tournament takes no more entrants: it has "
                                         "started, or was never open for entry")
-    if len(state.entrants) >= registration.max_players:
+    if len(state.entrants) - len(state.withdrawn) >= registration.max_players:
         raise RuleError("tournament_full", f"the tournament is full "
                                            f"({registration.max_players} entrants)")
     return [E.ENTRANT_JOINED.event(name=name, external_id=external_id, entry=entry)]

@@ -56,16 +56,16 @@ function startText(registration) {
     : "starts any moment now";
 }
 
-// Entrants still in (a player who left keeps their entry, marked withdrawn, and its place).
+// Entrants still in (a player who left keeps their entry, marked withdrawn, but no place).
 export const entered = (tournament) => tournament.entrants.filter((e) => !e.withdrawn).length;
 // " (1 has left)", when somebody has.
 export function leftWords(tournament) {
   const left = tournament.entrants.length - entered(tournament);
   return left ? ` (${left} ${left === 1 ? "has" : "have"} left)` : "";
 }
-// Places taken count every entry, withdrawn or not (the server's `tournament_full`).
+// Places taken count the entrants still in (the server's `tournament_full`).
 const isFull = (tournament) => tournament.registration
-  && tournament.entrants.length >= tournament.registration.max_players;
+  && entered(tournament) >= tournament.registration.max_players;
 
 // The lobby's section: the tournaments open for entry, each with a Join control (the
 // player's name, taken from the lobby's "Playing as" field, then one click). `refresh`

@@ -264,3 +264,10 @@ class TestRepairing:
                     for n, seats in enumerate(([0, 1], [2, 3]))])
         log.append([forged], T0 + 5)
         assert checks(log)["pairings"]["first_failure"]["version"] == 3
+
+
+def test_who_leaves_before_the_start_holds_no_place():
+    log = join(open_for_entry(most=2), "Ann", "Bob")
+    log.append(withdrawal(state_of(log), 0, "left"), T0 + 2)
+    (event,) = joining(state_of(log), "Cid", None, "entry-Cid")
+    assert event.data["name"] == "Cid"
