@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install serve test worker bench openapi docs clean
+.PHONY: install serve test test-fast worker bench openapi docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,7 +41,11 @@ test: $(STAMP) $(CHROMIUM)  ## lint, then the whole suite, on fakeredis and on r
 	$(BIN)/ruff check domain service workers tests bench
 	$(BIN)/mypy domain service workers
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m "not faults" -n 2 --dist loadgroup
+	$(BIN)/python -m pytest -m faults
+
+test-fast: $(STAMP)  ## the edit-test loop: domain, use cases and the store contract on fakeredis
+	$(BIN)/python -m pytest -m "(domain or usecases or contract or workers) and not real_redis and not slow" -n 2 -q
 
 worker: $(STAMP)  ## one worker process for real mode (needs REDIS_URL); run it under a supervisor
 	$(BIN)/python -m workers --url "$${REDIS_URL:?set REDIS_URL}"

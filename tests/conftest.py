@@ -6,6 +6,12 @@ When no real Redis answers, those tests skip loudly; under ``CI=true`` they fail
 
 The HTTP tests share one Flask app (``shared_app``), each answering with its own wiring
 on its own backend and prefix (``serving``).
+
+Every test carries the marker of its tier, from its directory (``TIERS``), and
+``real_redis`` when it runs on the real server, so ``make test-fast`` picks the quick tiers
+on fakeredis. Under pytest-xdist each worker process uses its own database of the real
+server (``gw1`` the next after ``REDIS_URL``'s), so RQ's shared keys of one worker's test
+never meet another's.
 """
 
 from __future__ import annotations
@@ -31,8 +37,38 @@ if TYPE_CHECKING:
     from service.bootstrap import Wiring
 
 ROOT = Path(__file__).resolve().parents[1]
-REAL_REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def _worker_database(url: str) -> str:
+    """``url`` with the database of this pytest-xdist worker (``gw<n>``: the URL's own
+    plus n); unchanged outside xdist."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw"):
+        return url
+    base, _, database = url.rpartition("/")
+    own = int(database) if database.isdigit() else 0
+    return f"{base if database.isdigit() else url.rstrip('/')}/{own + int(worker[2:])}"
+
+
+REAL_REDIS_URL = _worker_database(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+
+TIERS = {"domain": "domain", "usecases": "usecases", "contract": "contract",
+         "workers": "workers", "service": "http", "clients": "http", "browser": "browser",
+         "faults": "faults"}
+"""Test directories and their tier markers (pyproject.toml declares them)."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        parts = Path(str(item.fspath)).relative_to(ROOT / "tests").parts
+        tier = TIERS.get(parts[0], "project") if len(parts) > 1 else "project"
+        item.add_marker(tier)
+        if tier == "browser":  # one Chromium and one client server, in one xdist worker
+            item.add_marker(pytest.mark.xdist_group("browser"))
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and callspec.params.get("redis_backend") == "real_redis":
+            item.add_marker("real_redis")
 
 
 def cannot_run(suite: str, why: str) -> NoReturn:

@@ -42,7 +42,7 @@ def operations(client) -> list[tuple[str, str]]:
 
 def test_every_operation_that_reads_a_token_refuses_a_made_up_one(client):
     match = create(client)
-    values = {"match_id": match["id"], "seat": "0"}
+    values = {"match_id": match["id"], "seat": "0", "number": "1"}
     checked = 0
     for method, path in operations(client):
         url = re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), "x1"), path)

@@ -14,6 +14,8 @@ import random
 from collections import Counter
 from typing import Any
 
+import pytest
+
 from domain.cards import build_deck
 from domain.evolving import replay
 from domain.fairness import Deal
@@ -135,6 +137,7 @@ def play_both(rng: random.Random, options: dict[str, Any], style: str) -> tuple[
     return result.result if result.reason is None else result.reason, made
 
 
+@pytest.mark.slow
 def test_ten_thousand_random_hands_play_move_by_move_as_the_domain_plays_them():
     rng = random.Random(2025)
     endings: Counter[str] = Counter()

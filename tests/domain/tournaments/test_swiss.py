@@ -242,6 +242,7 @@ def compare_with_the_complete_graph(entrants: int, count: int, seed: int, every:
     return compared
 
 
+@pytest.mark.slow
 def test_the_window_pairs_as_well_as_the_complete_graph_over_random_histories():
     rng = random.Random(2024)
     compared = 0
