@@ -111,19 +111,19 @@ def test_one_scrape_sums_every_gunicorn_worker_and_forgets_a_dead_ones_streams(t
             assert served(url) == sent
         # a stream held open on one worker, which then dies
         port = int(url.rsplit(":", 1)[1])
-        stream = socket.create_connection(("127.0.0.1", port), timeout=10)
-        stream.sendall(f"GET /v1/feed HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
-                       f"{LIVE_ADMIN}\r\n\r\n".encode())
-        assert b"X-Request-Id: " in stream.recv(65536)
-        holders = wait_until(lambda: {pid: n for pid, n in open_streams_by_worker(
-            folder, tmp_path).items() if n}, 10, "the stream counted open")
-        (holder,) = holders
-        found = samples(get(url + "/metrics").decode())
-        assert value(found, "rummy_open_streams") == 1
-        os.kill(holder, signal.SIGKILL)
-        wait_until(lambda: value(samples(get(url + "/metrics").decode()),
-                                 "rummy_open_streams") == 0, 15, "the dead worker's stream gone")
-        stream.close()
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as stream:
+            stream.sendall(f"GET /v1/feed HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                           f"{LIVE_ADMIN}\r\n\r\n".encode())
+            assert b"X-Request-Id: " in stream.recv(65536)
+            holders = wait_until(lambda: {pid: n for pid, n in open_streams_by_worker(
+                folder, tmp_path).items() if n}, 10, "the stream counted open")
+            (holder,) = holders
+            found = samples(get(url + "/metrics").decode())
+            assert value(found, "rummy_open_streams") == 1
+            os.kill(holder, signal.SIGKILL)
+            wait_until(lambda: value(samples(get(url + "/metrics").decode()),
+                                     "rummy_open_streams") == 0, 15,
+                       "the dead worker's stream gone")
         assert served(url) == sent  # its requests still count
     log = (tmp_path / "api.log").read_text()
     lines = [json.loads(line) for line in log.splitlines() if line.startswith("{")]
