@@ -35,6 +35,7 @@ from service.adapters.fanout import StreamHub
 from service.adapters.feed import FeedStore
 from service.adapters.jobs import JobQueue
 from service.adapters.lobby import LobbyStore
+from service.adapters.metrics import PrometheusMetrics
 from service.adapters.organisers import OrganiserKeys
 from service.adapters.presence import Presence
 from service.adapters.ratings import RedisRatings
@@ -133,6 +134,9 @@ class Wiring:
     """Tournaments the server pairs and records (the second aggregate)."""
     tournament_audits: TournamentAudits
     tournament_store: RedisEventStore
+    metrics: PrometheusMetrics
+    """What the server counts (``service.ports.Metrics``), served at ``GET /metrics`` and
+    by a worker's ``--metrics-port``."""
     closers: list[Callable[[], object]] = field(default_factory=list)
     unavailable: tuple[type[Exception], ...] = (redis.RedisError,)
     """The store's errors for "does not answer" (HTTP 503 ``store_unavailable``)."""
@@ -188,18 +192,21 @@ def require_redis_7(client: redis.Redis) -> None:
 
 def bootstrap(settings: Settings | None = None, client: redis.Redis | None = None,
               in_process: bool | None = None,
-              clock: Callable[[], float] = time.time, *, pay_inline: bool = False) -> Wiring:
+              clock: Callable[[], float] = time.time, *, pay_inline: bool = False,
+              metrics: PrometheusMetrics | None = None) -> Wiring:
     """Wire one process: every adapter and every use case, each built once and given to
     the others by constructor. ``in_process`` defaults to the embedded mode's (owed work
     on this process's timer thread, webhooks on its own threads); False queues them for
     workers. ``clock`` is the wall clock every part reads (the events' times, deadlines,
     the work index): tests inject their own. ``pay_inline``, for tests and benches only
-    (``InProcessWork``): in-process work due at once is paid before a write answers."""
+    (``InProcessWork``): in-process work due at once is paid before a write answers.
+    ``metrics``: where every part counts (a fresh registry of its own by default)."""
     settings = settings or Settings.from_env()
     client = client or connect(settings)
     in_process = settings.embedded if in_process is None else in_process
     prefix = settings.key_prefix
-    store = RedisEventStore(client, prefix, clock)
+    metrics = metrics or PrometheusMetrics()
+    store = RedisEventStore(client, prefix, clock, metrics=metrics)
     repository: Repository[Match] = Repository(store)
     index = WorkIndex(client, prefix, KINDS, clock)
     tokens = TokenIndex(client, prefix)
@@ -234,7 +241,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
         work = QueuedWork(JobQueue(client, prefix, TIME_LIMIT_S), index, clock)
     live = LiveStreams(store, Presence(client, store.key),
                        StreamHub(client, f"{prefix}:hub:{uuid.uuid4().hex}",
-                                 idle_ms=block_slice_ms(client)))
+                                 idle_ms=block_slice_ms(client), metrics=metrics))
     notices = OrganiserNotices(feed, webhooks, organiser_keys, repository.meta, work.deliver)
     subscribers: list[Subscriber] = [
         notices,
@@ -246,11 +253,12 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
                                                             *analysis_records.keys_of(match_id)])
         subscribers.append(Retention(finished, [repository.forget]))
     subscribers.append(TableEnded(repository.meta, work.remind))
-    runner = CommandRunner(repository, Subscribers(subscribers), work)
+    runner = CommandRunner(repository, Subscribers(subscribers), work, observer=metrics)
     access = Access(store, settings.admin_token, repository.meta, lobby.get, tokens,
                     organiser_keys)
     creation = MatchCreation(runner, store, lobby, access, catalog, settings.lobby_ttl_s)
-    tournament_store = RedisEventStore(client, prefix, clock, index="tournaments")
+    tournament_store = RedisEventStore(client, prefix, clock, index="tournaments",
+                                       metrics=metrics)
     tables = MatchTables(creation, repository, tournament_store.meta)
     ratings = RedisRatings(client, prefix, shown)
     tournament_reports = VerificationReports(client, tournament_store.key, REPORT_TTL_S,
@@ -264,10 +272,11 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     tournament_runner = CommandRunner(
         tournament_repository,
         Subscribers([TournamentNotices(notices, tournament_repository.meta),
-                     EntryClosed(entries)]), work)
+                     EntryClosed(entries)]), work, observer=metrics)
     obligations = Obligations({"match": runner, "tournament": tournament_runner}, clock)
     if local is not None:
         local.start(obligations)
+    metrics.watch_owed_work(timer if in_process else index, KINDS, clock)
     queries = MatchQueries(repository, lobby, access, live)
     hosted = HostedTournaments(tournament_runner, tournament_store, creation, access, queries,
                                tables, ratings, entries, clock)
@@ -275,7 +284,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     wiring = Wiring(
         settings, client, store, repository, runner, obligations, work, index, in_process,
         catalog=catalog, access=access, creation=creation, queries=queries,
-        play=Play(runner, access, queries, seats),
+        play=Play(runner, access, queries, seats, metrics),
         streams=MatchStreams(queries, live, feed),
         tickets=StreamTickets(TicketStore(client, prefix), access, queries.is_over),
         seats=seats,
@@ -292,6 +301,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
         tournament_audits=TournamentAudits(hosted, tournament_reports,
                                            work.verify_tournament),
         tournament_store=tournament_store,
+        metrics=metrics,
     )
     wiring.closers.append(live.close)
     if in_process:

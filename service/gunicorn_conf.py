@@ -8,20 +8,34 @@ before it imports the app. An open stream then costs a greenlet and a socket, no
 thread: the limit is open files, so the master raises its own soft ``RLIMIT_NOFILE`` to
 the hard limit (the workers inherit it) and sizes ``worker_connections`` from it.
 
+Metrics: every worker writes its figures to files in ``PROMETHEUS_MULTIPROC_DIR`` and a
+scrape of ``/metrics``, whichever worker answers, sums them (prometheus-client's
+multiprocess mode, ``service.adapters.metrics``). The master sets the directory up before
+it forks the first worker (``on_starting``: the operator's, emptied, or a fresh temporary
+one it removes at exit), and forgets a dead worker's open-stream gauge (``child_exit``).
+
+Logs: gunicorn's error log, its access log and every line the app writes are JSON lines
+with the request id (``service.logs``; the access line's is the ``X-Request-Id`` answered).
+
 Kept free of imports from the application: the master loads this file before forking,
-and the app must be imported only after the worker's monkey-patching.
+and the app must be imported only after the worker's monkey-patching (``service.logs``
+and what it imports are plain standard library and python-json-logger).
 """
 
 from __future__ import annotations
 
 import gc
+import glob
+import os
 import resource
+import shutil
+import tempfile
 import threading
 import time
 from collections import deque
 from typing import Any
 
-from service import gunicorn_bodies, gunicorn_errors
+from service import gunicorn_bodies, gunicorn_errors, logs
 
 FD_MARGIN = 256
 """Descriptors kept for everything but client sockets: Redis connections (the pool grows
@@ -54,6 +68,43 @@ worker_connections = stream_capacity(fd_limit)
 timeout = 60
 graceful_timeout = 10
 accesslog = "-"
+access_log_format = logs.ACCESS_FORMAT
+logconfig_dict = logs.gunicorn_config()
+
+METRICS_DIR = "PROMETHEUS_MULTIPROC_DIR"
+_made_metrics_dir: list[str] = []
+
+
+def on_starting(server: Any) -> None:
+    """Before the first worker: the directory the workers' figures go to. An operator's
+    ``PROMETHEUS_MULTIPROC_DIR`` is emptied of an earlier run's files (they would be
+    summed in); without one, a fresh temporary directory, removed at exit. Set here, in
+    the master's environment, so every worker forked from it has it before it imports
+    prometheus-client."""
+    folder = os.environ.get(METRICS_DIR)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+        for stale in glob.glob(os.path.join(folder, "*.db")):
+            os.remove(stale)
+    else:
+        folder = tempfile.mkdtemp(prefix="rummy-metrics-")
+        _made_metrics_dir.append(folder)
+        os.environ[METRICS_DIR] = folder
+    server.log.info("rummy: metrics of every worker in %s", folder)
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """A worker ended: its open streams are no longer open (its ``livesum`` gauge files
+    go); its counts stay in the sums."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)
+
+
+def on_exit(server: Any) -> None:
+    """Remove the metrics directory this master made (an operator's stays)."""
+    for folder in _made_metrics_dir:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def when_ready(server: Any) -> None:

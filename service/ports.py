@@ -728,3 +728,119 @@ class Ratings(Protocol):
 
     def top(self, variant: str, offset: int, limit: int) -> tuple[int, list[RatingRecord]]:
         """How many players the variant rates, and a page of them, best first."""
+
+
+# --- what the server counts ----------------------------------------------------------------
+
+
+class RunObserver(Protocol):
+    """What the command runner tells as it runs (``service.usecases.runner``), by kind of
+    aggregate (``match``, ``tournament``)."""
+
+    def appended(self, aggregate: str, events: int) -> None:
+        """A command's events were appended."""
+
+    def conflicted(self, aggregate: str) -> None:
+        """An append lost its race: the log moved past the version it was decided on."""
+
+    def retried(self, aggregate: str) -> None:
+        """A command is decided again on the newer version after a lost race."""
+
+    def replayed(self, aggregate: str) -> None:
+        """A retried idempotency key got its first request's answer again."""
+
+
+class Metrics(RunObserver, Protocol):
+    """The figures an operator watches (``service.adapters.metrics``: Prometheus). Every
+    part of the server reports through this port; none imports a metrics library."""
+
+    def request_answered(self, route: str, method: str, status: int, seconds: float) -> None:
+        """An HTTP request was answered (``route``: the URL rule, never the raw path)."""
+
+    def action_taken(self, variant: str, outcome: str) -> None:
+        """A seat's action: ``accepted``, ``replayed`` or the refusal's code."""
+
+    def store_round_trip(self, store: str, operation: str) -> None:
+        """The event store (``store``: its index, ``matches`` or ``tournaments``) made one
+        round trip to Redis for ``operation`` (a script call or a command)."""
+
+    def redriven(self, kind: str, result: str) -> None:
+        """The reconciler took a due row of owed work of ``kind``: ``paid`` (events
+        appended), ``idle`` (nothing to append), ``gone`` (no such aggregate) or
+        ``failed``."""
+
+    def stream_opened(self) -> None:
+        """A live stream (a match's or a feed) began following its key in this process."""
+
+    def stream_closed(self) -> None: ...
+
+    def fanned_out(self, delay_s: float) -> None:
+        """An entry reached this process's streams ``delay_s`` after it was written."""
+
+    def rate_limited(self, route: str) -> None:
+        """A request to ``route`` was refused with 429."""
+
+    def exposition(self) -> tuple[bytes, str]:
+        """The figures as a scrape answer: the body and its content type."""
+
+
+class Unmeasured:
+    """``Metrics`` that count nothing (the default of parts built without them)."""
+
+    def appended(self, aggregate: str, events: int) -> None:
+        pass
+
+    def conflicted(self, aggregate: str) -> None:
+        pass
+
+    def retried(self, aggregate: str) -> None:
+        pass
+
+    def replayed(self, aggregate: str) -> None:
+        pass
+
+    def request_answered(self, route: str, method: str, status: int, seconds: float) -> None:
+        pass
+
+    def action_taken(self, variant: str, outcome: str) -> None:
+        pass
+
+    def store_round_trip(self, store: str, operation: str) -> None:
+        pass
+
+    def redriven(self, kind: str, result: str) -> None:
+        pass
+
+    def stream_opened(self) -> None:
+        pass
+
+    def stream_closed(self) -> None:
+        pass
+
+    def fanned_out(self, delay_s: float) -> None:
+        pass
+
+    def rate_limited(self, route: str) -> None:
+        pass
+
+    def exposition(self) -> tuple[bytes, str]:
+        return b"", "text/plain; version=0.0.4; charset=utf-8"
+
+
+UNMEASURED = Unmeasured()
+
+
+@dataclass(frozen=True)
+class Backlog:
+    """Owed work of one kind that is due now: how many rows, and since when the oldest
+    has been due (epoch seconds; None when nothing is due)."""
+
+    due: int
+    oldest_due_at: float | None
+
+
+class OwedWork(Protocol):
+    """Where owed work waits (the work index in real mode, the timer in embedded mode),
+    as a scrape reads it."""
+
+    def backlog(self, kind: str, now: float) -> Backlog: ...

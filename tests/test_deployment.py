@@ -56,3 +56,19 @@ def test_the_stream_server_uses_the_gevent_worker_and_its_open_file_limit():
         gunicorn_conf.fd_limit)
     nofile = compose()["api"]["ulimits"]["nofile"]
     assert nofile["soft"] == nofile["hard"] >= 10_000
+
+
+def test_the_worker_serves_its_metrics_to_the_compose_network():
+    worker = compose()["worker"]["environment"]
+    assert worker["RUMMY_WORKER_METRICS_PORT"] == "9101"
+    assert worker["RUMMY_WORKER_METRICS_HOST"] == "0.0.0.0"
+
+
+def test_every_gunicorn_process_keeps_its_figures_for_one_scrape_and_logs_json():
+    from service import gunicorn_conf, logs
+
+    assert callable(gunicorn_conf.on_starting) and callable(gunicorn_conf.child_exit)
+    assert gunicorn_conf.access_log_format == logs.ACCESS_FORMAT
+    assert "{x-request-id}o" in gunicorn_conf.access_log_format
+    loggers = gunicorn_conf.logconfig_dict["loggers"]
+    assert loggers["gunicorn.access"]["handlers"] == ["access"]

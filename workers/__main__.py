@@ -13,6 +13,11 @@ a new work loop, so it rides out a Redis restart. SIGTERM or SIGINT stop it afte
 in hand. Run as many as the load needs, on any machines, under a supervisor that restarts
 a process that exits (docker-compose ``restart: unless-stopped``, systemd
 ``Restart=always``).
+
+Its log lines are JSON (``service.logs``); a job's carry the job's id and the id of the
+request that queued it (``Job.meta["request_id"]``). With ``--metrics-port``
+(``RUMMY_WORKER_METRICS_PORT``) it answers Prometheus scrapes of its own figures there:
+reconciler re-drives, appends, conflicts, owed work (docs/operations.md).
 """
 
 from __future__ import annotations
@@ -27,7 +32,10 @@ from typing import Any
 import click
 import redis
 from rq import SimpleWorker
+from rq.job import Job
+from rq.queue import Queue
 
+from service import correlation, logs
 from service.adapters.jobs import LEGACY, QUEUES
 from service.bootstrap import Wiring, bootstrap
 from service.config import Settings
@@ -41,9 +49,15 @@ WORKER_QUEUES = (*QUEUES, *LEGACY)
 
 
 class Worker(SimpleWorker):
-    """RQ's in-process worker that also stops this process's loop on SIGTERM/SIGINT."""
+    """RQ's in-process worker that also stops this process's loop on SIGTERM/SIGINT, and
+    runs each job with its request id (from its meta) and its job id bound, so the job's
+    log lines carry them (``service.correlation``)."""
 
     stop: threading.Event | None = None
+
+    def perform_job(self, job: Job, queue: Queue) -> bool:
+        with correlation.bound((job.meta or {}).get("request_id"), job.id):
+            return bool(super().perform_job(job, queue))
 
     def request_stop(self, signum: Any, frame: Any) -> None:
         if self.stop is not None:
@@ -90,13 +104,25 @@ def _wait_for_redis(client: redis.Redis, stop: threading.Event, pause: float) ->
               help="Key prefix of the matches this worker serves (env RUMMY_KEY_PREFIX).")
 @click.option("--burst", is_flag=True,
               help="Do what is due now and what is queued, then exit (tests, cron).")
-def main(url: str, prefix: str, burst: bool) -> None:
+@click.option("--metrics-port", envvar="RUMMY_WORKER_METRICS_PORT", type=int, default=None,
+              help="Answer Prometheus scrapes of this worker's figures on this port "
+                   "(env RUMMY_WORKER_METRICS_PORT; unset: none).")
+@click.option("--metrics-host", envvar="RUMMY_WORKER_METRICS_HOST", default="127.0.0.1",
+              show_default=True, help="Address the metrics port binds "
+                                      "(env RUMMY_WORKER_METRICS_HOST; 0.0.0.0 in a container).")
+def main(url: str, prefix: str, burst: bool, metrics_port: int | None,
+         metrics_host: str) -> None:
     """Run system steps, clock checks, bots' turns and RQ jobs until SIGTERM/SIGINT."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    logs.configure(logging.INFO)
     wiring = bootstrap(Settings.from_env(redis_url=url, key_prefix=prefix), in_process=False)
     context.use(wiring)
+    if metrics_port is not None:
+        wiring.metrics.serve(metrics_port, metrics_host)
+        log.info("worker %d: metrics on http://%s:%d/metrics", os.getpid(), metrics_host,
+                 metrics_port)
     reconciler = Reconciler(wiring.index, wiring.obligations,
-                            retried_queues=WORKER_QUEUES, client=wiring.client)
+                            retried_queues=WORKER_QUEUES, client=wiring.client,
+                            metrics=wiring.metrics)
     if burst:
         handled = reconciler.drain()
         rq_worker(wiring.client).work(burst=True, logging_level="WARNING")

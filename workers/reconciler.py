@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 import redis
 
 from service.adapters.work import WorkIndex
+from service.ports import UNMEASURED, Metrics
 from service.usecases.errors import NotFound
 from service.usecases.obligations import KINDS, Obligations
 from workers.scheduling import promote_due_jobs
@@ -44,14 +45,16 @@ class Reconciler:
     def __init__(self, index: WorkIndex, obligations: Obligations,
                  now: Callable[[], float] = time.time,
                  retried_queues: Sequence[str] = (),
-                 client: redis.Redis | None = None) -> None:
+                 client: redis.Redis | None = None, metrics: Metrics = UNMEASURED) -> None:
         """``client`` and ``retried_queues``: the RQ queues whose due retries this
-        reconciler moves back onto them (``workers.scheduling``), on that Redis."""
+        reconciler moves back onto them (``workers.scheduling``), on that Redis.
+        ``metrics`` counts every due row taken (``redriven``) by kind and result."""
         self.index = index
         self.obligations = obligations
         self._now = now
         self._retried_queues = tuple(retried_queues)
         self._client = client
+        self._metrics = metrics
 
     def tick(self) -> int:
         """Pay one batch of due matches of each kind; how many were handled."""
@@ -75,25 +78,32 @@ class Reconciler:
     def _guard(self, kind: str, match_id: str, lease: float) -> None:
         """A match that fails stays claimed until its lease ends, then is tried again."""
         try:
-            self._pay(kind, match_id, lease)
+            paid = self._pay(kind, match_id, lease)
         except NotFound:
             self.index.release(kind, match_id, lease)
+            self._metrics.redriven(kind, "gone")
         except redis.RedisError:
             raise
         except Exception:
             log.exception("reconciling %s of match %s failed; retried after %ss",
                           kind, match_id, LEASE_S)
+            self._metrics.redriven(kind, "failed")
+        else:
+            self._metrics.redriven(kind, "paid" if paid else "idle")
 
-    def _pay(self, kind: str, match_id: str, lease: float) -> None:
+    def _pay(self, kind: str, match_id: str, lease: float) -> bool:
         """Pay what is due, then: forget the match when it owes no more of ``kind``, look
         again when what it owes next falls due (a new turn's deadline), or leave it
-        claimed when it is still due, unpaid (tried again once the lease ends)."""
+        claimed when it is still due, unpaid (tried again once the lease ends). Whether it
+        appended anything."""
         now = self._now()
-        at = self.obligations.pay(match_id, kind, now).next_due(kind, now)
+        paid = self.obligations.pay(match_id, kind, now)
+        at = paid.next_due(kind, now)
         if at is None:
             self.index.release(kind, match_id, lease)
         elif at > now:
             self.index.reschedule(kind, match_id, at)
+        return bool(paid.appended)
 
     def wait_s(self) -> float:
         """How long to sleep before the next tick: until the next match falls due, of any

@@ -32,6 +32,11 @@ the subscriber drops what it already has by id. The hub dispatches under the sam
 watched is read once more when its channel's subscription is confirmed, and every key when
 the pub/sub connection was lost and made again: what was appended while no message could
 arrive is read then.
+
+The hub counts what an operator watches (``service.ports.Metrics``): each subscription is
+an open stream from ``subscribe`` until ``unsubscribe`` (or the hub's close), and each
+entry it dispatches is a fan-out delay: from the entry's write (an event's ``ts``, else
+the time in a ``*`` entry id) to its hand-over to this process's streams.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ from typing import Any
 
 import redis
 
-from service.ports import entry_order
+from service.ports import UNMEASURED, Metrics, entry_order
 
 log = logging.getLogger("rummy.fanout")
 
@@ -58,6 +63,9 @@ subscriber of the key, so read it and never change it."""
 _RETRY_S = 0.5
 _DRAIN = 10_000
 """Messages taken off the connection at most before the keys they name are read."""
+_EPOCH_MS = 10**12
+"""An entry id whose first part is at least this is a time in milliseconds (``XADD *``);
+an event's id is its version."""
 _LOG_TRIM_AT = 64
 """Batches a group's log holds before what every member has taken is dropped."""
 
@@ -152,8 +160,9 @@ class StreamHub:
     """
 
     def __init__(self, client: redis.Redis, wake_channel: str, *, idle_ms: int = 1000,
-                 count: int = 200) -> None:
+                 count: int = 200, metrics: Metrics = UNMEASURED) -> None:
         self._client = client
+        self._metrics = metrics
         self._wake_channel = wake_channel
         self._idle_s = max(1, idle_ms) / 1000
         self._count = count
@@ -205,6 +214,7 @@ class StreamHub:
                 self._thread = threading.Thread(target=self._run, name="rummy-stream-hub",
                                                 daemon=True)
                 self._thread.start()
+        self._metrics.stream_opened()
         if wake:
             self._wake()
         return sub
@@ -215,6 +225,7 @@ class StreamHub:
             if sub.closed:
                 return
             sub.closed = True
+            self._metrics.stream_closed()
             group = sub.group
             group.members.discard(sub)
             if group.members or self._groups.get((group.keys, group.idle_s)) is not group:
@@ -270,7 +281,9 @@ class StreamHub:
             self._idle_heap = []
             for group in groups:
                 for sub in group.members:
-                    sub.closed = True
+                    if not sub.closed:
+                        sub.closed = True
+                        self._metrics.stream_closed()
                 group.ring()
 
     # --- the reader ----------------------------------------------------------------------
@@ -380,6 +393,7 @@ class StreamHub:
         return out
 
     def _dispatch(self, read: list[Batch]) -> None:
+        handed: list[Batch] = []
         with self._lock:
             for batch in read:
                 key, entries = batch
@@ -390,6 +404,13 @@ class StreamHub:
                 self._positions[key] = entries[-1][0]
                 for group in groups:
                     group.push(batch)
+                handed.append(batch)
+        now = time.time()
+        for _, entries in handed:
+            for entry_id, fields in entries:
+                written = _written_at(entry_id, fields)
+                if written is not None:
+                    self._metrics.fanned_out(now - written)
 
 
 class _Listener:
@@ -430,6 +451,19 @@ class _Listener:
             self._pubsub.close()
         except Exception:  # noqa: BLE001 - closing a broken connection
             log.debug("stream hub pub/sub close failed", exc_info=True)
+
+
+def _written_at(entry_id: str, fields: Fields) -> float | None:
+    """When an entry was written (epoch seconds): an event's ``ts``, else the time of an
+    id Redis chose (``XADD *``); None when neither says."""
+    ts = fields.get(b"ts", fields.get("ts"))
+    if ts is not None:
+        try:
+            return float(_text(ts))
+        except ValueError:
+            return None
+    ms = entry_order(entry_id)[0]
+    return ms / 1000 if ms >= _EPOCH_MS else None
 
 
 def _entries_of(reply: Any) -> list[tuple[str, Fields]]:

@@ -2,6 +2,10 @@
 
 System steps are not RQ jobs: they are due in the work index (``service.adapters.work``)
 and workers run them from there, a few Redis commands each instead of RQ's thirty.
+
+A job queued while a request runs carries its id in ``Job.meta["request_id"]``
+(``service.correlation``); the worker binds it while it runs the job, so the job's log
+lines carry it too.
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 import redis
 from rq import Queue, Retry
 
+from service import correlation
 from service.adapters.webhooks import ATTEMPTS, BACKOFF, TIMEOUT_S
 
 REPLAYS = "replays"
@@ -55,7 +60,7 @@ class JobQueue:
         self._queues[REPLAYS].enqueue(
             function, aggregate_id, verification_id, self._prefix,
             job_id=job_id, result_ttl=3600, failure_ttl=86400, job_timeout=600,
-            retry=Retry(max=2, interval=[5, 30]),
+            retry=Retry(max=2, interval=[5, 30]), meta=_meta(),
         )
         return job_id
 
@@ -67,6 +72,7 @@ class JobQueue:
         self._queues[ANALYSES].enqueue(
             "workers.jobs.run_analysis", match_id, analysis_id, self._prefix,
             job_id=job_id, result_ttl=3600, failure_ttl=86400, job_timeout=self._analysis_timeout_s,
+            meta=_meta(),
         )
         return job_id
 
@@ -77,6 +83,12 @@ class JobQueue:
         self._queues[WEBHOOKS].enqueue(
             "workers.webhooks.run_delivery", owner, webhook_id, delivery_id, self._prefix,
             job_id=job_id, result_ttl=3600, failure_ttl=86400, job_timeout=int(TIMEOUT_S * 6),
-            retry=Retry(max=ATTEMPTS - 1, interval=list(BACKOFF)),
+            retry=Retry(max=ATTEMPTS - 1, interval=list(BACKOFF)), meta=_meta(),
         )
         return job_id
+
+
+def _meta() -> dict[str, str]:
+    """A job's meta: the id of the request that queued it, if a request did."""
+    request_id = correlation.current()
+    return {"request_id": request_id} if request_id else {}

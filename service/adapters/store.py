@@ -39,12 +39,14 @@ from service.adapters.presence import LIVE_MAXLEN
 from service.adapters.store_scripts import CONFLICT, EXISTS, KEY_REUSED, OK, REPLAYED, UNKNOWN
 from service.ports import (
     STARTED,
+    UNMEASURED,
     AppendResult,
     IdempotencyKeyReused,
     IdempotencyRecord,
     LobbyReply,
     MatchExists,
     MatchStart,
+    Metrics,
     NewEvent,
     SeatClaim,
     StoredEvent,
@@ -165,14 +167,16 @@ class RedisEventStore:
 
     def __init__(
         self, client: redis.Redis, prefix: str = "rummy", clock: Callable[[], float] = time.time,
-        index: str = "matches",
+        index: str = "matches", metrics: Metrics = UNMEASURED,
     ) -> None:
+        """``metrics`` counts every round trip to Redis by operation (``_trip``)."""
         if not prefix or "{" in prefix or "}" in prefix:
             raise ValueError(f"prefix must be non-empty and brace-free, got {prefix!r}")
         self._client = client
         self._prefix = prefix
         self._index = index
         self._clock = clock
+        self._metrics = metrics
         self._create_script = client.register_script(scripts.CREATE)
         self._append_script = client.register_script(scripts.APPEND)
         self._claim_script = client.register_script(scripts.CLAIM)
@@ -191,6 +195,10 @@ class RedisEventStore:
     def _index_key(self) -> str:
         """The creation-time index this store's streams join (one per aggregate kind)."""
         return f"{self._prefix}:{self._index}"
+
+    def _trip(self, operation: str) -> None:
+        """One round trip to Redis for ``operation`` (a script call, a command)."""
+        self._metrics.store_round_trip(self._index, operation)
 
     def _now(self) -> float:
         """Server time in epoch seconds, millisecond precision, always a float.
@@ -230,10 +238,12 @@ class RedisEventStore:
         stored = _chain(events, 0, GENESIS_HASH, command_id, now)
         last_hash = stored[-1].hash if stored else GENESIS_HASH
         args = [str(len(stored)), last_hash, str(len(pairs) // 2), *pairs, str(len(stored))]
+        self._trip("create")
         reply = self._create_script(keys=keys, args=args + _encode(stored))
         if int(reply[0]) == EXISTS:
             raise MatchExists(match_id)
         # Derived index, outside the per-match script (cluster-safe); rebuildable if lost.
+        self._trip("index")
         self._client.zadd(self._index_key(), {match_id: now})
         return AppendResult(version=len(stored), events=tuple(stored))
 
@@ -266,9 +276,11 @@ class RedisEventStore:
             last_hash = stored[-1].hash if stored else GENESIS_HASH
             args += ["1", start.revision, str(len(stored)), last_hash, str(len(pairs) // 2), *pairs,
                      str(len(stored)), *_encode(stored)]
+        self._trip("claim_seat")
         reply = self._claim_script(keys=keys, args=args)
         status = int(reply[0])
         if status == STARTED:
+            self._trip("index")
             self._client.zadd(self._index_key(), {match_id: stored[0].ts if stored else 0})
             return SeatClaim(status, version=len(stored), events=tuple(stored))
         if status == EXISTS:
@@ -281,6 +293,7 @@ class RedisEventStore:
         None when the seat has no token (open, or no such seat)."""
         keys = [self._key(match_id, "lobby"), self._key(match_id, "meta"),
                 self._key(match_id, "live")]
+        self._trip("rotate_seat_token")
         old = _text(self._rotate_script(keys=keys, args=[str(seat), token_hash, LIVE_MAXLEN,
                                                          LIVE_KEY_TTL_MS]))
         return old or None
@@ -291,6 +304,7 @@ class RedisEventStore:
         waits (``store_scripts.LEAVE``): ``LEFT`` with the open seats now, or why not.
         ``reply``: where the outcome is kept for retries, in the same step."""
         keys = [self._key(match_id, "lobby"), self._key(match_id, "live")]
+        self._trip("leave_seat")
         done = self._leave_script(keys=keys, args=[str(seat), token_hash, LIVE_MAXLEN,
                                                    LIVE_KEY_TTL_MS, *_reply_args(reply)])
         return SeatClaim(int(done[0]), open_seats=int(done[1]) if len(done) > 1 else None)
@@ -301,6 +315,7 @@ class RedisEventStore:
         this call did, False when it was called off already, None when no such match
         waits (it started, expired, or never was). ``reply`` as for ``leave_seat``."""
         keys = [self._key(match_id, "lobby"), self._key(match_id, "live")]
+        self._trip("abandon_waiting")
         done = self._abandon_script(keys=keys, args=[reason, by, repr(self._now()),
                                                      LIVE_MAXLEN, LIVE_KEY_TTL_MS,
                                                      *_reply_args(reply)])
@@ -332,6 +347,7 @@ class RedisEventStore:
         keys = [self._key(match_id, suffix) for suffix in ("events", "meta", "idem")]
         head_hash = prev_hash if prev_hash is not None else self._last_hash(keys[1])
         stored = _chain(events, expected_version, head_hash, command_id, self._now(), command)
+        self._trip("append")
         reply = self._append_script(
             keys=keys,
             args=[
@@ -344,6 +360,7 @@ class RedisEventStore:
 
     def _last_hash(self, meta_key: str) -> str:
         """Hash to chain from; the script refuses if it (or the version) moved since."""
+        self._trip("head")
         last_hash = self._client.hget(meta_key, _LAST_HASH_FIELD)
         return GENESIS_HASH if last_hash is None else _text(last_hash)
 
@@ -378,11 +395,13 @@ class RedisEventStore:
         if until is not None and until < low:
             return []
         high = "+" if until is None else f"{until}-0"
+        self._trip("read")
         entries = self._client.xrange(self._key(match_id, "events"), f"{low}-0", high) or []
         return [_decode(entry_id, fields or {}) for entry_id, fields in entries]
 
     def meta(self, match_id: str) -> dict[str, str] | None:
         """Caller metadata of a match (store-internal fields left out); None when unknown."""
+        self._trip("meta")
         raw = self._client.hgetall(self._key(match_id, "meta"))
         if not raw:
             return None
@@ -393,6 +412,7 @@ class RedisEventStore:
         """Add caller metadata to an existing log (a tournament entrant's token hash: kept
         before the event that names it, so the event never points at nothing)."""
         pairs = _check_meta(fields)
+        self._trip("add_meta")
         self._client.hset(self._key(match_id, "meta"),
                           mapping=dict(zip(pairs[::2], pairs[1::2], strict=True)))
 
@@ -401,11 +421,13 @@ class RedisEventStore:
         if limit <= 0:
             return []
         start = max(offset, 0)
+        self._trip("ids")
         ids = self._client.zrevrange(self._index_key(), start, start + limit - 1)
         return [_text(match_id) for match_id in ids]
 
     def idempotency_outcome(self, match_id: str, key: str) -> IdempotencyRecord | None:
         """What the first request with this key ended in: events appended, or a refusal."""
+        self._trip("idempotency")
         appended, refused = self._client.hmget(self._key(match_id, "idem"), key,
                                                _REFUSED + key)
         if appended is not None:
@@ -419,16 +441,19 @@ class RedisEventStore:
     def record_refusal(self, match_id: str, key: str, fingerprint: str,
                        refusal: Mapping[str, Any]) -> None:
         """Keep the refusal a key's first request got, so its retries get it too."""
+        self._trip("idempotency")
         self._client.hsetnx(self._key(match_id, "idem"), _REFUSED + key,
                             f"{fingerprint}|{canonical_json(dict(refusal))}")
 
     def claim_idempotency(self, match_id: str, key: str, ttl_ms: int) -> bool:
         """Take the key for one request in flight; False when another holds it. The claim
         lapses after ``ttl_ms``, so a request that died frees its key."""
+        self._trip("idempotency")
         return bool(self._client.set(self._key(match_id, _CLAIM + key), "1", nx=True,
                                      px=ttl_ms))
 
     def release_idempotency(self, match_id: str, key: str) -> None:
+        self._trip("idempotency")
         self._client.delete(self._key(match_id, _CLAIM + key))
 
     @property

@@ -13,7 +13,9 @@ Keys (every one under the key prefix):
 
 A delivery is a POST of the lifecycle message as JSON with ``X-Rummy-Signature:
 sha256=<hex HMAC-SHA256(secret, raw body)>``, ``X-Rummy-Delivery`` (stable across
-retries) and ``X-Rummy-Event``. Attempts follow ``BACKOFF``: RQ jobs in real mode
+retries) and ``X-Rummy-Event``, and ``X-Request-Id``: the id of the request that caused
+the delivery (kept in its record as ``request_id``; none for a delivery a background
+step caused, ``service.correlation``). Attempts follow ``BACKOFF``: RQ jobs in real mode
 (``workers.webhooks``), the in-process runner in embedded mode (``service.adapters.deliveries``).
 """
 
@@ -31,6 +33,7 @@ from typing import Any
 
 import redis
 
+from service import correlation
 from service.adapters import outbound
 from service.adapters.addresses import Unreachable
 from service.ports import MAX_DELIVERIES, MAX_WEBHOOKS, DeliveryRef, Webhook
@@ -122,7 +125,7 @@ class Webhooks:
                   "match_id": message["match_id"], "message_id": message["id"],
                   "status": PENDING, "attempts": 0, "last_status_code": None,
                   "last_error": None, "next_attempt_at": now, "created_at": now,
-                  "delivered_at": None, "body": body}
+                  "delivered_at": None, "request_id": correlation.current(), "body": body}
         if not self._client.hsetnx(self._deliveries_key(webhook.id), delivery_id,
                                    json.dumps(record)):
             return None
@@ -173,15 +176,19 @@ server's log only: told apart, they would let an organiser map which ports answe
 
 
 def post(url: str, secret: str, delivery_id: str, kind: str, body: bytes,
-         timeout: float, private: bool = False) -> tuple[int | None, str | None]:
+         timeout: float, private: bool = False,
+         request_id: str | None = None) -> tuple[int | None, str | None]:
     """POST one delivery: (HTTP status or None, error or None); never raises.
 
     ``private`` is ``RUMMY_WEBHOOK_PRIVATE=allow``; otherwise the address policy
-    (``service.adapters.addresses``) holds again here, after DNS.
+    (``service.adapters.addresses``) holds again here, after DNS. ``request_id``: the
+    request that caused the delivery, sent as ``X-Request-Id``.
     """
     headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT,
                "X-Rummy-Signature": sign(secret, body), "X-Rummy-Delivery": delivery_id,
                "X-Rummy-Event": kind}
+    if request_id:
+        headers[correlation.HEADER] = request_id
     try:
         status = outbound.post(url, headers, body, timeout, private)
     except Unreachable as exc:  # it names the host, never the path (it may hold a key)
@@ -209,14 +216,17 @@ def attempt(hooks: Webhooks, ref: DeliveryRef, backoff: Sequence[float] = BACKOF
     ``ATTEMPTS`` failed attempts it is ``failed``; before that it stays ``pending`` with
     ``next_attempt_at`` set from ``backoff``. The log's times are the attempt's start, so
     one record does not tell a refused connection (at once) from a timeout (seconds later).
+    The attempt's log lines carry the id of the request that caused the delivery.
     """
     webhook = hooks.get(ref.owner, ref.webhook_id)
     record = hooks.delivery(ref.webhook_id, ref.delivery_id)
     if webhook is None or record is None or record["status"] != PENDING:
         return DONE
     started = round(time.time(), 3)
-    status, error = post(webhook.url, webhook.secret, ref.delivery_id, record["kind"],
-                         record["body"].encode(), timeout, private)
+    request_id = record.get("request_id") or None
+    with correlation.bound(request_id or correlation.current(), correlation.current_job()):
+        status, error = post(webhook.url, webhook.secret, ref.delivery_id, record["kind"],
+                             record["body"].encode(), timeout, private, request_id)
     record.update(attempts=record["attempts"] + 1, last_status_code=status, last_error=error,
                   last_attempt_at=started)
     if error is None:

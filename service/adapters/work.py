@@ -31,6 +31,8 @@ from collections.abc import Callable, Sequence
 
 import redis
 
+from service.ports import Backlog
+
 WAKE_TOKENS = 64
 """At most this many wake-up tokens wait: enough to wake every idle worker."""
 
@@ -103,6 +105,17 @@ class WorkIndex:
 
     def pending(self, kind: str) -> int:
         return int(self._client.zcard(self.key(kind)))
+
+    def backlog(self, kind: str, now: float) -> Backlog:
+        """How many rows of ``kind`` are due at ``now`` and the oldest one's due time (a
+        scrape's owed-work figures). A claimed row's score is its lease, so it counts
+        again only once the lease ends unpaid; a mark ahead counts once it falls due."""
+        with self._client.pipeline(transaction=False) as pipe:
+            pipe.zcount(self.key(kind), "-inf", repr(now))
+            pipe.zrange(self.key(kind), 0, 0, withscores=True)
+            due, first = pipe.execute()
+        oldest = float(first[0][1]) if first and int(due) else None
+        return Backlog(int(due), oldest)
 
     def due_in(self, kind: str) -> float | None:
         """Seconds until the earliest member falls due (0 when overdue); None when empty."""

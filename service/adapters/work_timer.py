@@ -24,6 +24,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from service.ports import Backlog
+
 log = logging.getLogger("rummy.work")
 
 Fire = Callable[[str, str], None]
@@ -68,6 +70,12 @@ class WorkTimer:
             self._thread = threading.Thread(target=self._work, name="rummy-work",
                                             daemon=True)
             self._thread.start()
+
+    def backlog(self, kind: str, now: float) -> Backlog:
+        """What of ``kind`` is due at ``now`` and not yet fired (a scrape's owed work)."""
+        with self._cond:
+            due = [at for at, _, owed, _ in self._due if owed == kind and at <= now]
+        return Backlog(len(due), min(due) if due else None)
 
     def pending(self) -> int:
         with self._cond:

@@ -11,6 +11,7 @@ from flask import Flask
 from flask_cors import CORS
 from swagger_ui import api_doc
 
+from service import logs
 from service.api import (
     analyses,
     audit,
@@ -21,6 +22,7 @@ from service.api import (
     hosted_tournaments,
     log_audits,
     matches,
+    observed,
     organisers,
     rematches,
     seats,
@@ -57,7 +59,10 @@ API_SPEC = {
                                 "`Vary: Authorization`. Every request body "
                                 "has a deadline: one that does not arrive in time is "
                                 "answered 408 `body_timeout` and its connection closed "
-                                "(README, `RUMMY_BODY_*`)."},
+                                "(README, `RUMMY_BODY_*`). Every answer carries "
+                                "`X-Request-Id`: the request's own when it sent a sensible "
+                                "one, else one the server made; quote it when reporting a "
+                                "problem (docs/operations.md)."},
         "components": {"securitySchemes": {"bearerAuth": {
             "type": "http", "scheme": "bearer",
             "description": "A seat token (from match creation) or the organiser token "
@@ -77,14 +82,15 @@ def create_app(settings: Settings | None = None, client: Any = None,
     (``python -m workers``); None (the default, as ``make serve`` runs) follows the
     settings: embedded mode pays it on its timer thread, right after the answer.
     ``clock``: the wall clock of every part (``bootstrap``), for tests. The app is wrapped
-    in the body and answer deadlines (``service.api.deadlines``).
+    in the body and answer deadlines (``service.api.deadlines``), around the request ids
+    and figures (``service.api.observed``).
     """
     wiring = wire(settings, client, jobs_inline, clock)
     app = Flask("rummy")
     app.config.update(API_SPEC, MAX_CONTENT_LENGTH=256 * 1024)
     serve_wiring(app, wiring)
     allow_browsers(app, wiring.settings.cors_origins)
-    api = RummyApi(app)
+    api = RummyApi(app, spec_kwargs={"extra_plugins": [observed.RequestIdHeader()]})
     null_only_for_none(api.spec)
     document_actions(api.spec)
     document_players(api.spec)
@@ -100,11 +106,13 @@ def create_app(settings: Settings | None = None, client: Any = None,
                       hosted_tournaments.lobby_blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(web.blp)  # the reference web client: pages, not API operations
+    app.register_blueprint(observed.blp)  # GET /metrics, for Prometheus: not an API operation
     errors.register(app, wiring.unavailable)
     app.after_request(keep_private)
     limit_abuse(app, wiring.settings)
     serve_reference(app, api.spec.to_dict())
-    app.wsgi_app = BodyDeadlines(app.wsgi_app, wiring.settings.deadlines)  # type: ignore[method-assign]
+    app.wsgi_app = BodyDeadlines(  # type: ignore[method-assign]
+        observed.Observed(app, app.wsgi_app), wiring.settings.deadlines)
     return app
 
 
@@ -133,10 +141,10 @@ def serve_reference(app: Flask, spec: dict[str, Any]) -> None:
 
 
 ALLOWED_HEADERS = ("Authorization", "Content-Type", "If-Match", "Idempotency-Key",
-                   "Last-Event-ID")
+                   "Last-Event-ID", "X-Request-Id")
 """Request headers a page on another origin may send (its preflight asks for them)."""
 EXPOSED_HEADERS = ("ETag", "Location", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining",
-                   "RateLimit-Reset", "RateLimit-Policy")
+                   "RateLimit-Reset", "RateLimit-Policy", "X-Request-Id")
 """Response headers a page on another origin may read."""
 
 
@@ -151,6 +159,7 @@ def allow_browsers(app: Flask, origins: tuple[str, ...]) -> None:
 
 
 def wsgi() -> Any:
-    """Entry point for gunicorn: ``gunicorn 'service.api.app:wsgi()'``."""
-    logging.basicConfig(level=logging.INFO)
+    """Entry point for gunicorn: ``gunicorn 'service.api.app:wsgi()'``; every log line
+    JSON with its request id (``service.logs``)."""
+    logs.configure(logging.INFO)
     return create_app()

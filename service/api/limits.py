@@ -38,6 +38,7 @@ from werkzeug.exceptions import TooManyRequests
 
 from service.api.base import bearer_token, credentials_sent, use_cases
 from service.api.errors import STORE_RETRY_AFTER_S
+from service.api.observed import route
 from service.config import Settings
 
 log = logging.getLogger("rummy.limits")
@@ -209,6 +210,14 @@ def retry_after_only_when_refused(response: Response) -> Response:
     return response
 
 
+def count_refusals(response: Response) -> Response:
+    """Every 429 (a limit's, or an address out of failed authentications) is counted by
+    route (``Metrics.rate_limited``)."""
+    if response.status_code == 429:
+        use_cases().metrics.rate_limited(route())
+    return response
+
+
 def log_outages_once(outage: StorageOutageLog) -> None:
     """Put ``outage`` on Flask-Limiter's logger in place of an earlier app's (a process
     serves one app; tests build many, and the newest is the one under test)."""
@@ -224,6 +233,7 @@ def limit_abuse(app: Flask, settings: Settings) -> None:
     if limits is None:
         return
     app.after_request(retry_after_only_when_refused)  # registered first, so it runs last
+    app.after_request(count_refusals)
     limiter = Limiter(client_address, app=app, headers_enabled=True,
                       header_name_mapping=HEADERS, retry_after="delta-seconds",
                       storage_uri=settings.redis_url or "memory://",

@@ -68,6 +68,11 @@ class DeliverySchema(Schema):
     delivered_at = fields.Float(allow_none=True)
     last_attempt_at = fields.Float(allow_none=True, metadata={
         "description": "Epoch seconds when the last attempt started"})
+    request_id = fields.String(allow_none=True, metadata={
+        "description": "The X-Request-Id of the request that caused the delivery, sent with "
+                       "every attempt as X-Request-Id; null for a delivery caused by "
+                       "background work (a hand scored by a worker, a clock) and for "
+                       "deliveries logged before this field existed"})
 
 
 class DeliveryListSchema(Schema):

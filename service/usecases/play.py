@@ -11,9 +11,10 @@ from typing import Any
 from domain.controls import AbortMatch, ForfeitSeat
 from domain.errors import MALFORMED_ACTION, RuleError
 from domain.viewer import Viewer
+from service.ports import UNMEASURED, Metrics
 from service.usecases.access import Access
 from service.usecases.commands import EndMatch, SeatAction
-from service.usecases.errors import Forbidden, NotFound, invalid
+from service.usecases.errors import AppError, Forbidden, NotFound, invalid
 from service.usecases.queries import MatchQueries
 from service.usecases.runner import CommandRunner, Idempotency, command_id, fingerprint_of
 from service.usecases.seats import Seats
@@ -23,15 +24,18 @@ class Play:
     """Seats' actions and organisers' controls."""
 
     def __init__(self, runner: CommandRunner, access: Access, queries: MatchQueries,
-                 seats: Seats) -> None:
+                 seats: Seats, metrics: Metrics = UNMEASURED) -> None:
         self.runner = runner
         self.access = access
         self.queries = queries
         self.seats = seats
+        self.metrics = metrics
 
     def act(self, match_id: str, token: str | None, action: Mapping[str, Any],
             if_match: int | None = None, idempotency_key: str | None = None) -> dict[str, Any]:
-        """Run one seat action; returns that seat's view as of the action's version."""
+        """Run one seat action; returns that seat's view as of the action's version. Each
+        action the runner decides is counted by variant and outcome (``accepted``,
+        ``replayed``, or the refusal's code)."""
         seat = self.access.acting_seat(match_id, token)
         fingerprint = fingerprint_of(seat, action)
         command = SeatAction(seat, action, command_id(f"seat{seat}", idempotency_key))
@@ -42,8 +46,16 @@ class Play:
         except NotFound:
             self.queries.load(match_id)
             raise
+        except (AppError, RuleError) as refusal:
+            self.metrics.action_taken(self._variant(match_id), refusal.code)
+            raise
+        self.metrics.action_taken(self._variant(match_id),
+                                  "accepted" if outcome.replayed is None else "replayed")
         return self.queries.render(match_id, outcome.aggregate, Viewer.for_seat(seat))
 
+    def _variant(self, match_id: str) -> str:
+        """The match's variant as a label (its cached metadata)."""
+        return (self.runner.repository.meta(match_id) or {}).get("variant") or "unknown"
 
     def forfeit(self, match_id: str, token: str | None, body: Mapping[str, Any],
                 idempotency_key: str | None = None) -> dict[str, Any]:

@@ -15,6 +15,10 @@ Retries of one idempotency key get the first request's answer: the first request
 the key while it is in flight; a retry that arrives meanwhile waits (bounded) for its
 outcome instead of deciding again; the outcome (the version its events reached, or the
 refusal it got) is kept with the match.
+
+The runner tells a ``RunObserver`` (``service.ports``: the bootstrap gives it the server's
+``Metrics``) what it does at each of those points: an append, a lost race, a decision
+made again, an answer given again for a retried key.
 """
 
 from __future__ import annotations
@@ -30,7 +34,15 @@ from typing import Any, Generic, Protocol
 from domain.aggregate import A, Aggregate
 from domain.errors import RuleError
 from service.codec import to_store
-from service.ports import EventStore, IdempotencyRecord, StoredEvent, UnknownMatch, VersionConflict
+from service.ports import (
+    UNMEASURED,
+    EventStore,
+    IdempotencyRecord,
+    RunObserver,
+    StoredEvent,
+    UnknownMatch,
+    VersionConflict,
+)
 from service.usecases import errors
 from service.usecases.commands import Command
 from service.usecases.errors import AppError, Conflict, Rejected
@@ -92,12 +104,15 @@ class CommandRunner(Generic[A]):
     thread-safe."""
 
     def __init__(self, repository: Repository[A], subscribers: Subscribers, follow_up: FollowUp,
-                 *, sleep: Callable[[float], None] = time.sleep) -> None:
+                 *, sleep: Callable[[float], None] = time.sleep,
+                 observer: RunObserver = UNMEASURED) -> None:
         self.repository = repository
         self.store: EventStore = repository.store
         self.subscribers = subscribers
         self.follow_up = follow_up
+        self.observer = observer
         self._sleep = sleep
+        self._kind = repository.kind.name
 
     def run(self, match_id: str, command: Command[A], *, expected_version: int | None = None,
             idempotency: Idempotency | None = None) -> Outcome[A]:
@@ -109,7 +124,9 @@ class CommandRunner(Generic[A]):
 
     def _run(self, match_id: str, command: Command[A], expected_version: int | None,
              idempotency: Idempotency | None) -> Outcome[A]:
-        for _ in range(ATTEMPTS):
+        for attempt in range(ATTEMPTS):
+            if attempt:
+                self.observer.retried(self._kind)
             match = self.repository.get(match_id)
             if expected_version is not None and expected_version != match.version:
                 raise Conflict("version_conflict", f"the match is at version {match.version}, "
@@ -127,13 +144,16 @@ class CommandRunner(Generic[A]):
                     idempotency_key=idempotency.key if idempotency else None,
                     fingerprint=idempotency.fingerprint if idempotency else "")
             except VersionConflict as exc:
+                self.observer.conflicted(self._kind)
                 if expected_version is not None or not command.retry_on_conflict:
                     raise Conflict("version_conflict", str(exc)) from exc
                 continue
             except UnknownMatch as exc:  # deleted meanwhile (embedded retention)
                 raise self.repository.kind.not_found(match_id) from exc
             if result.replayed:
+                self.observer.replayed(self._kind)
                 return Outcome(match, replayed=result.version)
+            self.observer.appended(self._kind, len(result.events))
             after = self.repository.saved(match_id, match, decided, result.events)
             self._written(Appended(match_id, result.events, after, decision.command))
             return Outcome(after, result.events)
@@ -202,6 +222,7 @@ class CommandRunner(Generic[A]):
         if recorded.fingerprint != idempotency.fingerprint:
             raise Rejected("idempotency_key_reused",
                            "this Idempotency-Key was used for a different action")
+        self.observer.replayed(self._kind)
         if recorded.refusal is not None:
             raise refused(recorded.refusal)
         assert recorded.version is not None

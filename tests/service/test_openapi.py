@@ -41,3 +41,20 @@ def test_the_actions_reference_lists_every_move_error_the_rules_raise():
                 "unknown_command"}
     described = generated_spec()["paths"]["/v1/matches/{match_id}/actions"]["post"]
     assert raised - internal <= set(re.findall(r"``([a-z_]+)``", described["description"]))
+
+
+def test_every_response_documents_the_request_id_and_metrics_stay_out():
+    """Every answer carries ``X-Request-Id`` (service/api/observed.py); ``/metrics`` is an
+    operator's endpoint in Prometheus's format, left out of the document on purpose."""
+    spec = generated_spec()
+    assert "/metrics" not in spec["paths"]
+    header = {"$ref": "#/components/headers/X_REQUEST_ID"}
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            if method == "parameters":
+                continue
+            for status, response in operation["responses"].items():
+                if "$ref" in response:
+                    name = response["$ref"].rsplit("/", 1)[1]
+                    response = spec["components"]["responses"][name]
+                assert response["headers"]["X-Request-Id"] == header, (path, method, status)

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import io
 import json
+import logging
 import socket
 import threading
 import time
@@ -24,6 +26,7 @@ from flask.testing import FlaskClient
 from rq import Queue, SimpleWorker
 from rq.registry import ScheduledJobRegistry
 
+from service import logs
 from service.adapters import addresses
 from service.adapters.deliveries import DeliveryRunner
 from service.config import Settings
@@ -503,6 +506,47 @@ class TestFeed:
             assert (response.status_code, response.json["code"]) == (400, "invalid_request")
 
 
+class TestRequestIds:
+    """A delivery names the request that caused it (``X-Request-Id``, ``request_id`` in its
+    log); one a background step caused names none (service/correlation.py)."""
+
+    @ALLOW
+    def test_a_delivery_names_the_request_that_caused_it(self, client, receiver, runner):
+        hook = register(client, receiver.url, events=("match_aborted", "hand_scored"))
+        aborted = client.post(f"/v1/matches/{new_match(client)['id']}/abort", headers={
+            **ADMIN_AUTH, "X-Request-Id": "abort-1"}, json={"reason": "table broke"})
+        assert aborted.status_code == 200
+        knocked = knock(client, new_match(client))  # the hand is scored within (jobs inline)
+        assert knocked.status_code == 200
+        assert runner.drain()
+        sent = {json.loads(body)["kind"]: headers for headers, body in receiver.requests}
+        assert sent["match_aborted"]["X-Request-Id"] == "abort-1"
+        assert sent["hand_scored"]["X-Request-Id"] == knocked.headers["X-Request-Id"]
+        logged = {d["kind"]: d["request_id"] for d in deliveries(client, hook)}
+        assert logged == {"match_aborted": "abort-1",
+                          "hand_scored": knocked.headers["X-Request-Id"]}
+
+    @ALLOW
+    def test_an_attempts_log_line_carries_the_request_id_of_its_delivery(self, client, runner):
+        out = io.StringIO()
+        handler = logs.handler(out)
+        logging.getLogger("rummy.webhooks").addHandler(handler)
+        closed = Receiver()
+        closed.stop()  # nothing listens there any more: every attempt fails
+        runner.backoff = (0.0,) * 4
+        try:
+            register(client, closed.url, events=("match_aborted",))
+            client.post(f"/v1/matches/{new_match(client)['id']}/abort",
+                        headers={**ADMIN_AUTH, "X-Request-Id": "abort-2"}, json={"reason": "x"})
+            assert runner.drain()
+        finally:
+            logging.getLogger("rummy.webhooks").removeHandler(handler)
+        attempts = [json.loads(line) for line in out.getvalue().splitlines()]
+        assert len(attempts) == 5, attempts
+        assert {line["request_id"] for line in attempts} == {"abort-2"}
+        assert all("no answer" in line["message"] for line in attempts)
+
+
 class TestRQ:
     """Real mode: the scoring step a worker runs queues the delivery on RQ's ``webhooks``.
 
@@ -571,3 +615,20 @@ class TestRQ:
         assert (logged["status"], logged["attempts"], logged["last_status_code"],
                 logged["last_error"]) == ("pending", 1, None, "unreachable")
         assert receiver.requests == []
+
+    @ALLOW
+    def test_a_delivery_a_worker_step_caused_names_no_request(self, client, redis_client,
+                                                              receiver):
+        hook = register(client, receiver.url, events=("hand_scored",))
+        assert knock(client, new_match(client)).status_code == 200
+        wiring = client.application.extensions["rummy"]
+        # the reconciler runs on a worker's thread of its own, which no request runs on
+        step = threading.Thread(target=Reconciler(wiring.index, wiring.obligations).drain)
+        step.start()
+        step.join(10)
+        (job,) = Queue("webhooks", connection=redis_client).jobs
+        assert job.meta == {}
+        self.work(redis_client, "webhooks")
+        ((headers, _),) = receiver.requests
+        assert "X-Request-Id" not in headers
+        assert [d["request_id"] for d in deliveries(client, hook)] == [None]
