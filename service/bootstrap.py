@@ -108,6 +108,7 @@ class Wiring:
 
     settings: Settings
     client: redis.Redis
+    """The events' Redis: the store and everything kept per match."""
     store: RedisEventStore
     repository: Repository[Match]
     runner: CommandRunner
@@ -137,6 +138,9 @@ class Wiring:
     metrics: PrometheusMetrics
     """What the server counts (``service.ports.Metrics``), served at ``GET /metrics`` and
     by a worker's ``--metrics-port``."""
+    job_client: redis.Redis
+    """The jobs' Redis (``Settings.jobs_url``): RQ's queues, its workers and their
+    retries; the events' one unless ``RQ_REDIS_URL`` names another."""
     closers: list[Callable[[], object]] = field(default_factory=list)
     unavailable: tuple[type[Exception], ...] = (redis.RedisError,)
     """The store's errors for "does not answer" (HTTP 503 ``store_unavailable``)."""
@@ -156,19 +160,30 @@ class Wiring:
 
 
 def connect(settings: Settings) -> redis.Redis:
-    """The Redis of ``settings``: the real one, or a fresh in-process fakeredis."""
+    """The events' Redis of ``settings``: the real one, or a fresh in-process fakeredis."""
     if settings.embedded:
         log.warning("EMBEDDED MODE: in-process fakeredis, jobs run in-process. "
                     "All data is in memory only and is lost when the server stops. "
                     "Set REDIS_URL to use a real Redis.")
         return fakeredis.FakeRedis(server=fakeredis.FakeServer())
-    pool = redis.BlockingConnectionPool.from_url(
-        settings.redis_url,  # type: ignore[arg-type]
-        max_connections=REDIS_CONNECTIONS, timeout=REDIS_POOL_WAIT_S,
-        health_check_interval=10, socket_keepalive=True)
-    client = redis.Redis(connection_pool=pool)
+    client = _plain(settings.redis_url)  # type: ignore[arg-type]
     require_redis_7(client)
     return client
+
+
+def connect_jobs(settings: Settings, events: redis.Redis) -> redis.Redis:
+    """The jobs' Redis of ``settings``: ``events`` itself unless it lives apart
+    (``Settings.separate_jobs``)."""
+    if not settings.separate_jobs:
+        return events
+    return _plain(settings.jobs_url)  # type: ignore[arg-type]
+
+
+def _plain(url: str) -> redis.Redis:
+    pool = redis.BlockingConnectionPool.from_url(
+        url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_POOL_WAIT_S,
+        health_check_interval=10, socket_keepalive=True)
+    return redis.Redis(connection_pool=pool)
 
 
 MIN_REDIS = (7, 0)
@@ -193,16 +208,21 @@ def require_redis_7(client: redis.Redis) -> None:
 def bootstrap(settings: Settings | None = None, client: redis.Redis | None = None,
               in_process: bool | None = None,
               clock: Callable[[], float] = time.time, *, pay_inline: bool = False,
-              metrics: PrometheusMetrics | None = None) -> Wiring:
+              metrics: PrometheusMetrics | None = None,
+              job_client: redis.Redis | None = None) -> Wiring:
     """Wire one process: every adapter and every use case, each built once and given to
     the others by constructor. ``in_process`` defaults to the embedded mode's (owed work
     on this process's timer thread, webhooks on its own threads); False queues them for
     workers. ``clock`` is the wall clock every part reads (the events' times, deadlines,
     the work index): tests inject their own. ``pay_inline``, for tests and benches only
     (``InProcessWork``): in-process work due at once is paid before a write answers.
-    ``metrics``: where every part counts (a fresh registry of its own by default)."""
+    ``metrics``: where every part counts (a fresh registry of its own by default).
+    ``client`` is the events' Redis, ``job_client`` the jobs' (RQ): each connected from
+    ``settings`` when not given, the jobs' one being the events' unless
+    ``Settings.separate_jobs``."""
     settings = settings or Settings.from_env()
     client = client or connect(settings)
+    job_client = job_client or connect_jobs(settings, client)
     in_process = settings.embedded if in_process is None else in_process
     prefix = settings.key_prefix
     metrics = metrics or PrometheusMetrics()
@@ -238,7 +258,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
                                          hosted, tournament_reports, tournament_id,
                                          verification_id))
     else:
-        work = QueuedWork(JobQueue(client, prefix, TIME_LIMIT_S), index, clock)
+        work = QueuedWork(JobQueue(job_client, prefix, TIME_LIMIT_S), index, clock)
     live = LiveStreams(store, Presence(client, store.key),
                        StreamHub(client, f"{prefix}:hub:{uuid.uuid4().hex}",
                                  idle_ms=block_slice_ms(client), metrics=metrics))
@@ -302,6 +322,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
                                            work.verify_tournament),
         tournament_store=tournament_store,
         metrics=metrics,
+        job_client=job_client,
     )
     wiring.closers.append(live.close)
     if in_process:
