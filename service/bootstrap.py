@@ -16,10 +16,11 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import fakeredis
 import redis
+from redis.cluster import RedisCluster
 
 from domain.match import Match
 from domain.tournaments.tournament import Tournament
@@ -166,9 +167,22 @@ def connect(settings: Settings) -> redis.Redis:
                     "All data is in memory only and is lost when the server stops. "
                     "Set REDIS_URL to use a real Redis.")
         return fakeredis.FakeRedis(server=fakeredis.FakeServer())
-    client = _plain(settings.redis_url)  # type: ignore[arg-type]
+    client = (_cluster(settings.redis_url) if settings.redis_cluster  # type: ignore[arg-type]
+              else _plain(settings.redis_url))  # type: ignore[arg-type]
     require_redis_7(client)
     return client
+
+
+def _cluster(url: str) -> redis.Redis:
+    """redis-py's cluster client from any node's URL, with the plain client's settings
+    (bytes, a blocking pool of ``REDIS_CONNECTIONS`` per node). It answers every command
+    the adapters send: each keeps its multi-key operations inside one slot (docs/
+    operations.md "Redis Cluster"), and ``service.adapters.presence`` sends scripts one by
+    one on it rather than pipelined."""
+    return cast(redis.Redis, RedisCluster.from_url(
+        url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_POOL_WAIT_S,
+        connection_pool_class=redis.BlockingConnectionPool, health_check_interval=10,
+        socket_keepalive=True, socket_connect_timeout=5))
 
 
 def connect_jobs(settings: Settings, events: redis.Redis) -> redis.Redis:
@@ -195,14 +209,19 @@ def require_redis_7(client: redis.Redis) -> None:
     move would fail. A Redis that does not answer yet is not checked (the API starts and
     answers 503 until it does)."""
     try:
-        version = str(client.info("server").get("redis_version", ""))
+        if isinstance(client, RedisCluster):  # every master, not the one node INFO asks
+            info = client.info("server", target_nodes=RedisCluster.PRIMARIES)
+            versions = [str(node.get("redis_version", "")) for node in info.values()]
+        else:
+            versions = [str(client.info("server").get("redis_version", ""))]
     except redis.RedisError:
         log.warning("Redis did not answer at start; its version (7.0 or newer) is unchecked")
         return
-    found = tuple(int(part) for part in version.split(".")[:2] if part.isdigit())
-    if found and found < MIN_REDIS:
-        raise RuntimeError(f"Redis {version} is too old: the server needs Redis 7.0 or newer "
-                           "(sharded pub/sub for live streams)")
+    for version in versions:
+        found = tuple(int(part) for part in version.split(".")[:2] if part.isdigit())
+        if found and found < MIN_REDIS:
+            raise RuntimeError(f"Redis {version} is too old: the server needs Redis 7.0 or "
+                               "newer (sharded pub/sub for live streams)")
 
 
 def bootstrap(settings: Settings | None = None, client: redis.Redis | None = None,
