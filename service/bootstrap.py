@@ -176,13 +176,16 @@ def connect(settings: Settings) -> redis.Redis:
 def _cluster(url: str) -> redis.Redis:
     """redis-py's cluster client from any node's URL, with the plain client's settings
     (bytes, a blocking pool of ``REDIS_CONNECTIONS`` per node). It answers every command
-    the adapters send: each keeps its multi-key operations inside one slot (docs/
-    operations.md "Redis Cluster"), and ``service.adapters.presence`` sends scripts one by
+    the adapters send: each keeps its multi-key operations inside one slot
+    (docs/operations.md "Redis Cluster"), and ``service.adapters.presence`` sends scripts one by
     one on it rather than pipelined."""
     return cast(redis.Redis, RedisCluster.from_url(
         url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_POOL_WAIT_S,
         connection_pool_class=redis.BlockingConnectionPool, health_check_interval=10,
-        socket_keepalive=True, socket_connect_timeout=5))
+        socket_keepalive=True, socket_connect_timeout=5,
+        # no read timeout, as the plain client: the cluster client's default (5 s) would
+        # cut the reconciler's BLPOP and the hub's blocking reads, and retry them for 55 s
+        socket_timeout=None))
 
 
 def connect_jobs(settings: Settings, events: redis.Redis) -> redis.Redis:

@@ -22,6 +22,7 @@ from redis.cluster import RedisCluster
 from service.adapters.catalog import MatchIndex
 from service.adapters.presence import Presence
 from service.adapters.ratings import RedisRatings
+from service.adapters.work import WorkIndex
 from service.bootstrap import connect, require_redis_7
 from service.config import Settings
 from service.ports import RatingRecord
@@ -62,6 +63,10 @@ def test_the_server_connects_with_the_cluster_client(redis_cluster):
         assert isinstance(events, RedisCluster)
         assert events.ping() and events.get("no such key") is None  # bytes, as the plain
         require_redis_7(events)
+        # blocking reads (the reconciler's BLPOP, the hub) are not cut by a read timeout
+        pool = events.get_default_node().redis_connection.connection_pool  # type: ignore[attr-defined]
+        assert pool.connection_kwargs.get("socket_timeout") is None
+        assert WorkIndex(events, "unused", ("step",)).wait(0.05) is False
     finally:
         disconnect(events)
 
