@@ -47,8 +47,8 @@ test: $(STAMP) $(CHROMIUM)  ## lint, then the whole suite, on fakeredis and on r
 test-fast: $(STAMP)  ## the edit-test loop: domain, use cases and the store contract on fakeredis
 	$(BIN)/python -m pytest -m "(domain or usecases or contract or workers) and not real_redis and not slow" -n 2 -q
 
-worker: $(STAMP)  ## one worker process for real mode (needs REDIS_URL); run it under a supervisor
-	$(BIN)/python -m workers --url "$${REDIS_URL:?set REDIS_URL}"
+worker: $(STAMP)  ## one worker process for real mode (needs REDIS_URL; RQ_REDIS_URL for the jobs, default REDIS_URL); run it under a supervisor
+	$(BIN)/python -m workers --url "$${REDIS_URL:?set REDIS_URL}" --rq-url "$${RQ_REDIS_URL:-$$REDIS_URL}"
 
 bench: $(BENCH_STAMP)  ## solver and playouts beside OpenSpiel; bench/api.py needs a running server (README)
 	$(BIN)/python bench/solver.py --random 2000

@@ -16,10 +16,11 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import fakeredis
 import redis
+from redis.cluster import RedisCluster
 
 from domain.match import Match
 from domain.tournaments.tournament import Tournament
@@ -108,6 +109,7 @@ class Wiring:
 
     settings: Settings
     client: redis.Redis
+    """The events' Redis: the store and everything kept per match."""
     store: RedisEventStore
     repository: Repository[Match]
     runner: CommandRunner
@@ -137,6 +139,9 @@ class Wiring:
     metrics: PrometheusMetrics
     """What the server counts (``service.ports.Metrics``), served at ``GET /metrics`` and
     by a worker's ``--metrics-port``."""
+    job_client: redis.Redis
+    """The jobs' Redis (``Settings.jobs_url``): RQ's queues, its workers and their
+    retries; the events' one unless ``RQ_REDIS_URL`` names another."""
     closers: list[Callable[[], object]] = field(default_factory=list)
     unavailable: tuple[type[Exception], ...] = (redis.RedisError,)
     """The store's errors for "does not answer" (HTTP 503 ``store_unavailable``)."""
@@ -156,19 +161,46 @@ class Wiring:
 
 
 def connect(settings: Settings) -> redis.Redis:
-    """The Redis of ``settings``: the real one, or a fresh in-process fakeredis."""
+    """The events' Redis of ``settings``: the real one, or a fresh in-process fakeredis."""
     if settings.embedded:
         log.warning("EMBEDDED MODE: in-process fakeredis, jobs run in-process. "
                     "All data is in memory only and is lost when the server stops. "
                     "Set REDIS_URL to use a real Redis.")
         return fakeredis.FakeRedis(server=fakeredis.FakeServer())
-    pool = redis.BlockingConnectionPool.from_url(
-        settings.redis_url,  # type: ignore[arg-type]
-        max_connections=REDIS_CONNECTIONS, timeout=REDIS_POOL_WAIT_S,
-        health_check_interval=10, socket_keepalive=True)
-    client = redis.Redis(connection_pool=pool)
+    client = (_cluster(settings.redis_url) if settings.redis_cluster  # type: ignore[arg-type]
+              else _plain(settings.redis_url))  # type: ignore[arg-type]
     require_redis_7(client)
     return client
+
+
+def _cluster(url: str) -> redis.Redis:
+    """redis-py's cluster client from any node's URL, with the plain client's settings
+    (bytes, a blocking pool of ``REDIS_CONNECTIONS`` per node). It answers every command
+    the adapters send: each keeps its multi-key operations inside one slot
+    (docs/operations.md "Redis Cluster"), and ``service.adapters.presence`` sends scripts one by
+    one on it rather than pipelined."""
+    return cast(redis.Redis, RedisCluster.from_url(
+        url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_POOL_WAIT_S,
+        connection_pool_class=redis.BlockingConnectionPool, health_check_interval=10,
+        socket_keepalive=True, socket_connect_timeout=5,
+        # no read timeout, as the plain client: the cluster client's default (5 s) would
+        # cut the reconciler's BLPOP and the hub's blocking reads, and retry them for 55 s
+        socket_timeout=None))
+
+
+def connect_jobs(settings: Settings, events: redis.Redis) -> redis.Redis:
+    """The jobs' Redis of ``settings``: ``events`` itself unless it lives apart
+    (``Settings.separate_jobs``)."""
+    if not settings.separate_jobs:
+        return events
+    return _plain(settings.jobs_url)  # type: ignore[arg-type]
+
+
+def _plain(url: str) -> redis.Redis:
+    pool = redis.BlockingConnectionPool.from_url(
+        url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_POOL_WAIT_S,
+        health_check_interval=10, socket_keepalive=True)
+    return redis.Redis(connection_pool=pool)
 
 
 MIN_REDIS = (7, 0)
@@ -180,29 +212,39 @@ def require_redis_7(client: redis.Redis) -> None:
     move would fail. A Redis that does not answer yet is not checked (the API starts and
     answers 503 until it does)."""
     try:
-        version = str(client.info("server").get("redis_version", ""))
+        if isinstance(client, RedisCluster):  # every master, not the one node INFO asks
+            info = client.info("server", target_nodes=RedisCluster.PRIMARIES)
+            versions = [str(node.get("redis_version", "")) for node in info.values()]
+        else:
+            versions = [str(client.info("server").get("redis_version", ""))]
     except redis.RedisError:
         log.warning("Redis did not answer at start; its version (7.0 or newer) is unchecked")
         return
-    found = tuple(int(part) for part in version.split(".")[:2] if part.isdigit())
-    if found and found < MIN_REDIS:
-        raise RuntimeError(f"Redis {version} is too old: the server needs Redis 7.0 or newer "
-                           "(sharded pub/sub for live streams)")
+    for version in versions:
+        found = tuple(int(part) for part in version.split(".")[:2] if part.isdigit())
+        if found and found < MIN_REDIS:
+            raise RuntimeError(f"Redis {version} is too old: the server needs Redis 7.0 or "
+                               "newer (sharded pub/sub for live streams)")
 
 
 def bootstrap(settings: Settings | None = None, client: redis.Redis | None = None,
               in_process: bool | None = None,
               clock: Callable[[], float] = time.time, *, pay_inline: bool = False,
-              metrics: PrometheusMetrics | None = None) -> Wiring:
+              metrics: PrometheusMetrics | None = None,
+              job_client: redis.Redis | None = None) -> Wiring:
     """Wire one process: every adapter and every use case, each built once and given to
     the others by constructor. ``in_process`` defaults to the embedded mode's (owed work
     on this process's timer thread, webhooks on its own threads); False queues them for
     workers. ``clock`` is the wall clock every part reads (the events' times, deadlines,
     the work index): tests inject their own. ``pay_inline``, for tests and benches only
     (``InProcessWork``): in-process work due at once is paid before a write answers.
-    ``metrics``: where every part counts (a fresh registry of its own by default)."""
+    ``metrics``: where every part counts (a fresh registry of its own by default).
+    ``client`` is the events' Redis, ``job_client`` the jobs' (RQ): each connected from
+    ``settings`` when not given, the jobs' one being the events' unless
+    ``Settings.separate_jobs``."""
     settings = settings or Settings.from_env()
     client = client or connect(settings)
+    job_client = job_client or connect_jobs(settings, client)
     in_process = settings.embedded if in_process is None else in_process
     prefix = settings.key_prefix
     metrics = metrics or PrometheusMetrics()
@@ -238,7 +280,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
                                          hosted, tournament_reports, tournament_id,
                                          verification_id))
     else:
-        work = QueuedWork(JobQueue(client, prefix, TIME_LIMIT_S), index, clock)
+        work = QueuedWork(JobQueue(job_client, prefix, TIME_LIMIT_S), index, clock)
     live = LiveStreams(store, Presence(client, store.key),
                        StreamHub(client, f"{prefix}:hub:{uuid.uuid4().hex}",
                                  idle_ms=block_slice_ms(client), metrics=metrics))
@@ -302,6 +344,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
                                            work.verify_tournament),
         tournament_store=tournament_store,
         metrics=metrics,
+        job_client=job_client,
     )
     wiring.closers.append(live.close)
     if in_process:

@@ -54,9 +54,23 @@ class Deadlines:
 
 @dataclass(frozen=True)
 class Settings:
-    """``redis_url`` None means the embedded default: in-process fakeredis, jobs in-process."""
+    """``redis_url`` None means the embedded default: in-process fakeredis, jobs in-process.
+
+    Three Redis addresses (docs/operations.md "Redis Cluster"): ``redis_url`` for the
+    events and everything kept per match (a plain Redis, or any node of a Redis Cluster
+    with ``redis_cluster``), ``rq_redis_url`` for RQ's jobs (a plain Redis: RQ cannot run
+    on a cluster) and ``rate_limit_storage`` for the rate limiter's counters (a
+    Flask-Limiter storage URI). Unclustered, both default to ``redis_url``."""
 
     redis_url: str | None = None
+    redis_cluster: bool = False
+    """``RUMMY_REDIS_CLUSTER=true``: ``redis_url`` names a node of a Redis Cluster, and the
+    events use redis-py's cluster client."""
+    rq_redis_url: str | None = None
+    """``RQ_REDIS_URL``: the job Redis (default ``redis_url``; required on a cluster)."""
+    rate_limit_storage: str | None = None
+    """``RUMMY_RATE_LIMIT_STORAGE``: where the limiter counts (default the job Redis; in
+    embedded mode, memory). A ``redis+cluster://`` URI counts on a cluster."""
     admin_token: str | None = None
     key_prefix: str = "rummy"
     sse_keepalive_ms: int = 15000
@@ -82,15 +96,42 @@ class Settings:
     """``RUMMY_AUDIT_PROCESSES``: uploaded logs verified at once by one API process, each
     in a child process of its own (``service.adapters.audit_pool``)."""
 
+    def __post_init__(self) -> None:
+        if self.redis_cluster and self.redis_url is None:
+            raise ValueError("RUMMY_REDIS_CLUSTER=true needs REDIS_URL (any node of the "
+                             "cluster)")
+        if self.redis_cluster and not self.rq_redis_url:
+            raise ValueError("RUMMY_REDIS_CLUSTER=true needs RQ_REDIS_URL: the jobs' Redis "
+                             "(a plain Redis, not the cluster: RQ cannot run on a cluster)")
+
     @property
     def embedded(self) -> bool:
         return self.redis_url is None
+
+    @property
+    def jobs_url(self) -> str | None:
+        """The job Redis: ``rq_redis_url``, else ``redis_url`` (None in embedded mode)."""
+        return self.rq_redis_url or self.redis_url
+
+    @property
+    def separate_jobs(self) -> bool:
+        """Whether jobs live in a Redis of their own, not the events' one."""
+        return self.jobs_url != self.redis_url
+
+    @property
+    def limiter_storage(self) -> str:
+        """The rate limiter's storage URI: ``rate_limit_storage``, else the job Redis,
+        else (embedded) memory."""
+        return self.rate_limit_storage or self.jobs_url or "memory://"
 
     @classmethod
     def from_env(cls, **given: Any) -> Settings:
         """The settings of the environment; ``given`` ones win (a worker's command line)."""
         read: dict[str, Any] = dict(
             redis_url=os.environ.get("REDIS_URL") or None,
+            redis_cluster=_flag("RUMMY_REDIS_CLUSTER"),
+            rq_redis_url=os.environ.get("RQ_REDIS_URL") or None,
+            rate_limit_storage=os.environ.get("RUMMY_RATE_LIMIT_STORAGE") or None,
             admin_token=os.environ.get("RUMMY_ADMIN_TOKEN") or None,
             key_prefix=os.environ.get("RUMMY_KEY_PREFIX", "rummy"),
             sse_keepalive_ms=int(os.environ.get("RUMMY_SSE_KEEPALIVE_MS", "15000")),
@@ -133,6 +174,17 @@ def _positive(name: str, default: float) -> float:
     if not value > 0 or value == float("inf"):
         raise ValueError(f"{name} must be a positive number, got {text!r}")
     return value
+
+
+def _flag(name: str) -> bool:
+    """``true`` or ``false`` (also 1/0, yes/no, on/off) from the environment, false when
+    unset: a misspelt one stops the start-up with its name."""
+    text = os.environ.get(name, "").strip().lower()
+    if text in ("", "false", "0", "no", "off"):
+        return False
+    if text in ("true", "1", "yes", "on"):
+        return True
+    raise ValueError(f"{name} must be true or false, got {text!r}")
 
 
 def _allow(name: str, default: bool) -> bool:

@@ -35,6 +35,7 @@ from service.config import Settings
 
 if TYPE_CHECKING:
     from service.bootstrap import Wiring
+    from tests.cluster import ClusterProcesses
 
 ROOT = Path(__file__).resolve().parents[1]
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
@@ -110,13 +111,57 @@ def _delete_prefix(client: redis.Redis, prefix: str) -> None:
         client.delete(*keys)
 
 
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterProcesses]:
+    """A 3-master Redis Cluster of this session's own (``tests.cluster``), started on first
+    need and stopped (its own processes only) at the end; skipped loudly where
+    redis-server is missing, failed under ``CI=true``."""
+    from tests.cluster import missing, running_cluster
+
+    why = missing()
+    if why is not None:
+        cannot_run("REDIS-CLUSTER", why)
+    with running_cluster(tmp_path_factory.mktemp("cluster")) as cluster:
+        yield cluster
+
+
+@contextmanager
+def on_cluster(cluster: ClusterProcesses) -> Iterator[tuple[redis.Redis, str]]:
+    """A cluster client (as the server's: ``service.bootstrap``) and a key prefix of this
+    test's own; its keys are deleted afterwards, one by one (they live in many slots)."""
+    from service.bootstrap import _cluster
+    from tests.cluster import disconnect
+
+    prefix = f"t{uuid.uuid4().hex[:10]}"
+    client = _cluster(cluster.url)
+    try:
+        yield client, prefix
+    finally:
+        for key in list(client.scan_iter(match=f"*{prefix}*", count=1000)):
+            client.delete(key)
+        disconnect(client)
+
+
 @pytest.fixture(params=["fakeredis", "real_redis"])
 def redis_backend(request: pytest.FixtureRequest) -> Iterator[tuple[redis.Redis, str]]:
     """A Redis client and a unique key prefix for this test, on each backend."""
+    with backend(request) as given:
+        yield given
+
+
+@contextmanager
+def backend(request: pytest.FixtureRequest) -> Iterator[tuple[redis.Redis, str]]:
+    """The backend ``request.param`` names: ``fakeredis``, ``real_redis`` or ``cluster``
+    (the session's ``redis_cluster``: a suite that runs on it too parametrizes its own
+    ``redis_backend`` with it)."""
     prefix = f"t{uuid.uuid4().hex[:10]}"
     if request.param == "fakeredis":
         client = fakeredis.FakeRedis(server=fakeredis.FakeServer())
         yield client, prefix
+        return
+    if request.param == "cluster":
+        with on_cluster(request.getfixturevalue("redis_cluster")) as given:
+            yield given
         return
     client = _real_redis()
     try:

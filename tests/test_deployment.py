@@ -26,6 +26,8 @@ def test_the_api_and_the_worker_share_the_redis():
     worker = services["worker"]
     assert worker["command"] == ["python", "-m", "workers"]
     assert worker["environment"]["REDIS_URL"] == "redis://redis:6379/0"
+    for name in ("RQ_REDIS_URL",):
+        assert services["api"]["environment"][name] == worker["environment"][name]
 
 
 def test_the_api_and_the_worker_share_the_webhook_address_policy():

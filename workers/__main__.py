@@ -7,8 +7,11 @@ and moves due RQ job retries back onto their queues (no RQ scheduler process, no
 scheduler lock); RQ's ``SimpleWorker`` on the main thread runs the RQ jobs in this process,
 webhook deliveries before verifications, and those before post-game analyses (``QUEUES``;
 an analysis holds its worker's RQ loop up to a minute at its defaults, the reconciler
-goes on meanwhile). When
-Redis goes away, RQ's work loop ends; this process waits for Redis with backoff and starts
+goes on meanwhile). The
+events are read and written on ``--url`` (``REDIS_URL``; a Redis Cluster's node with
+``RUMMY_REDIS_CLUSTER=true``), the jobs on ``--rq-url`` (``RQ_REDIS_URL``, default
+``--url``). When
+the job Redis goes away, RQ's work loop ends; this process waits for it with backoff and starts
 a new work loop, so it rides out a Redis restart. SIGTERM or SIGINT stop it after the job
 in hand. Run as many as the load needs, on any machines, under a supervisor that restarts
 a process that exits (docker-compose ``restart: unless-stopped``, systemd
@@ -72,10 +75,11 @@ def rq_worker(client: redis.Redis) -> Worker:
 
 
 def work_until_stopped(wiring: Wiring, stop: threading.Event) -> None:
-    """RQ work loops, one after another, until a stop is requested."""
+    """RQ work loops on the job Redis, one after another, until a stop is requested."""
+    jobs = wiring.job_client
     failures = 0
     while not stop.is_set():
-        worker = rq_worker(wiring.client)
+        worker = rq_worker(jobs)
         worker.stop = stop
         try:
             worker.work(logging_level="WARNING")
@@ -86,7 +90,7 @@ def work_until_stopped(wiring: Wiring, stop: threading.Event) -> None:
         pause = BACKOFF_S[min(failures, len(BACKOFF_S) - 1)]
         failures += 1
         log.warning("worker: the work loop ended; starting again in %ss", pause)
-        _wait_for_redis(wiring.client, stop, pause)
+        _wait_for_redis(jobs, stop, pause)
 
 
 def _wait_for_redis(client: redis.Redis, stop: threading.Event, pause: float) -> None:
@@ -99,7 +103,12 @@ def _wait_for_redis(client: redis.Redis, stop: threading.Event, pause: float) ->
 
 
 @click.command()
-@click.option("--url", envvar="REDIS_URL", required=True, help="Redis URL (env REDIS_URL).")
+@click.option("--url", envvar="REDIS_URL", required=True,
+              help="The events' Redis: a plain Redis, or any node of a Redis Cluster with "
+                   "RUMMY_REDIS_CLUSTER=true (env REDIS_URL).")
+@click.option("--rq-url", envvar="RQ_REDIS_URL", default=None,
+              help="The jobs' Redis, a plain one (env RQ_REDIS_URL; default --url, "
+                   "required on a cluster).")
 @click.option("--prefix", envvar="RUMMY_KEY_PREFIX", default="rummy", show_default=True,
               help="Key prefix of the matches this worker serves (env RUMMY_KEY_PREFIX).")
 @click.option("--burst", is_flag=True,
@@ -110,22 +119,26 @@ def _wait_for_redis(client: redis.Redis, stop: threading.Event, pause: float) ->
 @click.option("--metrics-host", envvar="RUMMY_WORKER_METRICS_HOST", default="127.0.0.1",
               show_default=True, help="Address the metrics port binds "
                                       "(env RUMMY_WORKER_METRICS_HOST; 0.0.0.0 in a container).")
-def main(url: str, prefix: str, burst: bool, metrics_port: int | None,
+def main(url: str, rq_url: str | None, prefix: str, burst: bool, metrics_port: int | None,
          metrics_host: str) -> None:
     """Run system steps, clock checks, bots' turns and RQ jobs until SIGTERM/SIGINT."""
     logs.configure(logging.INFO)
-    wiring = bootstrap(Settings.from_env(redis_url=url, key_prefix=prefix), in_process=False)
+    try:
+        settings = Settings.from_env(redis_url=url, rq_redis_url=rq_url, key_prefix=prefix)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from exc
+    wiring = bootstrap(settings, in_process=False)
     context.use(wiring)
     if metrics_port is not None:
         wiring.metrics.serve(metrics_port, metrics_host)
         log.info("worker %d: metrics on http://%s:%d/metrics", os.getpid(), metrics_host,
                  metrics_port)
     reconciler = Reconciler(wiring.index, wiring.obligations,
-                            retried_queues=WORKER_QUEUES, client=wiring.client,
+                            retried_queues=WORKER_QUEUES, client=wiring.job_client,
                             metrics=wiring.metrics)
     if burst:
         handled = reconciler.drain()
-        rq_worker(wiring.client).work(burst=True, logging_level="WARNING")
+        rq_worker(wiring.job_client).work(burst=True, logging_level="WARNING")
         log.info("burst: %d matches handled", handled + reconciler.drain())
         return
     stop = threading.Event()

@@ -3,11 +3,14 @@
 An organiser key can do for its own matches what the admin token does for all of them
 (seeded and prepared matches, full views and logs, organiser controls); another
 organiser's matches do not exist for it (404). Keys live in two Redis hashes:
-``{prefix}:organisers`` (id -> JSON record) and ``{prefix}:organiser_keys`` (key hash ->
-id). Every request looks the key up afresh, so a revoked key stops at once.
+``{prefix}:{organisers}`` (id -> JSON record) and ``{prefix}:{organisers}:keys`` (key hash
+-> id), one hash tag, so the transactions over both stay in one Redis Cluster slot (before
+this they were ``{prefix}:organisers`` and ``{prefix}:organiser_keys``: docs/operations.md
+says how to move them). Every request looks the key up afresh, so a revoked key stops at
+once.
 
 A stream the key opened is not a request: it holds the key's hash, and the revocation is
-announced on ``{prefix}:organiser_revoked:<id>`` (a capped stream, entries ``revoked`` =
+announced on ``{prefix}:{organisers}:revoked:<id>`` (a capped stream, entries ``revoked`` =
 the key's hash, on the key's own channel), in the same transaction that drops the hash
 from the lookup table. Every process's stream hub reads that key beside the streams the
 organiser's key opened (``service.usecases.revocation``), so they end in whichever
@@ -42,9 +45,9 @@ class OrganiserKeys:
 
     def __init__(self, client: redis.Redis, prefix: str) -> None:
         self._client = client
-        self._records = f"{prefix}:organisers"
-        self._by_hash = f"{prefix}:organiser_keys"
-        self._revoked = f"{prefix}:organiser_revoked"
+        self._records = f"{prefix}:{{organisers}}"
+        self._by_hash = f"{prefix}:{{organisers}}:keys"
+        self._revoked = f"{prefix}:{{organisers}}:revoked"
 
     def create(self, name: str) -> tuple[Organiser, str]:
         """A new organiser and its key; the key is returned only here, once."""

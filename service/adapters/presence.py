@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import redis
+from redis.cluster import RedisCluster
 
 from service.ports import StoreUnavailable
 
@@ -133,7 +134,13 @@ class Presence:
 
     @_translated
     def refresh(self, held: Mapping[str, Iterable[str]]) -> None:
-        """Extend every member this process holds, one script per match, pipelined."""
+        """Extend every member this process holds, one script per match, pipelined; on a
+        Redis Cluster one call each (a cluster pipeline of scripts would meet a
+        ``NOSCRIPT`` after a failover outside the client's retry)."""
+        if isinstance(self._client, RedisCluster):
+            for match_id, members in held.items():
+                self._update(keys=self._keys(match_id), args=self._args("add", members))
+            return
         pipe = self._client.pipeline(transaction=False)
         for match_id, members in held.items():
             self._update(keys=self._keys(match_id), args=self._args("add", members),

@@ -41,7 +41,7 @@ class RedisRatings:
               update: Callable[[list[RatingRecord | None]], list[RatingRecord]]) -> bool:
         keys = [self._key(variant, suffix) for suffix in ("players", "order", "applied")]
         for _ in range(ATTEMPTS):
-            with self._client.pipeline() as pipe:
+            with self._client.pipeline(transaction=True) as pipe:  # WATCH on a cluster too
                 try:
                     pipe.watch(keys[0], keys[2])
                     if pipe.sismember(keys[2], marker):

@@ -28,9 +28,10 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import redis
+from redis.cluster import RedisCluster
 
 from domain.chain import GENESIS_HASH, canonical_json, event_hash
 from service.adapters import store_scripts as scripts
@@ -214,11 +215,27 @@ class RedisEventStore:
         return decode_entry(entry_id, fields)
 
     def answers(self) -> bool:
-        """Whether Redis answers a ping (readiness)."""
+        """Whether Redis answers (readiness; ``unready`` says why not)."""
+        return self.unready() is None
+
+    def unready(self) -> str | None:
+        """Why the store cannot serve now, or None when it can: a plain Redis must answer a
+        ping; on a Redis Cluster every master must answer ``CLUSTER INFO`` with
+        ``cluster_state:ok`` (a master down leaves its slots unserved, and the others say
+        ``fail`` once they notice)."""
+        client: Any = self._client
         try:
-            return bool(self._client.ping())
-        except redis.RedisError:
-            return False
+            if not isinstance(client, RedisCluster):
+                return None if client.ping() else "Redis does not answer"
+            infos = cast(dict[str, dict[str, str]],  # one INFO per master, by node name
+                         client.cluster_info(target_nodes=RedisCluster.PRIMARIES))
+        except redis.RedisError as exc:
+            return f"Redis does not answer: {exc}"
+        failing = sorted(node for node, info in infos.items()
+                         if info.get("cluster_state") != "ok")
+        if failing:
+            return f"cluster_state is not ok on {', '.join(failing)}"
+        return None
 
     def create(
         self,

@@ -16,10 +16,16 @@ blp = ApiBlueprint("health", __name__, description="Service health")
 @blp.route("/healthz")
 class Health(MethodView):
     @blp.response(200, HealthSchema)
-    @blp.alt_response(503, schema=HealthSchema, description="Redis does not answer")
+    @blp.alt_response(503, schema=HealthSchema,
+                      description="Redis does not answer (on a Redis Cluster: a master does "
+                                  "not, or the cluster's state is not ok)")
     def get(self) -> Any:
-        """Is the service up, and does its Redis answer?"""
-        mode = "embedded" if current_app.config["SETTINGS"].embedded else "redis"
-        if not use_cases().store.answers():
-            return {"status": "degraded", "redis": "unreachable", "mode": mode}, 503
+        """Is the service up, and does its Redis answer (a cluster: every master, state ok)?"""
+        settings = current_app.config["SETTINGS"]
+        mode = ("embedded" if settings.embedded
+                else "redis-cluster" if settings.redis_cluster else "redis")
+        reason = use_cases().store.unready()
+        if reason is not None:
+            return {"status": "degraded", "redis": "unreachable", "mode": mode,
+                    "reason": reason}, 503
         return {"status": "ok", "redis": "ok", "mode": mode}

@@ -5,8 +5,9 @@ tournament's verifications per client address and per tournament). Every
 per-address count keys the client by ``client_address``: an IPv6 client by its /64, an
 IPv4 one by its address.
 
-Counters live in the same Redis as the matches (``{prefix}:limits:...``), so every API
-process shares them; embedded mode counts in memory. A refused request gets 429
+Counters live in the limiter's storage (``{prefix}:limits:...``): ``RUMMY_RATE_LIMIT_STORAGE``,
+by default the job Redis (``RQ_REDIS_URL``, itself by default the matches' Redis), so every
+API process shares them; embedded mode counts in memory. A refused request gets 429
 ``rate_limited`` with ``Retry-After``; every limited route answers with ``RateLimit-Limit``,
 ``RateLimit-Remaining`` and ``RateLimit-Reset``. While Redis does not answer, requests are
 let through unlimited (they then get 503 ``store_unavailable`` from the store, never a 500
@@ -236,7 +237,7 @@ def limit_abuse(app: Flask, settings: Settings) -> None:
     app.after_request(count_refusals)
     limiter = Limiter(client_address, app=app, headers_enabled=True,
                       header_name_mapping=HEADERS, retry_after="delta-seconds",
-                      storage_uri=settings.redis_url or "memory://",
+                      storage_uri=settings.limiter_storage,
                       key_prefix=f"{settings.key_prefix}:limits", strategy="moving-window",
                       swallow_errors=True)
     views = app.view_functions

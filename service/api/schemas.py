@@ -690,7 +690,9 @@ class ControlHeadersSchema(Schema):
 class HealthSchema(Schema):
     status = fields.String(required=True)
     redis = fields.String(required=True)
-    mode = fields.String(required=True, metadata={"description": "embedded or redis"})
+    mode = fields.String(required=True,
+                         metadata={"description": "embedded, redis or redis-cluster"})
+    reason = fields.String(metadata={"description": "Why it is degraded (on a 503)"})
 
 
 # --- auditing ----------------------------------------------------------------------------

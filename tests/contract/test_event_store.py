@@ -1,4 +1,5 @@
-"""Contract suite for the event store, run on every backend (fakeredis and real Redis).
+"""Contract suite for the event store, run on every backend (fakeredis, real Redis and a
+3-master Redis Cluster: ``tests.cluster``).
 
 STYLE.md 9: one suite that every storage backend passes. Every key lives under the
 fixture's prefix, so the real server is left as found.
@@ -9,12 +10,13 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import redis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from redis.cluster import RedisCluster
 
 from service.adapters.store import (
     GENESIS_HASH,
@@ -28,6 +30,7 @@ from service.adapters.store import (
     VersionConflict,
     event_hash,
 )
+from tests.conftest import backend
 
 
 class StepClock:
@@ -42,6 +45,13 @@ class StepClock:
         return self._now
 
 
+@pytest.fixture(params=["fakeredis", "real_redis", "cluster"])
+def redis_backend(request: pytest.FixtureRequest) -> Iterator[tuple[redis.Redis, str]]:
+    """The conftest's backends, and the cluster."""
+    with backend(request) as given:
+        yield given
+
+
 @pytest.fixture
 def store(redis_backend: tuple[redis.Redis, str]) -> RedisEventStore:
     client, prefix = redis_backend
@@ -54,6 +64,9 @@ def _sibling_client(client: redis.Redis, **overrides: Any) -> redis.Redis:
     Copying the pool's connection class and kwargs works for both backends: for fakeredis
     the kwargs carry the FakeServer, so the sibling shares its data.
     """
+    if isinstance(client, RedisCluster):
+        node = client.get_default_node()
+        return cast(redis.Redis, RedisCluster(host=node.host, port=node.port, **overrides))
     pool = client.connection_pool
     kwargs = {**pool.connection_kwargs, **overrides}
     return redis.Redis(

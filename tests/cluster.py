@@ -1,0 +1,140 @@
+"""A real Redis Cluster of its own for the tests: three masters (no replicas) started from
+``redis-server`` on free ports in a temporary directory, joined by ``redis-cli --cluster
+create``. Only its own processes are stopped at the end.
+
+The session fixture ``redis_cluster`` (tests/conftest.py) gives one to the store contract
+suite and the API tests on a cluster; a test that kills a master starts a small one of
+its own (``ClusterProcesses``)."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from redis.cluster import RedisCluster
+
+MASTERS = 3
+START_S = 20.0
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def cluster_ports(count: int) -> list[int]:
+    """``count`` ports that are free with their cluster bus ports (port + 10000), below the
+    kernel's ephemeral range so no outgoing connection takes one meanwhile."""
+    ports: list[int] = []
+    while len(ports) < count:
+        port = random.randint(20000, 29999)
+        if port not in ports and _bindable(port) and _bindable(port + 10000):
+            ports.append(port)
+    return ports
+
+
+def missing() -> str | None:
+    """Why no cluster can be started here (None: it can)."""
+    for program in ("redis-server", "redis-cli"):
+        if shutil.which(program) is None:
+            return f"{program} is not on PATH"
+    return None
+
+
+class ClusterProcesses:
+    """The redis-server processes of one cluster, and their ports."""
+
+    def __init__(self, directory: Path, masters: int = MASTERS) -> None:
+        self.directory = directory
+        self.ports = cluster_ports(masters)
+        self.processes: dict[int, subprocess.Popen[bytes]] = {}
+
+    @property
+    def url(self) -> str:
+        """Any node's URL (the first's)."""
+        return f"redis://127.0.0.1:{self.ports[0]}"
+
+    def start(self) -> None:
+        for port in self.ports:
+            node = self.directory / str(port)
+            node.mkdir(parents=True, exist_ok=True)
+            log = (node / "redis.log").open("ab")
+            self.processes[port] = subprocess.Popen(
+                ["redis-server", "--port", str(port), "--bind", "127.0.0.1",
+                 "--cluster-enabled", "yes", "--cluster-config-file", str(node / "nodes.conf"),
+                 "--cluster-node-timeout", "1000", "--save", "", "--appendonly", "no",
+                 "--dir", str(node)],
+                stdout=log, stderr=subprocess.STDOUT)
+            log.close()
+        for port in self.ports:
+            self._wait(lambda port=port: self._ping(port), f"redis-server on {port}")
+        subprocess.run(["redis-cli", "--cluster", "create",
+                        *(f"127.0.0.1:{port}" for port in self.ports),
+                        "--cluster-replicas", "0", "--cluster-yes"],
+                       check=True, capture_output=True, timeout=START_S)
+        self._wait(self.ok, "cluster_state:ok on every node")
+
+    def _ping(self, port: int) -> bool:
+        return subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True,
+                              timeout=5).stdout.strip() == b"PONG"
+
+    def _info(self, port: int) -> str:
+        return subprocess.run(["redis-cli", "-p", str(port), "cluster", "info"],
+                              capture_output=True, timeout=5).stdout.decode()
+
+    def ok(self) -> bool:
+        return all("cluster_state:ok" in self._info(port) for port in self.processes)
+
+    def _wait(self, ready: object, what: str) -> None:
+        deadline = time.monotonic() + START_S
+        while not ready():  # type: ignore[operator]
+            for port, process in self.processes.items():
+                if process.poll() is not None:
+                    raise RuntimeError(f"redis-server on {port} exited: see {self.directory}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the test cluster is not ready: {what}")
+            time.sleep(0.05)
+
+    def client(self, **options: object) -> RedisCluster:
+        return RedisCluster.from_url(self.url, **options)  # type: ignore[arg-type]
+
+    def kill(self, port: int) -> None:
+        """Kill one node (its own process only) and wait for it to be gone."""
+        process = self.processes.pop(port)
+        process.kill()
+        process.wait(timeout=10)
+
+    def stop(self) -> None:
+        for port in list(self.processes):
+            self.kill(port)
+
+
+def disconnect(client: object) -> None:
+    """Close a cluster client's sockets: ``RedisCluster.close`` leaves the pools of a
+    client made ``from_url`` (the server's) connected."""
+    if isinstance(client, RedisCluster):
+        for node in client.get_nodes():
+            if node.redis_connection is not None:
+                node.redis_connection.connection_pool.disconnect()
+    client.close()  # type: ignore[attr-defined]
+
+
+@contextmanager
+def running_cluster(directory: Path, masters: int = MASTERS) -> Iterator[ClusterProcesses]:
+    """A cluster of ``masters`` masters until the block ends; stopped however it ends."""
+    cluster = ClusterProcesses(directory, masters)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
