@@ -78,6 +78,12 @@ class Settings:
     def is_arena(self) -> bool:
         return self.format == "arena"
 
+    @property
+    def starts_at(self) -> float | None:
+        """When a tournament open for entry starts by itself (None: at the organiser's
+        word, or it started at its creation)."""
+        return None if self.registration is None else self.registration.starts_at
+
 
 @dataclass(frozen=True)
 class PairedTable:
@@ -275,8 +281,7 @@ class TournamentDue:
         if state is None or state.phase in FINAL:
             return None
         if state.phase == REGISTERING:
-            registration = state.settings.registration
-            starts_at = None if registration is None else registration.starts_at
+            starts_at = state.settings.starts_at
             return None if starts_at is None else cls(0, False, (), starts_at)
         unopened = state.unopened
         if unopened is not None:
@@ -446,8 +451,7 @@ def advance(tournament: Tournament, outcomes: Mapping[str, TableOutcome],
     if state is None or state.phase in FINAL:
         return []
     if state.phase == REGISTERING:
-        registration = state.settings.registration
-        starts_at = None if registration is None else registration.starts_at
+        starts_at = state.settings.starts_at
         due = starts_at is not None and starts_at <= now + TIME_GRAIN_S
         return opening(state, now) if due else []
     unopened = state.unopened

@@ -12,7 +12,8 @@ class TournamentCheckSchema(CheckSchema):
     name = fields.String(required=True, metadata={
         "description": "hash_chain (the tournament's log), pairings (every round from the "
                        "results before it), results (every recorded table from its match's "
-                       "own log)"})
+                       "own log), duplicate_deals (with duplicate deals: every table of a "
+                       "round dealt alike)"})
     notes = fields.List(fields.String(), required=True, metadata={
         "description": "What could not be checked and why (results past the point where "
                        "the pairings' replay stopped)"})

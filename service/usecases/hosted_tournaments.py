@@ -302,11 +302,12 @@ class HostedTournaments:
         for tournament_id in ids:
             try:
                 tournament = self.repository.get(tournament_id)
-            except NotFound:
-                tournament = None
-            if tournament is None or _state(tournament).phase != REGISTERING:
-                self.entries.unlist(tournament_id, variant or (
-                    _state(tournament).settings.variant if tournament else ""))
+            except NotFound:  # deleted: it can only be dropped from the listing asked
+                self.entries.unlist(tournament_id, variant or "")
+                continue
+            state = _state(tournament)
+            if state.phase != REGISTERING:
+                self.entries.unlist(tournament_id, state.settings.variant)
                 continue
             found.append(self.view(tournament_id, tournament))
         return {"tournaments": found,
