@@ -40,7 +40,9 @@ def test_a_worker_killed_between_and_during_rounds_pairs_each_round_once(stack: 
         state = stack.http.request("GET", path).body
         if state["status"] == "complete":
             break
-        if state["round"] != seen_round or rng.random() < 0.15:
+        # every round's start, and now and then mid-round: seldom enough that a worker
+        # outlives the 2 s lease a killed one left on the tournament's row
+        if state["round"] != seen_round or rng.random() < 0.02:
             seen_round = state["round"]
             time.sleep(rng.uniform(0.0, 0.05))
             stack.worker.kill9()
