@@ -83,7 +83,7 @@ def failed(report: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.fixture
 def finished(client: FlaskClient) -> dict[str, Any]:
-    return play_out(client)
+    return play_out(client, target=10)
 
 
 # --- tampering, as someone with write access to Redis would ------------------------------
