@@ -19,15 +19,16 @@ from __future__ import annotations
 import re
 import threading
 import time
+import uuid
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
 
+from service.adapters.fanout import StreamHub, Subscription, notify
 from service.bootstrap import connect
 from tests.cluster import ClusterProcesses, disconnect, missing, running_cluster
 from tests.conftest import cannot_run
@@ -92,14 +93,104 @@ class Watcher:
         self.thread.join(5)
 
 
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[ClusterProcesses]:
-    """Requested before ``serving``, so the API's wiring is closed before it stops."""
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterProcesses]:
+    """This module's cluster (its slots move): stopped after every test's wiring closed."""
     why = missing()
     if why is not None:
         cannot_run("REDIS-CLUSTER", why)
-    with running_cluster(tmp_path / "cluster") as started:
+    with running_cluster(tmp_path_factory.mktemp("reshard")) as started:
         yield started
+        shard_readers_ended()
+
+
+def shard_readers_ended(wait_s: float = 5.0) -> None:
+    """Wait for the closed hubs' shard readers (they end within a second), so none is
+    still reading when the cluster stops."""
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline and any(
+            thread.name.startswith("rummy-shard-") for thread in threading.enumerate()):
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def hub(cluster: ClusterProcesses) -> Iterator[tuple[StreamHub, Any]]:
+    """A stream hub on the cluster, as the server builds it, and its client."""
+    events = connect(cluster_settings(cluster.url, "hub"))
+    hub = StreamHub(events, f"hub:wake:{uuid.uuid4().hex}", idle_ms=200)
+    try:
+        yield hub, events
+    finally:
+        hub.close()
+        disconnect(events)
+
+
+def append(events: Any, key: str, n: int) -> str:
+    """An entry on ``key``, announced on its channel as every writer does."""
+    entry_id = f"{n}-0"
+    events.xadd(key, {"n": str(n)}, id=entry_id)
+    notify(events, key)
+    return entry_id
+
+
+def delivered(sub: Subscription, wanted: int, wait_s: float = 10.0) -> list[str]:
+    """The entry ids ``sub`` gets until it has ``wanted`` of them (or ``wait_s`` passed)."""
+    ids: list[str] = []
+    deadline = time.monotonic() + wait_s
+    while len(ids) < wanted and time.monotonic() < deadline:
+        ids += [entry_id for _, entries in sub.get() for entry_id, _ in entries]
+    return ids
+
+
+def subscribers_on(cluster: ClusterProcesses, port: int, key: str) -> int:
+    with cluster.node(port) as node:
+        return int(node.execute_command("PUBSUB", "SHARDNUMSUB", key)[1])
+
+
+def test_each_key_is_heard_on_the_master_that_owns_it(cluster, hub):
+    """Keys on every master: each channel is subscribed on its own master, and an entry
+    on any of them reaches its subscriber."""
+    hub, events = hub
+    keys = [f"hub:{{m{n}}}:events" for n in range(12)]
+    owners = {key: cluster.owner(events.keyslot(key)) for key in keys}
+    assert len(set(owners.values())) == 3, "the keys should spread over the masters"
+    subs = {key: hub.subscribe({key: "0-0"}, idle_s=0.2) for key in keys}
+    for key in keys:
+        append(events, key, 1)
+    assert all(delivered(sub, 1) == ["1-0"] for sub in subs.values())
+    for key, owner in owners.items():
+        assert [subscribers_on(cluster, port, key) for port in cluster.ports] == \
+            [1 if port == owner else 0 for port in cluster.ports]
+
+
+def test_a_key_whose_slot_moves_is_heard_on_its_new_master(cluster, hub):
+    """The old master ends the channel's subscription when it gives the slot away; the
+    hub subscribes it again on the new one and reads the key once more."""
+    hub, events = hub
+    key = "hub:{moving}:events"
+    sub = hub.subscribe({key: "0-0"}, idle_s=0.2)
+    first = append(events, key, 1)
+    assert delivered(sub, 1) == [first]
+    slot = events.keyslot(key)
+    old = cluster.owner(slot)
+    new = next(port for port in cluster.ports if port != old)
+    assert cluster.move_slot(slot, new) == 1
+    appended = [append(events, key, n) for n in (2, 3)]
+    assert delivered(sub, 2) == appended
+    assert (subscribers_on(cluster, old, key), subscribers_on(cluster, new, key)) == (0, 1)
+
+
+def test_a_lost_shard_connection_is_made_again_and_the_key_read(cluster, hub):
+    hub, events = hub
+    key = "hub:{cut}:events"
+    sub = hub.subscribe({key: "0-0"}, idle_s=0.2)
+    first = append(events, key, 1)
+    assert delivered(sub, 1) == [first]
+    owner = cluster.owner(events.keyslot(key))
+    with cluster.node(owner) as node:
+        assert node.client_kill_filter(_type="pubsub") >= 1
+    appended = [append(events, key, n) for n in (2, 3)]
+    assert delivered(sub, 2) == appended
 
 
 def play(players: Players, table: Table, stop: threading.Event) -> None:
