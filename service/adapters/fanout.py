@@ -11,14 +11,24 @@ threads, and the same code works.
 
 How the hub learns of new entries: every writer of a followed key also publishes on the
 sharded pub/sub channel of the same name (``SPUBLISH <key>``: the store's append scripts,
-presence, the organiser feed; see ``notify``). The hub holds one pub/sub connection,
-``SSUBSCRIBE``s a key's channel while the key has subscribers, and on a message reads
-that key alone from its position. The message is only a hint; the stream is the truth.
+presence, the organiser feed; see ``notify``). The hub holds one pub/sub connection
+(one per master on a cluster, below), ``SSUBSCRIBE``s a key's channel while the key has
+subscribers, and on a message reads that key alone from its position. The message is
+only a hint; the stream is the truth.
 Before, one blocking ``XREAD`` over every watched key was re-issued after each event:
 with a thousand matches followed, each call cost Redis about 10 ms (it registers and
-unregisters the read on every key), while actions waited behind it. A channel named
-after a key hashes to the key's slot, so this is also how it works on Redis Cluster
-(the connection per shard is the part still to write).
+unregisters the read on every key), while actions waited behind it.
+
+On a Redis Cluster a channel named after a key hashes to the key's slot, and a sharded
+message reaches only the clients of the master owning that slot. The hub then holds one
+pub/sub connection per master (``_ShardedListener``), subscribes each key's channel on
+its slot's owner, and a reader per connection hands what it hears to one inbox, so a
+message on any master wakes the hub at once (redis-py's own cluster pub/sub polls the
+masters one after another). When a slot moves to another master, the old one ends the
+subscriptions of its channels (Redis 7 sends ``sunsubscribe``), a subscription sent to
+a master that lost the slot is answered MOVED, and a broken connection ends them all:
+the listener learns the slots again, subscribes each such channel on its new owner and
+reads the key once more (below), so a stream never goes silent after a reshard.
 
 The hub knows stream keys and entry ids, nothing about matches: ``service.usecases.live``
 reads the backlog with normal reads, subscribes at the position it reached, and decodes and
@@ -30,8 +40,9 @@ subscriber, and every entry dispatched before it was already in Redis, so that r
 the subscriber drops what it already has by id. The hub dispatches under the same lock that
 ``subscribe`` takes, which is what makes "before" and "after" well defined. A key newly
 watched is read once more when its channel's subscription is confirmed, and every key when
-the pub/sub connection was lost and made again: what was appended while no message could
-arrive is read then.
+the pub/sub connection was lost and made again (on a cluster, every key of the lost
+master, or of a slot that moved, when its subscription is confirmed on the owner): what
+was appended while no message could arrive is read then.
 
 The hub counts what an operator watches (``service.ports.Metrics``): each subscription is
 an open stream from ``subscribe`` until ``unsubscribe`` (or the hub's close), and each
