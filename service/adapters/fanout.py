@@ -602,9 +602,12 @@ class _ShardedListener:
 
     def due(self, timeout: float) -> set[str]:
         """The keys to read: named by a message, or just subscribed (confirmed). Waits up
-        to ``timeout`` for the first word from any shard, then takes what has arrived;
-        stray channels are placed again afterwards."""
+        to ``timeout`` (``_REFRESH_S`` while channels are stray) for the first word from
+        any shard, then takes what has arrived; stray channels are placed again
+        afterwards."""
         keys: set[str] = set()
+        if self._stray:
+            timeout = min(timeout, _REFRESH_S)
         try:
             heard: Heard | None = self._inbox.get(timeout=timeout) if timeout > 0 \
                 else self._inbox.get_nowait()
