@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from redis import Redis
 from redis.cluster import RedisCluster
 
 MASTERS = 3
@@ -107,6 +108,68 @@ class ClusterProcesses:
 
     def client(self, **options: object) -> RedisCluster:
         return RedisCluster.from_url(self.url, **options)  # type: ignore[arg-type]
+
+    def node(self, port: int) -> Redis:
+        """A plain client of one node (close it)."""
+        return Redis(host="127.0.0.1", port=port)
+
+    def ids(self) -> dict[int, str]:
+        """Each node's cluster id, by port."""
+        ids = {}
+        for port in self.processes:
+            with self.node(port) as node:
+                ids[port] = node.execute_command("CLUSTER", "MYID").decode()
+        return ids
+
+    def owner(self, slot: int) -> int:
+        """The port of the master serving ``slot``, as the first node sees it."""
+        with self.node(self.ports[0]) as node:
+            nodes = node.execute_command("CLUSTER", "NODES").decode()
+        for line in nodes.splitlines():
+            fields = line.split()
+            for served in fields[8:]:
+                low, _, high = served.partition("-")
+                if low.isdigit() and int(low) <= slot <= int(high or low):
+                    return int(fields[1].split(":")[1].split("@")[0])
+        raise LookupError(f"no master serves slot {slot}")
+
+    def move_slot(self, slot: int, to_port: int, batch: int = 10, pause_s: float = 0.0) -> int:
+        """Move ``slot`` and its keys to the master on ``to_port`` as ``redis-cli --cluster
+        reshard`` does: the target IMPORTING, the source MIGRATING, the keys MIGRATEd
+        ``batch`` at a time (``pause_s`` between batches widens the window in which a
+        command meets the slot half moved), then the new owner told to every master.
+        Returns the keys moved."""
+        ids = self.ids()
+        from_port = self.owner(slot)
+        if from_port == to_port:
+            return 0
+        with self.node(to_port) as target, self.node(from_port) as source:
+            target.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", ids[from_port])
+            source.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", ids[to_port])
+            moved = 0
+            while keys := source.execute_command("CLUSTER", "GETKEYSINSLOT", slot, batch):
+                source.execute_command("MIGRATE", "127.0.0.1", to_port, "", 0, 5000,
+                                       "KEYS", *keys)
+                moved += len(keys)
+                time.sleep(pause_s)
+            target.execute_command("CLUSTER", "SETSLOT", slot, "NODE", ids[to_port])
+            source.execute_command("CLUSTER", "SETSLOT", slot, "NODE", ids[to_port])
+        for port in self.processes:
+            if port not in (from_port, to_port):
+                with self.node(port) as other:
+                    other.execute_command("CLUSTER", "SETSLOT", slot, "NODE", ids[to_port])
+        return moved
+
+    def errors(self) -> dict[str, int]:
+        """The error replies every node gave so far, by kind (``INFO errorstats``:
+        MOVED, ASK, TRYAGAIN, ...), summed over the nodes."""
+        total: dict[str, int] = {}
+        for port in self.processes:
+            with self.node(port) as node:
+                for name, stats in node.info("errorstats").items():
+                    kind = name.removeprefix("errorstat_")
+                    total[kind] = total.get(kind, 0) + int(stats["count"])
+        return total
 
     def kill(self, port: int) -> None:
         """Kill one node (its own process only) and wait for it to be gone."""

@@ -11,14 +11,24 @@ threads, and the same code works.
 
 How the hub learns of new entries: every writer of a followed key also publishes on the
 sharded pub/sub channel of the same name (``SPUBLISH <key>``: the store's append scripts,
-presence, the organiser feed; see ``notify``). The hub holds one pub/sub connection,
-``SSUBSCRIBE``s a key's channel while the key has subscribers, and on a message reads
-that key alone from its position. The message is only a hint; the stream is the truth.
+presence, the organiser feed; see ``notify``). The hub holds one pub/sub connection
+(one per master on a cluster, below), ``SSUBSCRIBE``s a key's channel while the key has
+subscribers, and on a message reads that key alone from its position. The message is
+only a hint; the stream is the truth.
 Before, one blocking ``XREAD`` over every watched key was re-issued after each event:
 with a thousand matches followed, each call cost Redis about 10 ms (it registers and
-unregisters the read on every key), while actions waited behind it. A channel named
-after a key hashes to the key's slot, so this is also how it works on Redis Cluster
-(the connection per shard is the part still to write).
+unregisters the read on every key), while actions waited behind it.
+
+On a Redis Cluster a channel named after a key hashes to the key's slot, and a sharded
+message reaches only the clients of the master owning that slot. The hub then holds one
+pub/sub connection per master (``_ShardedListener``), subscribes each key's channel on
+its slot's owner, and a reader per connection hands what it hears to one inbox, so a
+message on any master wakes the hub at once (redis-py's own cluster pub/sub polls the
+masters one after another). When a slot moves to another master, the old one ends the
+subscriptions of its channels (Redis 7 sends ``sunsubscribe``), a subscription sent to
+a master that lost the slot is answered MOVED, and a broken connection ends them all:
+the listener learns the slots again, subscribes each such channel on its new owner and
+reads the key once more (below), so a stream never goes silent after a reshard.
 
 The hub knows stream keys and entry ids, nothing about matches: ``service.usecases.live``
 reads the backlog with normal reads, subscribes at the position it reached, and decodes and
@@ -30,8 +40,9 @@ subscriber, and every entry dispatched before it was already in Redis, so that r
 the subscriber drops what it already has by id. The hub dispatches under the same lock that
 ``subscribe`` takes, which is what makes "before" and "after" well defined. A key newly
 watched is read once more when its channel's subscription is confirmed, and every key when
-the pub/sub connection was lost and made again: what was appended while no message could
-arrive is read then.
+the pub/sub connection was lost and made again (on a cluster, every key of the lost
+master, or of a slot that moved, when its subscription is confirmed on the owner): what
+was appended while no message could arrive is read then.
 
 The hub counts what an operator watches (``service.ports.Metrics``): each subscription is
 an open stream from ``subscribe`` until ``unsubscribe`` (or the hub's close), and each
@@ -44,12 +55,15 @@ from __future__ import annotations
 import heapq
 import itertools
 import logging
+import queue
 import threading
 import time
 from collections.abc import Mapping
 from typing import Any
 
 import redis
+from redis.cluster import ClusterNode, RedisCluster
+from redis.crc import key_slot
 
 from service.ports import UNMEASURED, Metrics, entry_order
 
@@ -68,6 +82,10 @@ _EPOCH_MS = 10**12
 an event's id is its version."""
 _LOG_TRIM_AT = 64
 """Batches a group's log holds before what every member has taken is dropped."""
+_LISTEN_S = 1.0
+"""A shard's reader waits this long for a message before it looks whether it should stop."""
+_REFRESH_S = 0.1
+"""The cluster's slot map is refreshed at most this often while channels are stray."""
 
 
 def _text(value: Any) -> str:
@@ -296,7 +314,7 @@ class StreamHub:
             log.warning("stream hub wake-up failed; new keys are read after the current wait")
 
     def _run(self) -> None:
-        listener: _Listener | None = None
+        listener: _Listener | _ShardedListener | None = None
         due: set[str] = set()
         try:
             while True:
@@ -314,7 +332,7 @@ class StreamHub:
                     self._wait_until = time.monotonic() + wait_s
                 try:
                     if listener is None:
-                        listener = _Listener(self._client, self._wake_channel)
+                        listener = _listener(self._client, self._wake_channel)
                     if wanted is not None:
                         listener.follow(wanted)
                     due |= listener.due(wait_s)
@@ -451,6 +469,249 @@ class _Listener:
             self._pubsub.close()
         except Exception:  # noqa: BLE001 - closing a broken connection
             log.debug("stream hub pub/sub close failed", exc_info=True)
+
+
+def _listener(client: redis.Redis, wake_channel: str) -> _Listener | _ShardedListener:
+    """A connection per master on a Redis Cluster; one connection on a single Redis."""
+    if isinstance(client, RedisCluster):
+        return _ShardedListener(client, wake_channel)
+    return _Listener(client, wake_channel)
+
+
+class _Shard:
+    """One master's pub/sub connection on a cluster, and the reader that hands what it
+    hears to the listener's inbox: ``(shard, type, channel)`` for a message, a
+    subscription's confirmation or its end, ``(shard, "moved", slot)`` when the master
+    answered a subscription with MOVED, ``(shard, "lost", None)`` when the connection
+    broke. The reader only reads; the hub's thread subscribes and unsubscribes."""
+
+    def __init__(self, node: ClusterNode, inbox: queue.SimpleQueue[Heard]) -> None:
+        self.name = node.name
+        self.channels: set[str] = set()
+        self._pubsub = _own_connection(node).pubsub()
+        self._inbox = inbox
+        self._closing = False
+        self._reader: threading.Thread | None = None
+
+    def ssubscribe(self, *channels: str) -> None:
+        for same_slot in _by_slot(channels):
+            self._pubsub.ssubscribe(*same_slot)
+            self.channels.update(same_slot)
+        if self._reader is None:
+            self._reader = threading.Thread(target=self._read, name=f"rummy-shard-{self.name}",
+                                            daemon=True)
+            self._reader.start()
+
+    def sunsubscribe(self, *channels: str) -> None:
+        self.channels.difference_update(channels)
+        for same_slot in _by_slot(channels):
+            self._pubsub.sunsubscribe(*same_slot)
+
+    def _read(self) -> None:
+        try:
+            while not self._closing:
+                try:
+                    message = self._pubsub.get_sharded_message(timeout=_LISTEN_S)
+                except redis.exceptions.MovedError as moved:
+                    self._inbox.put((self, "moved", moved.slot_id))
+                    continue
+                except redis.ResponseError:
+                    log.warning("shard %s answered an error", self.name, exc_info=True)
+                    continue
+                if message is not None and message.get("type") in _HEARD:
+                    self._inbox.put((self, message["type"], _text(message["channel"])))
+        except Exception:  # noqa: BLE001 - the listener remakes what a lost shard held
+            if not self._closing:
+                log.warning("shard %s pub/sub connection lost", self.name, exc_info=True)
+                self._inbox.put((self, "lost", None))
+        finally:
+            self._release()
+
+    def close(self) -> None:
+        """Stop the reader; it lets the connection go at its next wake-up (at most
+        ``_LISTEN_S``), so no other thread touches a socket it is reading."""
+        self._closing = True
+        if self._reader is None:
+            self._release()
+
+    def _release(self) -> None:
+        try:
+            self._pubsub.close()
+        except Exception:  # noqa: BLE001 - closing a broken connection
+            log.debug("shard %s pub/sub close failed", self.name, exc_info=True)
+
+
+def _own_connection(node: ClusterNode) -> redis.Redis:
+    """A client of ``node`` with a pool of its own, made like the cluster client's: the
+    cluster client disconnects its node pools when it learns the slots again (after a
+    MOVED), and redis-py would then reconnect a pub/sub connection taken from one and
+    subscribe its channels of every slot again in one command (CROSSSLOT)."""
+    pool = node.redis_connection.connection_pool  # type: ignore[union-attr]
+    return redis.Redis(connection_pool=redis.ConnectionPool(
+        connection_class=pool.connection_class, max_connections=1, **pool.connection_kwargs))
+
+
+def _by_slot(channels: tuple[str, ...]) -> list[list[str]]:
+    """Channels grouped by slot: one (un)subscription may name channels of one slot only
+    (CROSSSLOT otherwise)."""
+    slots: dict[int, list[str]] = {}
+    for channel in channels:
+        slots.setdefault(key_slot(channel.encode()), []).append(channel)
+    return list(slots.values())
+
+
+Heard = tuple[_Shard, str, Any]
+_HEARD = ("smessage", "ssubscribe", "sunsubscribe")
+
+
+class _ShardedListener:
+    """The hub's ears on a Redis Cluster: one pub/sub connection per master, each
+    channel subscribed on the master owning its slot, and one reader per connection
+    feeding a common inbox, so a message on any shard wakes the hub at once.
+
+    It follows slot moves. A master that gives a slot away ends its channels'
+    subscriptions (``sunsubscribe`` from the server); a subscription sent to a master
+    that no longer owns the slot is answered MOVED; a broken connection ends all of its
+    subscriptions. Each such channel is *stray*: the listener refreshes the cluster's
+    slot map (at most every ``_REFRESH_S``) and subscribes it again on its owner, whose
+    confirmation makes the hub read the key once more, so what was appended meanwhile is
+    delivered.
+    """
+
+    def __init__(self, client: RedisCluster, wake_channel: str) -> None:
+        self._client = client
+        self._wake_channel = wake_channel
+        self._inbox: queue.SimpleQueue[Heard] = queue.SimpleQueue()
+        self._shards: dict[str, _Shard] = {}
+        self._held: dict[str, _Shard] = {}
+        self._stray: set[str] = set()
+        self._refreshed_at = -_REFRESH_S
+        self._place({wake_channel})
+
+    def follow(self, wanted: set[str]) -> None:
+        """Subscribe the channels of keys newly wanted, unsubscribe the rest."""
+        wanted = wanted | {self._wake_channel}
+        held = set(self._held) | self._stray
+        self._stray &= wanted
+        for channel in held - wanted:
+            shard = self._held.pop(channel, None)
+            if shard is not None:
+                self._quietly(shard, shard.sunsubscribe, channel)
+        self._place(wanted - held)
+        self._close_idle()
+
+    def due(self, timeout: float) -> set[str]:
+        """The keys to read: named by a message, or just subscribed (confirmed). Waits up
+        to ``timeout`` (``_REFRESH_S`` while channels are stray) for the first word from
+        any shard, then takes what has arrived; stray channels are placed again
+        afterwards."""
+        keys: set[str] = set()
+        if self._stray:
+            timeout = min(timeout, _REFRESH_S)
+        try:
+            heard: Heard | None = self._inbox.get(timeout=timeout) if timeout > 0 \
+                else self._inbox.get_nowait()
+        except queue.Empty:
+            heard = None
+        taken = 0
+        while heard is not None and taken < _DRAIN:
+            self._hear(heard, keys)
+            taken += 1
+            try:
+                heard = self._inbox.get_nowait()
+            except queue.Empty:
+                heard = None
+        if self._stray and time.monotonic() - self._refreshed_at >= _REFRESH_S:
+            self._refresh()
+            self._place(self._stray)
+            self._close_idle()
+        return keys
+
+    def close(self) -> None:
+        for shard in self._shards.values():
+            shard.close()
+        self._shards.clear()
+        self._held.clear()
+
+    def _hear(self, heard: Heard, keys: set[str]) -> None:
+        shard, kind, what = heard
+        if kind == "lost":
+            self._lose(shard)
+        elif kind == "moved":
+            self._stray_from(shard, {channel for channel in shard.channels
+                                     if self._client.keyslot(channel) == what})
+        elif self._held.get(what) is not shard:
+            return
+        elif kind == "sunsubscribe":
+            self._stray_from(shard, {what})
+        elif what != self._wake_channel:
+            keys.add(what)
+
+    def _stray_from(self, shard: _Shard, channels: set[str]) -> None:
+        """Channels a shard no longer carries: forgotten there, placed again later."""
+        channels = {channel for channel in channels if self._held.get(channel) is shard}
+        if not channels:
+            return
+        for channel in channels:
+            del self._held[channel]
+        self._stray |= channels
+        self._quietly(shard, shard.sunsubscribe, *channels)
+
+    def _lose(self, shard: _Shard) -> None:
+        if self._shards.get(shard.name) is shard:
+            del self._shards[shard.name]
+        shard.close()
+        for channel, holder in list(self._held.items()):
+            if holder is shard:
+                del self._held[channel]
+                self._stray.add(channel)
+
+    def _place(self, channels: set[str]) -> None:
+        """Subscribe each channel on the master owning its slot now; a channel whose
+        master cannot be reached stays stray."""
+        by_node: dict[str, list[str]] = {}
+        for channel in channels:
+            try:
+                node = self._client.get_node_from_key(channel)
+            except redis.RedisError:
+                node = None
+            if node is None or node.redis_connection is None:
+                self._stray.add(channel)
+                continue
+            by_node.setdefault(node.name, []).append(channel)
+            if node.name not in self._shards:
+                self._shards[node.name] = _Shard(node, self._inbox)
+        for name, placed in by_node.items():
+            shard = self._shards[name]
+            if self._quietly(shard, shard.ssubscribe, *placed):
+                self._stray.difference_update(placed)
+                self._held.update(dict.fromkeys(placed, shard))
+            else:
+                self._stray.update(placed)
+
+    def _quietly(self, shard: _Shard, command: Any, *channels: str) -> bool:
+        """Send a (un)subscription; a shard whose connection fails is lost."""
+        try:
+            command(*channels)
+        except redis.RedisError:
+            log.warning("shard %s pub/sub failed", shard.name, exc_info=True)
+            self._lose(shard)
+            return False
+        return True
+
+    def _refresh(self) -> None:
+        """Learn the slots' owners again (redis-py's own refresh after MOVED)."""
+        self._refreshed_at = time.monotonic()
+        try:
+            self._client.nodes_manager.initialize()
+        except redis.RedisError:
+            log.warning("cluster slot map refresh failed", exc_info=True)
+
+    def _close_idle(self) -> None:
+        for name, shard in list(self._shards.items()):
+            if not shard.channels:
+                del self._shards[name]
+                shard.close()
 
 
 def _written_at(entry_id: str, fields: Fields) -> float | None:

@@ -15,6 +15,8 @@ from typing import Any
 
 import redis
 
+from service.adapters.slot_moves import SlotMoveScript
+
 
 def text(value: Any) -> str:
     """A Redis reply as a string (clients may or may not decode)."""
@@ -42,8 +44,8 @@ class MatchRecords:
         self._ttl_s = ttl_s
         self._in_flight_s = in_flight_s
         self._clock = clock
-        self._open = client.register_script(self.opening)
-        self._save = client.register_script(self.saving)
+        self._open = SlotMoveScript(client, self.opening)
+        self._save = SlotMoveScript(client, self.saving)
 
     def get(self, match_id: str, record_id: str) -> dict[str, Any] | None:
         raw = self._read(self._record_key(match_id, record_id))

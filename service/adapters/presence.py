@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 import redis
 from redis.cluster import RedisCluster
 
+from service.adapters.slot_moves import SlotMoveScript
 from service.ports import StoreUnavailable
 
 T = TypeVar("T")
@@ -111,8 +112,8 @@ class Presence:
         self._client = client
         self._key = key_of
         self.ttl_ms = ttl_ms
-        self._update = client.register_script(_UPDATE)
-        self._read = client.register_script(_READ)
+        self._update = SlotMoveScript(client, _UPDATE)
+        self._read = SlotMoveScript(client, _READ)
 
     def live_key(self, match_id: str) -> str:
         return str(self._key(match_id, "live"))

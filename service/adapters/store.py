@@ -37,6 +37,7 @@ from domain.chain import GENESIS_HASH, canonical_json, event_hash
 from service.adapters import store_scripts as scripts
 from service.adapters.presence import KEY_TTL_MS as LIVE_KEY_TTL_MS
 from service.adapters.presence import LIVE_MAXLEN
+from service.adapters.slot_moves import SlotMoveScript
 from service.adapters.store_scripts import CONFLICT, EXISTS, KEY_REUSED, OK, REPLAYED, UNKNOWN
 from service.ports import (
     STARTED,
@@ -178,12 +179,12 @@ class RedisEventStore:
         self._index = index
         self._clock = clock
         self._metrics = metrics
-        self._create_script = client.register_script(scripts.CREATE)
-        self._append_script = client.register_script(scripts.APPEND)
-        self._claim_script = client.register_script(scripts.CLAIM)
-        self._rotate_script = client.register_script(scripts.ROTATE)
-        self._leave_script = client.register_script(scripts.LEAVE)
-        self._abandon_script = client.register_script(scripts.ABANDON)
+        self._create_script = SlotMoveScript(client, scripts.CREATE)
+        self._append_script = SlotMoveScript(client, scripts.APPEND)
+        self._claim_script = SlotMoveScript(client, scripts.CLAIM)
+        self._rotate_script = SlotMoveScript(client, scripts.ROTATE)
+        self._leave_script = SlotMoveScript(client, scripts.LEAVE)
+        self._abandon_script = SlotMoveScript(client, scripts.ABANDON)
 
     # -- keys -------------------------------------------------------------------------------
 

@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 
 import redis
 
+from service.adapters.slot_moves import SlotMoveScript
 from service.ports import Backlog
 
 WAKE_TOKENS = 64
@@ -63,8 +64,8 @@ class WorkIndex:
         self.kinds = tuple(kinds)
         self._clock = clock
         self._wake_key = f"{prefix}:work:wake"
-        self._claim = client.register_script(_CLAIM)
-        self._release = client.register_script(_RELEASE)
+        self._claim = SlotMoveScript(client, _CLAIM)
+        self._release = SlotMoveScript(client, _RELEASE)
 
     def key(self, kind: str) -> str:
         if kind not in self.kinds:

@@ -175,8 +175,8 @@ def test_healthz_says_why_when_a_master_is_down(tmp_path: Path, serving):
 
 
 def test_a_live_stream_delivers_a_move_made_after_it_opened(client):
-    """The stream hub on the cluster client (sharded pub/sub through redis-py's cluster
-    pub/sub; its fan-out per shard is not built yet: docs/operations.md)."""
+    """The stream hub on the cluster: the match's channel is heard on the master owning
+    its slot (slot moves: tests/faults/test_9_cluster_reshard.py)."""
     match = to_knock(client)
     url = f"/v1/matches/{match['id']}/stream"
     response = client.get(url, headers={**bearer(match["seats"][0]["token"]),

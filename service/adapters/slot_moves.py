@@ -1,0 +1,60 @@
+"""Lua scripts that outlast a slot moving between two masters of a Redis Cluster.
+
+While a slot migrates (``redis-cli --cluster reshard``, a rebalance), its keys leave the
+old master a few at a time. A script that names several keys of a match finds some on
+each side and is answered ``TRYAGAIN``; redis-py follows ``ASK`` and ``MOVED`` and retries
+``TRYAGAIN`` itself, but for about half a second at most, then gives up with
+``ClusterError("TTL exhausted.")``. Either way the script did not run (Redis refuses it
+before it starts), so calling it again is safe. A script registered here is called again,
+with a growing pause, for up to ``MIGRATION_WAIT_S``: a slot of a few keys moves in
+milliseconds, so an action then waits instead of being answered 503. On a single Redis
+none of these errors happen and nothing changes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import redis
+from redis.exceptions import ClusterError, TryAgainError
+
+T = TypeVar("T")
+
+MIGRATION_WAIT_S = 2.0
+"""How long a script keeps being retried while its slot is half moved."""
+_FIRST_PAUSE_S = 0.05
+_LONGEST_PAUSE_S = 0.4
+
+
+def through_slot_moves(call: Callable[[], T], wait_s: float = MIGRATION_WAIT_S,
+                       sleep: Callable[[float], None] = time.sleep,
+                       clock: Callable[[], float] = time.monotonic) -> T:
+    """``call()``, again after a pause while it meets a slot half moved, until
+    ``wait_s`` has passed; then the last error is raised (503 ``store_unavailable``)."""
+    deadline = clock() + wait_s
+    pause = _FIRST_PAUSE_S
+    while True:
+        try:
+            return call()
+        except (ClusterError, TryAgainError):
+            if clock() + pause > deadline:
+                raise
+        sleep(pause)
+        pause = min(pause * 2, _LONGEST_PAUSE_S)
+
+
+class SlotMoveScript:
+    """A registered script (``redis.commands.core.Script``) called through slot moves;
+    same call as redis-py's. A pipelined call (``client=`` a pipeline) is only queued
+    here, so it is not retried."""
+
+    def __init__(self, client: redis.Redis, source: str) -> None:
+        self._script = client.register_script(source)
+
+    def __call__(self, keys: Sequence[Any] | None = None, args: Sequence[Any] | None = None,
+                 client: Any = None) -> Any:
+        if client is not None:
+            return self._script(keys=keys, args=args, client=client)
+        return through_slot_moves(lambda: self._script(keys=keys, args=args))
