@@ -142,7 +142,12 @@ def on_cluster(cluster: ClusterProcesses) -> Iterator[tuple[redis.Redis, str]]:
         disconnect(client)
 
 
-@pytest.fixture(params=["fakeredis", "real_redis"])
+BACKENDS = os.environ.get("RUMMY_TEST_BACKENDS", "fakeredis,real_redis").split(",")
+"""The backends every ``redis_backend`` test runs on: ``fakeredis``, ``real_redis`` and
+``cluster`` (a 3-master Redis Cluster of the session's own)."""
+
+
+@pytest.fixture(params=BACKENDS)
 def redis_backend(request: pytest.FixtureRequest) -> Iterator[tuple[redis.Redis, str]]:
     """A Redis client and a unique key prefix for this test, on each backend."""
     with backend(request) as given:
@@ -180,6 +185,29 @@ def redis_client(redis_backend: tuple[redis.Redis, str]) -> redis.Redis:
 @pytest.fixture
 def key_prefix(redis_backend: tuple[redis.Redis, str]) -> str:
     return redis_backend[1]
+
+
+@pytest.fixture
+def jobs_redis(redis_backend: tuple[redis.Redis, str], request: pytest.FixtureRequest,
+               monkeypatch: pytest.MonkeyPatch) -> Iterator[redis.Redis]:
+    """The Redis of this test's jobs (RQ's queues): the events' own, except on a cluster,
+    where RQ cannot run and jobs go to a plain Redis apart, as a deployment's
+    ``RQ_REDIS_URL``: there the real server, with the environment a worker builds its
+    wiring from (``workers.context``) naming the cluster for the events."""
+    client, prefix = redis_backend
+    if request.node.callspec.params.get("redis_backend") != "cluster":
+        yield client
+        return
+    monkeypatch.setenv("RUMMY_REDIS_CLUSTER", "true")
+    monkeypatch.setenv("REDIS_URL", request.getfixturevalue("redis_cluster").url)
+    monkeypatch.setenv("RQ_REDIS_URL", REAL_REDIS_URL)
+    jobs = _real_redis()
+    try:
+        with rq_left_as_found(jobs, prefix):
+            yield jobs
+    finally:
+        _delete_prefix(jobs, prefix)
+        jobs.close()
 
 
 # --- one Flask app for the run -------------------------------------------------------------
@@ -221,11 +249,12 @@ def serving(request: pytest.FixtureRequest,
     served: list[Wiring] = []
 
     def serve(settings: Settings, client: redis.Redis, jobs_inline: bool | None = None,
-              clock: Callable[[], float] = time.time) -> Flask:
+              clock: Callable[[], float] = time.time,
+              job_client: redis.Redis | None = None) -> Flask:
         assert not served, "the shared app serves one wiring a test: build another app"
         assert app_level(settings) == app_level(Settings()), \
             f"the shared app keeps the defaults of {APP_LEVEL}: build an app for these settings"
-        served.append(wire(settings, client, jobs_inline, clock))
+        served.append(wire(settings, client, jobs_inline, clock, job_client=job_client))
         serve_wiring(shared_app, served[0])
         return shared_app
 

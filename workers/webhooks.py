@@ -21,11 +21,11 @@ class DeliveryFailed(Exception):
 
 def run_delivery(owner: str, webhook_id: str, delivery_id: str, prefix: str = "rummy") -> bool:
     """Attempt the delivery; True once delivered, raises ``DeliveryFailed`` otherwise."""
-    current = get_current_job()
-    if current is None:
+    if get_current_job() is None:
         raise RuntimeError("workers.webhooks functions run inside an RQ job")
-    hooks = Webhooks(current.connection, prefix)
-    private = wiring_for(prefix).settings.private_webhooks
+    wiring = wiring_for(prefix)
+    hooks = Webhooks(wiring.client, prefix)  # the events' Redis, never the jobs' apart
+    private = wiring.settings.private_webhooks
     outcome = attempt(hooks, DeliveryRef(owner, webhook_id, delivery_id), private=private)
     if not outcome.ok:
         record = hooks.delivery(webhook_id, delivery_id) or {}

@@ -117,10 +117,11 @@ def create_app(settings: Settings | None = None, client: Any = None,
 
 
 def wire(settings: Settings | None = None, client: Any = None, jobs_inline: bool | None = None,
-         clock: Callable[[], float] = time.time) -> Wiring:
-    """The wiring ``create_app`` serves, from the same arguments."""
+         clock: Callable[[], float] = time.time, *, job_client: Any = None) -> Wiring:
+    """The wiring ``create_app`` serves, from the same arguments (``job_client``: the jobs'
+    Redis when not the events' own, as ``bootstrap`` takes it)."""
     return bootstrap(settings, client, in_process=jobs_inline, clock=clock,
-                     pay_inline=bool(jobs_inline))
+                     pay_inline=bool(jobs_inline), job_client=job_client)
 
 
 def serve_wiring(app: Flask, wiring: Wiring) -> None:

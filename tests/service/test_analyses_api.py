@@ -151,11 +151,11 @@ class TestRefused:
 
 
 @pytest.fixture
-def queued(redis_client, key_prefix, serving):
+def queued(redis_client, jobs_redis, key_prefix, serving):
     settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix=key_prefix)
-    yield serving(settings, redis_client, jobs_inline=False)
-    queue = Queue(ANALYSES, connection=redis_client)
-    for job_id in analysis_jobs(redis_client, key_prefix):
+    yield serving(settings, redis_client, jobs_inline=False, job_client=jobs_redis)
+    queue = Queue(ANALYSES, connection=jobs_redis)
+    for job_id in analysis_jobs(jobs_redis, key_prefix):
         queue.remove(job_id)
 
 
@@ -165,7 +165,7 @@ def analysis_jobs(redis_client, key_prefix: str) -> list[str]:
             if job_id.startswith(f"{key_prefix}-")]
 
 
-def test_real_mode_queues_one_job_per_analysis_and_a_worker_runs_it(queued, redis_client,
+def test_real_mode_queues_one_job_per_analysis_and_a_worker_runs_it(queued, jobs_redis,
                                                                     key_prefix):
     client = queued.test_client()
     wiring = queued.extensions["rummy"]
@@ -181,8 +181,8 @@ def test_real_mode_queues_one_job_per_analysis_and_a_worker_runs_it(queued, redi
     answers = [ask(client, match_id, QUICK) for _ in range(3)]
     assert {a.json["id"] for a in answers} == {answers[0].json["id"]}
     assert answers[0].json["status"] == "queued"
-    assert len(analysis_jobs(redis_client, key_prefix)) == 1
-    worker = SimpleWorker([Queue(ANALYSES, connection=redis_client)], connection=redis_client)
+    assert len(analysis_jobs(jobs_redis, key_prefix)) == 1
+    worker = SimpleWorker([Queue(ANALYSES, connection=jobs_redis)], connection=jobs_redis)
     worker.work(burst=True)
     done = client.get(answers[0].headers["Location"]).json
     assert done["status"] == "done" and done["decisions"] and done["finished_at"]

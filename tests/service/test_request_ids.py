@@ -126,12 +126,12 @@ def log_for_the_test(message: str) -> str:
 
 
 @pytest.fixture
-def real_mode(redis_client, key_prefix, serving):
+def real_mode(redis_client, jobs_redis, key_prefix, serving):
     settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix=key_prefix)
-    return serving(settings, redis_client, jobs_inline=False)
+    return serving(settings, redis_client, jobs_inline=False, job_client=jobs_redis)
 
 
-def test_a_job_the_request_queued_carries_its_id_into_the_workers_log(real_mode, redis_client,
+def test_a_job_the_request_queued_carries_its_id_into_the_workers_log(real_mode, jobs_redis,
                                                                         json_lines):
     client = real_mode.test_client()
     match = create(client, DECK)
@@ -140,12 +140,12 @@ def test_a_job_the_request_queued_carries_its_id_into_the_workers_log(real_mode,
     assert asked.status_code == 202, asked.json
     asked.close()
     assert correlation.current() is None  # an answer's end lets its request's id go
-    (job,) = Queue("replays", connection=redis_client).jobs
+    (job,) = Queue("replays", connection=jobs_redis).jobs
     assert job.meta == {"request_id": "verify-1"}
     # a job of the same request's, to see what a worker's log line of it carries
-    queue = Queue("webhooks", connection=redis_client)
+    queue = Queue("webhooks", connection=jobs_redis)
     logged = queue.enqueue(log_for_the_test, "from the job", meta=job.meta)
-    rq_worker(redis_client).work(burst=True, logging_level="WARNING")
+    rq_worker(jobs_redis).work(burst=True, logging_level="WARNING")
     (line,) = [line for line in lines(json_lines) if line["message"] == "from the job"]
     assert (line["request_id"], line["job_id"]) == ("verify-1", logged.id)
     assert correlation.current() is None  # the worker let it go after the job

@@ -555,22 +555,23 @@ class TestRQ:
     """
 
     @pytest.fixture
-    def app(self, redis_client, key_prefix, private_webhooks, monkeypatch, serving):
+    def app(self, redis_client, jobs_redis, key_prefix, private_webhooks, monkeypatch,
+            serving):
         if private_webhooks:
             monkeypatch.setenv("RUMMY_WEBHOOK_PRIVATE", "allow")
         else:
             monkeypatch.delenv("RUMMY_WEBHOOK_PRIVATE", raising=False)
         settings = Settings(redis_url="redis://unused", admin_token=ADMIN,
                             key_prefix=key_prefix, private_webhooks=private_webhooks)
-        return serving(settings, redis_client, jobs_inline=False)
+        return serving(settings, redis_client, jobs_inline=False, job_client=jobs_redis)
 
     @staticmethod
-    def work(redis_client, *names: str) -> None:
-        queues = [Queue(name, connection=redis_client) for name in names]
-        SimpleWorker(queues, connection=redis_client).work(burst=True)
+    def work(jobs_redis, *names: str) -> None:
+        queues = [Queue(name, connection=jobs_redis) for name in names]
+        SimpleWorker(queues, connection=jobs_redis).work(burst=True)
 
     @ALLOW
-    def test_a_delivery_job_is_retried_by_rq_until_it_arrives(self, client, redis_client,
+    def test_a_delivery_job_is_retried_by_rq_until_it_arrives(self, client, jobs_redis,
                                                                 receiver, runner):
         assert runner is None  # no in-process runner: deliveries go to RQ
         receiver.statuses = [500]
@@ -579,28 +580,28 @@ class TestRQ:
         wiring = client.application.extensions["rummy"]
         Reconciler(wiring.index, wiring.obligations).drain()  # the scoring step
         attempted = time.time()
-        self.work(redis_client, "webhooks")
+        self.work(jobs_redis, "webhooks")
         (logged,) = deliveries(client, hook)
         assert (logged["status"], logged["attempts"], logged["last_status_code"]) == (
             "pending", 1, 500)
         # the first retry comes 1 s after the attempt, whenever (on a busy machine) that was
         assert attempted + 1 - 0.01 <= logged["next_attempt_at"] <= time.time() + 1 + 0.01
-        queue = Queue("webhooks", connection=redis_client)
+        queue = Queue("webhooks", connection=jobs_redis)
         scheduled = ScheduledJobRegistry(queue=queue)
         (job_id,) = scheduled.get_job_ids()  # RQ's Retry holds it for the backoff
-        if redis_client.zscore(scheduled.key, job_id) > time.time():
-            assert promote_due_jobs(redis_client, ["webhooks"]) == 0  # not due yet
-        redis_client.zadd(scheduled.key, {job_id: int(time.time()) - 1})  # the backoff passed
-        assert promote_due_jobs(redis_client, ["webhooks"]) == 1  # as a reconciler does
-        assert promote_due_jobs(redis_client, ["webhooks"]) == 0  # and only once
-        self.work(redis_client, "webhooks")
+        if jobs_redis.zscore(scheduled.key, job_id) > time.time():
+            assert promote_due_jobs(jobs_redis, ["webhooks"]) == 0  # not due yet
+        jobs_redis.zadd(scheduled.key, {job_id: int(time.time()) - 1})  # the backoff passed
+        assert promote_due_jobs(jobs_redis, ["webhooks"]) == 1  # as a reconciler does
+        assert promote_due_jobs(jobs_redis, ["webhooks"]) == 0  # and only once
+        self.work(jobs_redis, "webhooks")
         (logged,) = deliveries(client, hook)
         assert (logged["status"], logged["attempts"]) == ("succeeded", 2)
         assert [h["X-Rummy-Delivery"] for h, _ in receiver.requests] == [logged["id"]] * 2
         assert all(signed(h, body) for h, body in receiver.requests)
 
     def test_a_worker_with_the_default_policy_refuses_a_private_address(
-            self, client, redis_client, receiver, monkeypatch):
+            self, client, jobs_redis, receiver, monkeypatch):
         """A name public when registered and loopback when the worker resolves it."""
         answer = [PUBLIC]
         monkeypatch.setattr(addresses, "lookup", lambda host, port: answer)
@@ -610,14 +611,14 @@ class TestRQ:
         assert knock(client, new_match(client)).status_code == 200
         wiring = client.application.extensions["rummy"]
         Reconciler(wiring.index, wiring.obligations).drain()
-        self.work(redis_client, "webhooks")
+        self.work(jobs_redis, "webhooks")
         (logged,) = deliveries(client, hook)
         assert (logged["status"], logged["attempts"], logged["last_status_code"],
                 logged["last_error"]) == ("pending", 1, None, "unreachable")
         assert receiver.requests == []
 
     @ALLOW
-    def test_a_delivery_a_worker_step_caused_names_no_request(self, client, redis_client,
+    def test_a_delivery_a_worker_step_caused_names_no_request(self, client, jobs_redis,
                                                               receiver):
         hook = register(client, receiver.url, events=("hand_scored",))
         assert knock(client, new_match(client)).status_code == 200
@@ -626,9 +627,9 @@ class TestRQ:
         step = threading.Thread(target=Reconciler(wiring.index, wiring.obligations).drain)
         step.start()
         step.join(10)
-        (job,) = Queue("webhooks", connection=redis_client).jobs
+        (job,) = Queue("webhooks", connection=jobs_redis).jobs
         assert job.meta == {}
-        self.work(redis_client, "webhooks")
+        self.work(jobs_redis, "webhooks")
         ((headers, _),) = receiver.requests
         assert "X-Request-Id" not in headers
         assert [d["request_id"] for d in deliveries(client, hook)] == [None]

@@ -29,9 +29,9 @@ from workers.reconciler import LEASE_S, Reconciler
 
 
 @pytest.fixture
-def app(redis_client, key_prefix, serving):
+def app(redis_client, jobs_redis, key_prefix, serving):
     settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix=key_prefix)
-    return serving(settings, redis_client, jobs_inline=False)
+    return serving(settings, redis_client, jobs_inline=False, job_client=jobs_redis)
 
 
 @pytest.fixture
@@ -147,16 +147,16 @@ def test_a_scan_indexes_matches_that_awaited_work_before_the_index(client, redis
     assert types(client, match).count("HandScored") == 1
 
 
-def test_a_step_job_of_an_earlier_release_still_runs(client, redis_client, key_prefix):
+def test_a_step_job_of_an_earlier_release_still_runs(client, jobs_redis, key_prefix):
     match = knocked(client)
-    queue = Queue("scoring", connection=redis_client)
+    queue = Queue("scoring", connection=jobs_redis)
     queue.enqueue("workers.jobs.run_scoring", match["id"], key_prefix, False)
-    SimpleWorker([queue], connection=redis_client).work(burst=True)
+    SimpleWorker([queue], connection=jobs_redis).work(burst=True)
     assert types(client, match).count("HandScored") == 1
 
 
 def test_a_webhook_delivery_runs_before_the_verifications_queued_ahead_of_it(
-        wiring, redis_client, key_prefix, monkeypatch):
+        wiring, jobs_redis, key_prefix, monkeypatch):
     """However many verifications wait, the next job a worker takes is the delivery an
     organiser's backend waits for: a worker serves ``webhooks`` before ``replays``."""
     ran: list[str] = []
@@ -166,13 +166,13 @@ def test_a_webhook_delivery_runs_before_the_verifications_queued_ahead_of_it(
     replays = [jobs.enqueue_replay("a-match", f"verification-{n}") for n in range(20)]
     jobs.enqueue_delivery("an-organiser", "a-webhook", "a-delivery")
     try:
-        rq_worker(redis_client).work(burst=True, max_jobs=1)
+        rq_worker(jobs_redis).work(burst=True, max_jobs=1)
         assert ran == ["delivery"]
-        assert queued_here(redis_client, key_prefix, REPLAYS) == replays
+        assert queued_here(jobs_redis, key_prefix, REPLAYS) == replays
     finally:
         for name in (REPLAYS, WEBHOOKS):  # the real Redis's queues are shared
-            for job_id in queued_here(redis_client, key_prefix, name):
-                Queue(name, connection=redis_client).remove(job_id)
+            for job_id in queued_here(jobs_redis, key_prefix, name):
+                Queue(name, connection=jobs_redis).remove(job_id)
 
 
 def queued_here(redis_client, key_prefix: str, queue: str) -> list[str]:
@@ -182,7 +182,7 @@ def queued_here(redis_client, key_prefix: str, queue: str) -> list[str]:
 
 
 def test_a_tournament_verification_is_a_replays_job_that_files_its_report(
-        client, redis_client, key_prefix):
+        client, jobs_redis, key_prefix):
     """Real mode: asking queues ``workers.jobs.run_tournament_replay`` on ``replays``; the
     job, run as a worker runs it (its wiring built from the job's connection and prefix),
     verifies the export and files the report where the API reads it."""
@@ -192,14 +192,14 @@ def test_a_tournament_verification_is_a_replays_job_that_files_its_report(
     url = f"/v1/tournaments/{made['id']}/verifications"
     asked = client.post(url).json
     try:
-        (job_id,) = queued_here(redis_client, key_prefix, REPLAYS)
-        job = Job.fetch(job_id, connection=redis_client)
+        (job_id,) = queued_here(jobs_redis, key_prefix, REPLAYS)
+        job = Job.fetch(job_id, connection=jobs_redis)
         assert (job.func_name, job.args) == ("workers.jobs.run_tournament_replay",
                                              (made["id"], asked["id"], key_prefix))
         assert job.perform() is True  # the job function, as a worker calls it
     finally:
-        for job_id in queued_here(redis_client, key_prefix, REPLAYS):
-            Queue(REPLAYS, connection=redis_client).remove(job_id)
+        for job_id in queued_here(jobs_redis, key_prefix, REPLAYS):
+            Queue(REPLAYS, connection=jobs_redis).remove(job_id)
     report = client.get(f"{url}/{asked['id']}").json
     assert report["status"] == "finished" and report["report"]["ok"]
     assert [check["name"] for check in report["report"]["checks"]] == [
