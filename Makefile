@@ -37,15 +37,16 @@ $(CHROMIUM):  ## Debian's chromium for tests/browser (Playwright drives it; noth
 	  || { apt-get update >/dev/null \
 	       && apt-get install -y --no-install-recommends chromium fonts-dejavu-core >/dev/null; }
 
-test: $(STAMP) $(CHROMIUM)  ## lint, then the whole suite, on fakeredis and on real Redis
+test: $(STAMP) $(CHROMIUM)  ## lint, then the whole suite, on fakeredis, on real Redis and on a 3-master Redis Cluster
 	$(BIN)/ruff check domain service workers tests bench
 	$(BIN)/mypy domain service workers
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest -m "not faults" -n 2 --dist loadgroup
+	RUMMY_TEST_BACKENDS=fakeredis,real_redis,cluster \
+	  $(BIN)/python -m pytest -m "not faults" -n 2 --dist loadgroup
 	$(BIN)/python -m pytest -m faults
 
 test-fast: $(STAMP)  ## the edit-test loop: domain, use cases and the store contract on fakeredis
-	$(BIN)/python -m pytest -m "(domain or usecases or contract or workers) and not real_redis and not slow" -n 2 -q
+	$(BIN)/python -m pytest -m "(domain or usecases or contract or workers) and not real_redis and not cluster and not slow" -n 2 -q
 
 worker: $(STAMP)  ## one worker process for real mode (needs REDIS_URL; RQ_REDIS_URL for the jobs, default REDIS_URL); run it under a supervisor
 	$(BIN)/python -m workers --url "$${REDIS_URL:?set REDIS_URL}" --rq-url "$${RQ_REDIS_URL:-$$REDIS_URL}"

@@ -1,4 +1,6 @@
-"""Backends for every test that touches Redis: in-process fakeredis and a real server.
+"""Backends for every test that touches Redis: in-process fakeredis, a real server and, with
+``RUMMY_TEST_BACKENDS=fakeredis,real_redis,cluster`` (as ``make test`` runs), a 3-master
+Redis Cluster of the session's own.
 
 The real server is ``REDIS_URL`` or redis://127.0.0.1:6379/0. Each test works under its
 own key prefix and deletes its keys afterwards, so a shared server is left as found.
@@ -8,7 +10,7 @@ The HTTP tests share one Flask app (``shared_app``), each answering with its own
 on its own backend and prefix (``serving``).
 
 Every test carries the marker of its tier, from its directory (``TIERS``), and
-``real_redis`` when it runs on the real server, so ``make test-fast`` picks the quick tiers
+``real_redis`` or ``cluster`` when it runs on one of those, so ``make test-fast`` picks the quick tiers
 on fakeredis. Under pytest-xdist each worker process uses its own database of the real
 server (``gw1`` the next after ``REDIS_URL``'s), so RQ's shared keys of one worker's test
 never meet another's.
@@ -68,8 +70,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if tier == "browser":  # one Chromium and one client server, in one xdist worker
             item.add_marker(pytest.mark.xdist_group("browser"))
         callspec = getattr(item, "callspec", None)
-        if callspec is not None and callspec.params.get("redis_backend") == "real_redis":
-            item.add_marker("real_redis")
+        backend = callspec.params.get("redis_backend") if callspec is not None else None
+        if backend in ("real_redis", "cluster"):
+            item.add_marker(backend)
 
 
 def cannot_run(suite: str, why: str) -> NoReturn:
