@@ -7,6 +7,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import pytest
+
 from service.adapters.analyses import AnalysisRecords
 from service.adapters.analyst import ChildAnalyst
 from service.bootstrap import ANALYSIS_CHILD, Wiring
@@ -32,6 +34,7 @@ def records_of(wiring: Wiring) -> AnalysisRecords:
     return AnalysisRecords(wiring.client, wiring.store.key, RESULT_TTL_S, IN_FLIGHT_TTL_S)
 
 
+@pytest.mark.slow
 def test_embedded_mode_analyses_in_a_child_process_off_the_asking_thread(embedded):
     match_id = all_bot_match(embedded)
     wait_for(lambda: embedded.repository.get(match_id).is_over)
