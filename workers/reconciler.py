@@ -21,9 +21,11 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 import redis
 
+from domain.aggregate import Aggregate
 from service.adapters.work import WorkIndex
 from service.ports import UNMEASURED, Metrics
 from service.usecases.errors import NotFound
@@ -41,6 +43,15 @@ INTERVAL_S = 0.5
 BACKOFF_S = (0.5, 1.0, 2.0, 5.0, 10.0)
 
 
+@dataclass
+class Settled:
+    """What paying a claimed batch leaves to write to the work index: the matches to
+    forget (unless marked again since their claim) and those to look at again later."""
+
+    released: list[str] = field(default_factory=list)
+    later: dict[str, float] = field(default_factory=dict)
+
+
 class Reconciler:
     def __init__(self, index: WorkIndex, obligations: Obligations,
                  now: Callable[[], float] = time.time,
@@ -55,17 +66,17 @@ class Reconciler:
         self._retried_queues = tuple(retried_queues)
         self._client = client
         self._metrics = metrics
+        self._promoted = -INTERVAL_S
 
     def tick(self) -> int:
         """Pay one batch of due matches of each kind; how many were handled."""
         handled = 0
         for kind in KINDS:
             lease, due = self.index.claim(kind, LEASE_S, BATCH)
-            for match_id in due:
-                self._guard(kind, match_id, lease)
+            if due:
+                self._pay_batch(kind, due, lease)
             handled += len(due)
-        if self._retried_queues and self._client is not None:
-            promote_due_jobs(self._client, self._retried_queues)
+        self._promote()
         return handled
 
     def drain(self) -> int:
@@ -75,12 +86,42 @@ class Reconciler:
             handled += done
         return handled
 
-    def _guard(self, kind: str, match_id: str, lease: float) -> None:
+    def _promote(self) -> None:
+        """Move the RQ jobs whose retry time has come back onto their queues, at most every
+        ``INTERVAL_S`` (a look per queue costs a round trip; a busy tick loop would
+        otherwise pay it many times a second)."""
+        if not self._retried_queues or self._client is None:
+            return
+        now = time.monotonic()
+        if now - self._promoted < INTERVAL_S:
+            return
+        self._promoted = now
+        promote_due_jobs(self._client, self._retried_queues)
+
+    def _pay_batch(self, kind: str, due: list[str], lease: float) -> None:
+        """Read the claimed batch in one round trip, pay each match, then settle the
+        batch's index rows in one more: the paid released, the not yet due timed again."""
+        try:
+            loaded = self.obligations.load(kind, due)
+        except redis.RedisError:
+            raise
+        except Exception:  # one bad log must not hold up the batch: each is read alone
+            log.exception("loading a batch of %s failed; each match is read alone", kind)
+            loaded = {}
+        settled = Settled()
+        for match_id in due:
+            self._guard(kind, match_id, lease, loaded.get(match_id), settled)
+        self.index.settle(kind, lease, settled.released, settled.later)
+
+    def _guard(self, kind: str, match_id: str, lease: float,
+               loaded: Aggregate | NotFound | None, settled: Settled) -> None:
         """A match that fails stays claimed until its lease ends, then is tried again."""
         try:
-            paid = self._pay(kind, match_id, lease)
+            if isinstance(loaded, NotFound):
+                raise loaded
+            paid = self._pay(kind, match_id, loaded, settled)
         except NotFound:
-            self.index.release(kind, match_id, lease)
+            settled.released.append(match_id)
             self._metrics.redriven(kind, "gone")
         except redis.RedisError:
             raise
@@ -91,18 +132,19 @@ class Reconciler:
         else:
             self._metrics.redriven(kind, "paid" if paid else "idle")
 
-    def _pay(self, kind: str, match_id: str, lease: float) -> bool:
+    def _pay(self, kind: str, match_id: str, loaded: Aggregate | None,
+             settled: Settled) -> bool:
         """Pay what is due, then: forget the match when it owes no more of ``kind``, look
         again when what it owes next falls due (a new turn's deadline), or leave it
         claimed when it is still due, unpaid (tried again once the lease ends). Whether it
         appended anything."""
         now = self._now()
-        paid = self.obligations.pay(match_id, kind, now)
+        paid = self.obligations.pay(match_id, kind, now, loaded)
         at = paid.next_due(kind, now)
         if at is None:
-            self.index.release(kind, match_id, lease)
+            settled.released.append(match_id)
         elif at > now:
-            self.index.reschedule(kind, match_id, at)
+            settled.later[match_id] = at
         return bool(paid.appended)
 
     def wait_s(self) -> float:

@@ -44,11 +44,13 @@ from service.ports import (
     AppendResult,
     IdempotencyKeyReused,
     IdempotencyRecord,
+    Loaded,
     LobbyReply,
     MatchExists,
     MatchStart,
     Metrics,
     NewEvent,
+    Reading,
     SeatClaim,
     StoredEvent,
     StoreError,
@@ -149,6 +151,14 @@ def _decode(entry_id: Any, raw: Mapping[Any, Any]) -> StoredEvent:
         hash=fields["hash"],
         command=json.loads(fields["command"]) if "command" in fields else None,
     )
+
+
+def _caller_meta(raw: Mapping[Any, Any] | None) -> dict[str, str] | None:
+    """A meta hash as callers see it (store-internal fields left out); None when empty."""
+    if not raw:
+        return None
+    fields = {_text(key): _text(value) for key, value in raw.items()}
+    return {key: value for key, value in fields.items() if key not in _RESERVED_META}
 
 
 def _check_meta(fields: Mapping[str, str]) -> list[str]:
@@ -419,11 +429,28 @@ class RedisEventStore:
     def meta(self, match_id: str) -> dict[str, str] | None:
         """Caller metadata of a match (store-internal fields left out); None when unknown."""
         self._trip("meta")
-        raw = self._client.hgetall(self._key(match_id, "meta"))
-        if not raw:
-            return None
-        fields = {_text(key): _text(value) for key, value in raw.items()}
-        return {key: value for key, value in fields.items() if key not in _RESERVED_META}
+        return _caller_meta(self._client.hgetall(self._key(match_id, "meta")))
+
+    def read_many(self, reads: Sequence[Reading]) -> list[Loaded]:
+        """Many logs' newer events (and metas) in one pipeline: a worker loads the batch of
+        matches it claimed at once. Each command reads one key, so on a Redis Cluster the
+        pipeline splits by node and stays cluster-safe."""
+        if not reads:
+            return []
+        with self._client.pipeline(transaction=False) as pipe:
+            for reading in reads:
+                if reading.with_meta:
+                    pipe.hgetall(self._key(reading.match_id, "meta"))
+                pipe.xrange(self._key(reading.match_id, "events"), f"{max(reading.after, 0) + 1}-0")
+            self._trip("read_many")
+            replies = iter(pipe.execute())
+        loaded = []
+        for reading in reads:
+            meta = _caller_meta(next(replies)) if reading.with_meta else None
+            entries = next(replies) or []
+            loaded.append(Loaded([_decode(entry_id, fields or {}) for entry_id, fields in entries],
+                                 meta))
+        return loaded
 
     def add_meta(self, match_id: str, fields: Mapping[str, str]) -> None:
         """Add caller metadata to an existing log (a tournament entrant's token hash: kept

@@ -17,7 +17,7 @@ domain, one more row here and the command it names, and nothing else.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -26,6 +26,7 @@ from domain.match import BotTurn, DeadlineDue, Owed, StepDue
 from domain.tournaments.tournament import RatingsDue, TournamentDue
 from service.ports import StoredEvent
 from service.usecases.commands import Command, PlayBot, RunStep, TimeOut
+from service.usecases.errors import NotFound
 from service.usecases.runner import CommandRunner
 from service.usecases.tournament_progress import Advance, RateResults
 
@@ -109,21 +110,29 @@ class Obligations:
         self.runners = dict(runners)
         self._clock = clock
 
-    def pay(self, match_id: str, kind: str, now: float | None = None) -> Paid:
+    def load(self, kind: str, ids: Sequence[str]) -> dict[str, Aggregate | NotFound]:
+        """The aggregates that may owe ``kind``, read at once (``Repository.get_many``), to
+        be paid with ``pay``'s ``loaded``: a batch costs one round trip, not one each."""
+        return self.runners[OBLIGATIONS[kind].aggregate].repository.get_many(ids)
+
+    def pay(self, match_id: str, kind: str, now: float | None = None,
+            loaded: Aggregate | None = None) -> Paid:
         """Run the command of what the aggregate ``match_id`` (a match, or a tournament for
         a tournament's kind) owes of ``kind`` while it is due at ``now`` (the clock's now
         by default); what it owes when it stops. One that owes nothing due of ``kind``
-        (paid already, or not yet due) is left as it is."""
+        (paid already, or not yet due) is left as it is. ``loaded``: the aggregate as
+        ``load`` has just read it (else it is read here); a first command decided on a
+        version that moved meanwhile is decided again on the newer one."""
         now = self._clock() if now is None else now
         row = OBLIGATIONS[kind]
         runner = self.runners[row.aggregate]
-        match = runner.repository.get(match_id)
+        match = loaded if loaded is not None else runner.repository.get(match_id)
         appended: list[StoredEvent] = []
         for _ in range(MAX_PAYMENTS):
             owed = next((o for o in match.owed() if o.kind == kind and is_due(o, now)), None)
             if owed is None:
                 break
-            outcome = runner.run(match_id, row.command(owed, now))
+            outcome = runner.run(match_id, row.command(owed, now), loaded=match)
             match = outcome.aggregate
             if not outcome.appended:
                 break

@@ -115,19 +115,21 @@ class CommandRunner(Generic[A]):
         self._kind = repository.kind.name
 
     def run(self, match_id: str, command: Command[A], *, expected_version: int | None = None,
-            idempotency: Idempotency | None = None) -> Outcome[A]:
+            idempotency: Idempotency | None = None, loaded: A | None = None) -> Outcome[A]:
         """Execute ``command``; ``expected_version`` (If-Match) turns a moved match into a
-        ``Conflict`` instead of a new decision."""
+        ``Conflict`` instead of a new decision. ``loaded``: the match as its caller has just
+        read it, decided on first instead of reading it again (a worker loads its batch
+        at once); should it have moved since, the append says so and the run reads anew."""
         if idempotency is None:
-            return self._run(match_id, command, expected_version, None)
+            return self._run(match_id, command, expected_version, None, loaded)
         return self._once(match_id, command, expected_version, idempotency)
 
     def _run(self, match_id: str, command: Command[A], expected_version: int | None,
-             idempotency: Idempotency | None) -> Outcome[A]:
+             idempotency: Idempotency | None, loaded: A | None = None) -> Outcome[A]:
         for attempt in range(ATTEMPTS):
             if attempt:
                 self.observer.retried(self._kind)
-            match = self.repository.get(match_id)
+            match = loaded if loaded is not None and not attempt else self.repository.get(match_id)
             if expected_version is not None and expected_version != match.version:
                 raise Conflict("version_conflict", f"the match is at version {match.version}, "
                                                    f"not {expected_version}")
