@@ -25,11 +25,10 @@ from dataclasses import dataclass, field
 
 import redis
 
-from domain.aggregate import Aggregate
 from service.adapters.work import WorkIndex
 from service.ports import UNMEASURED, Metrics
 from service.usecases.errors import NotFound
-from service.usecases.obligations import KINDS, Obligations
+from service.usecases.obligations import KINDS, Obligations, Paid
 from workers.scheduling import promote_due_jobs
 
 log = logging.getLogger("rummy.reconciler")
@@ -99,53 +98,61 @@ class Reconciler:
         promote_due_jobs(self._client, self._retried_queues)
 
     def _pay_batch(self, kind: str, due: list[str], lease: float) -> None:
-        """Read the claimed batch in one round trip, pay each match, then settle the
-        batch's index rows in one more: the paid released, the not yet due timed again."""
-        try:
-            loaded = self.obligations.load(kind, due)
-        except redis.RedisError:
-            raise
-        except Exception:  # one bad log must not hold up the batch: each is read alone
-            log.exception("loading a batch of %s failed; each match is read alone", kind)
-            loaded = {}
+        """Read the claimed batch in one round trip, pay it (its appends in one more), then
+        settle its index rows in one more: the paid released, the not yet due timed
+        again, the failed left claimed."""
+        now = self._now()
+        answers = self._answers(kind, due, now)
         settled = Settled()
         for match_id in due:
-            self._guard(kind, match_id, lease, loaded.get(match_id), settled)
+            self._settle(kind, match_id, now, answers[match_id], settled)
         self.index.settle(kind, lease, settled.released, settled.later)
 
-    def _guard(self, kind: str, match_id: str, lease: float,
-               loaded: Aggregate | NotFound | None, settled: Settled) -> None:
-        """A match that fails stays claimed until its lease ends, then is tried again."""
+    def _answers(self, kind: str, due: list[str], now: float) -> dict[str, Paid | Exception]:
+        """What paying each match of the batch came to (``Obligations.pay_many``)."""
         try:
-            if isinstance(loaded, NotFound):
-                raise loaded
-            paid = self._pay(kind, match_id, loaded, settled)
-        except NotFound:
-            settled.released.append(match_id)
-            self._metrics.redriven(kind, "gone")
+            loaded = self.obligations.load(kind, due)
+            answers: dict[str, Paid | Exception] = {
+                match_id: gone for match_id, gone in loaded.items()
+                if isinstance(gone, NotFound)}
+            answers.update(self.obligations.pay_many(kind, {
+                match_id: found for match_id, found in loaded.items()
+                if not isinstance(found, NotFound)}, now))
+            return answers
         except redis.RedisError:
             raise
-        except Exception:
-            log.exception("reconciling %s of match %s failed; retried after %ss",
-                          kind, match_id, LEASE_S)
-            self._metrics.redriven(kind, "failed")
-        else:
-            self._metrics.redriven(kind, "paid" if paid else "idle")
+        except Exception:  # one bad log must not hold up the batch: each is paid alone
+            log.exception("paying a batch of %s failed; each match is paid alone", kind)
+            return {match_id: self._alone(kind, match_id, now) for match_id in due}
 
-    def _pay(self, kind: str, match_id: str, loaded: Aggregate | None,
-             settled: Settled) -> bool:
-        """Pay what is due, then: forget the match when it owes no more of ``kind``, look
-        again when what it owes next falls due (a new turn's deadline), or leave it
-        claimed when it is still due, unpaid (tried again once the lease ends). Whether it
-        appended anything."""
-        now = self._now()
-        paid = self.obligations.pay(match_id, kind, now, loaded)
-        at = paid.next_due(kind, now)
+    def _alone(self, kind: str, match_id: str, now: float) -> Paid | Exception:
+        try:
+            return self.obligations.pay(match_id, kind, now)
+        except Exception as exc:  # noqa: BLE001 - settled as the batch's answers are
+            return exc
+
+    def _settle(self, kind: str, match_id: str, now: float, answer: Paid | Exception,
+                settled: Settled) -> None:
+        """Forget a match that owes no more of ``kind`` (or is gone), look again when what
+        it owes next falls due (a new turn's deadline), or leave it claimed when it is
+        still due, unpaid, or its payment failed: tried again once the lease ends."""
+        if isinstance(answer, NotFound):
+            settled.released.append(match_id)
+            self._metrics.redriven(kind, "gone")
+            return
+        if isinstance(answer, redis.RedisError):
+            raise answer
+        if isinstance(answer, Exception):
+            log.error("reconciling %s of match %s failed; retried after %ss",
+                      kind, match_id, LEASE_S, exc_info=answer)
+            self._metrics.redriven(kind, "failed")
+            return
+        at = answer.next_due(kind, now)
         if at is None:
             settled.released.append(match_id)
         elif at > now:
             settled.later[match_id] = at
-        return bool(paid.appended)
+        self._metrics.redriven(kind, "paid" if answer.appended else "idle")
 
     def wait_s(self) -> float:
         """How long to sleep before the next tick: until the next match falls due, of any
