@@ -1,8 +1,8 @@
 """``python -m workers``: one worker process of real mode.
 
 Two loops: the reconciler (``workers.reconciler``) on a thread pays every kind of owed work
-(system steps, clock checks, bots' turns) as it falls due in the work index (a few
-milliseconds each, no job, no fork),
+(system steps, clock checks, bots' turns) as it falls due in the work index (a batch of
+matches claimed, read and written in a few round trips; no job, no fork),
 and moves due RQ job retries back onto their queues (no RQ scheduler process, no
 scheduler lock); RQ's ``SimpleWorker`` on the main thread runs the RQ jobs in this process,
 webhook deliveries before verifications, and those before post-game analyses (``QUEUES``;

@@ -8,6 +8,15 @@ a match whose running turn's deadline has come. It pays through the same command
 as everyone else, so paying twice appends nothing more. It needs no client to read the
 match, no RQ job and no RQ scheduler lock (which a killed worker leaves held).
 
+It works a batch at a time, in a few round trips whatever the batch's size: the claim
+(up to ``BATCH`` matches of a kind), one pipelined read of their logs
+(``Obligations.load``), one pipelined write of the appends their commands decided
+(``Obligations.pay_many``, ``CommandRunner.run_many``; a match another writer moved
+meanwhile is decided again alone), the organisers' feeds once per owner, and one script
+call that releases the paid and times again the not yet due (``WorkIndex.settle``). A
+match whose payment failed stays claimed until its lease ends; a worker killed
+mid-batch leaves the whole batch claimed, paid again (idempotently) once the lease ends.
+
 It runs on a thread of every worker process (``python -m workers``); several share the
 index safely, since a claim moves a match out of the others' reach for a lease. Idle, it
 blocks until an append wakes it or the next due time comes (at most ``INTERVAL_S``). It
@@ -35,8 +44,10 @@ log = logging.getLogger("rummy.reconciler")
 
 LEASE_S = 2.0
 """How long a claimed match is out of other workers' reach (a step takes milliseconds)."""
-BATCH = 20
-"""Matches claimed at once: small, so that several workers share a burst."""
+BATCH = 50
+"""Matches claimed at once: enough that a batch's few round trips (its claim, one read,
+one write of its appends, the owners' feeds, its settling) cost little per step; few
+enough that paying it takes far less than ``LEASE_S`` and several workers share a burst."""
 INTERVAL_S = 0.5
 """The longest an idle reconciler sleeps: its poll, should a wake-up be lost."""
 BACKOFF_S = (0.5, 1.0, 2.0, 5.0, 10.0)

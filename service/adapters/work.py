@@ -15,7 +15,8 @@ score = when the match is due (epoch seconds). Today there are three:
 Workers (``workers.reconciler``) ``claim`` due members: one script moves their score a
 lease ahead, so two workers never take the same match at once, and a worker that dies
 leaves its claims to come due again when the lease ends. A worker ``release``s a member
-only if its score is still the lease it set: a mark made meanwhile survives. ``wake``
+only if its score is still the lease it set: a mark made meanwhile survives (``settle``
+does so for a whole paid batch in one script call). ``wake``
 pushes a token to ``{prefix}:work:wake`` so an idle worker blocked in ``wait`` starts at
 once instead of at its next poll; a lost token only costs that poll.
 
