@@ -75,10 +75,10 @@ class WorkIndex:
         self._prefix = prefix
         self.kinds = tuple(kinds)
         self._clock = clock
+        self._release_all = client.register_script(_RELEASE_ALL)
         self._wake_key = f"{prefix}:work:wake"
         self._claim = client.register_script(_CLAIM)
         self._release = client.register_script(_RELEASE)
-        self._release_all = client.register_script(_RELEASE_ALL)
 
     def key(self, kind: str) -> str:
         if kind not in self.kinds:
