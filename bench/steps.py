@@ -5,9 +5,19 @@
 Plays ``--hands`` gin matches to a knock through the use cases in real mode (each knock
 makes its scoring step due in the work index), then starts one worker process
 (``python -m workers``) and waits until every hand is scored and the next one dealt.
-Prints JSON: the time from the worker's start until the last hand was scored, and steps
-per second measured between the first and the last ``HandScored`` (the worker's start-up
-left out). Works under its own
+Prints JSON:
+
+- ``steps_per_second``: the worker's pace, between the first and the last ``HandScored``
+  (as stamped by the worker's appends; its start-up left out);
+- ``hands_per_second_from_outside``: hands over the time from the first ``HandScored``
+  until this process saw the work index empty (every hand scored and the next dealt);
+- ``seconds_from_worker_start``: from starting the process until then, start-up included;
+- ``worker_cpu_ms_per_step``: the worker's CPU time (Linux ``/proc``) per step paid after
+  the first poll that saw steps paid, until the index was empty: the rates above depend on
+  what else the machine runs, this far less.
+
+It polls the work index's size (one command each 10 ms, so the poll costs the worker
+next to nothing), then reads every match to check it was dealt anew. Works under its own
 key prefix and deletes its keys afterwards.
 """
 
@@ -27,6 +37,7 @@ import redis
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from domain.match import StepDue  # noqa: E402
 from service.bootstrap import bootstrap  # noqa: E402
 from service.config import Settings  # noqa: E402
 from tests.service.test_matches_api import DECK  # noqa: E402
@@ -71,18 +82,26 @@ def main() -> None:
         worker = subprocess.Popen([sys.executable, "-m", "workers", "--url", args.url,
                                    "--prefix", prefix], cwd=ROOT,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        left = ids
-        while left and time.monotonic() - started < args.timeout:
-            time.sleep(0.05)
-            left = waiting(wiring, left)
-        elapsed = time.monotonic() - started
+        first: tuple[int, float | None] | None = None
+        while (pending := wiring.index.pending(StepDue.kind)) and \
+                time.monotonic() - started < args.timeout:
+            if first is None and pending < args.hands:
+                first = (pending, cpu_seconds(worker.pid))
+            time.sleep(0.01)
+        done_at, elapsed = time.time(), time.monotonic() - started
+        cpu = _cpu_ms_per_step(first, cpu_seconds(worker.pid))
+        left = waiting(wiring, ids)
         scored = [e.ts for m in ids for e in wiring.repository.stored(m)
                   if e.type == "HandScored"]
         span = max(scored) - min(scored) if len(scored) > 1 else 0.0
+        seen = done_at - min(scored) if scored else 0.0
         print(json.dumps({
             "hands": args.hands, "scored": len(scored), "left_waiting": len(left),
             "seconds_from_worker_start": round(elapsed, 2),
             "steps_per_second": round((len(scored) - 1) / span, 1) if span else None,
+            "hands_per_second_from_outside": round((len(scored) - len(left)) / seen, 1)
+            if seen > 0 else None,
+            "worker_cpu_ms_per_step": cpu,
         }, indent=2))
     finally:
         if worker is not None:
@@ -92,6 +111,24 @@ def main() -> None:
             except subprocess.TimeoutExpired:
                 worker.kill()
         _delete(wiring.client, prefix)
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """The process's CPU time so far (user and system), on Linux; None elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_ms_per_step(first: tuple[int, float | None] | None, last: float | None) -> float | None:
+    """The worker's CPU per step from the first poll that found steps paid (its start-up
+    left out) until the index was empty: a figure the other processes on the machine
+    change far less than the wall-clock rates."""
+    if first is None or first[1] is None or last is None or not first[0]:
+        return None
+    return round((last - first[1]) * 1000 / first[0], 3)
 
 
 def _delete(client: redis.Redis, prefix: str) -> None:

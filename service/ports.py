@@ -335,6 +335,38 @@ class StoreUnavailable(StoreError):
 # --- the ports ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Appending:
+    """One match's append of a batch (``EventStore.append_many``): as ``append`` takes
+    it, without an idempotency key (a worker's steps carry none)."""
+
+    match_id: str
+    expected_version: int
+    events: tuple[NewEvent, ...]
+    command_id: str | None = None
+    prev_hash: str | None = None
+    command: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One log of a batched read: its events after ``after``, and its meta when
+    ``with_meta`` (a loader that has not cached the aggregate needs it to begin)."""
+
+    match_id: str
+    after: int = 0
+    with_meta: bool = False
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """What a ``Reading`` found: the events, and the meta it asked for (None when there
+    is none: no such log, or not asked)."""
+
+    events: list[StoredEvent]
+    meta: dict[str, str] | None = None
+
+
 class EventStore(Protocol):
     """Matches' event logs and metadata: the one place events are written."""
 
@@ -342,6 +374,15 @@ class EventStore(Protocol):
              until: int | None = None) -> list[StoredEvent]: ...
 
     def meta(self, match_id: str) -> dict[str, str] | None: ...
+
+    def read_many(self, reads: Sequence[Reading]) -> list[Loaded]:
+        """Many ``read``s (each with its ``meta`` when asked), in one round trip."""
+        ...
+
+    def append_many(self, appends: Sequence[Appending]) -> list[AppendResult | StoreError]:
+        """Many matches' ``append``s in one round trip: each one's result, or the error
+        its ``append`` would have raised."""
+        ...
 
     def create(self, match_id: str, events: Sequence[NewEvent], meta: Mapping[str, str], *,
                command_id: str | None = None) -> AppendResult: ...

@@ -42,14 +42,17 @@ from service.adapters.store_scripts import CONFLICT, EXISTS, KEY_REUSED, OK, REP
 from service.ports import (
     STARTED,
     UNMEASURED,
+    Appending,
     AppendResult,
     IdempotencyKeyReused,
     IdempotencyRecord,
+    Loaded,
     LobbyReply,
     MatchExists,
     MatchStart,
     Metrics,
     NewEvent,
+    Reading,
     SeatClaim,
     StoredEvent,
     StoreError,
@@ -150,6 +153,14 @@ def _decode(entry_id: Any, raw: Mapping[Any, Any]) -> StoredEvent:
         hash=fields["hash"],
         command=json.loads(fields["command"]) if "command" in fields else None,
     )
+
+
+def _caller_meta(raw: Mapping[Any, Any] | None) -> dict[str, str] | None:
+    """A meta hash as callers see it (store-internal fields left out); None when empty."""
+    if not raw:
+        return None
+    fields = {_text(key): _text(value) for key, value in raw.items()}
+    return {key: value for key, value in fields.items() if key not in _RESERVED_META}
 
 
 def _check_meta(fields: Mapping[str, str]) -> list[str]:
@@ -360,21 +371,62 @@ class RedisEventStore:
         trip; the script refuses a wrong one like a moved version. ``command``, the action
         that caused the events, is stored (and hashed) with the first of them.
         """
-        if not events:
-            raise ValueError("append needs at least one event")
-        keys = [self._key(match_id, suffix) for suffix in ("events", "meta", "idem")]
-        head_hash = prev_hash if prev_hash is not None else self._last_hash(keys[1])
-        stored = _chain(events, expected_version, head_hash, command_id, self._now(), command)
+        keys, args, stored = self._appending(
+            Appending(match_id, expected_version, tuple(events), command_id, prev_hash,
+                      command), idempotency_key, fingerprint)
         self._trip("append")
-        reply = self._append_script(
-            keys=keys,
-            args=[
-                str(expected_version), head_hash,
-                "0" if idempotency_key is None else "1", idempotency_key or "", fingerprint,
-                str(stored[-1].version), stored[-1].hash, str(len(stored)), *_encode(stored),
-            ],
-        )  # fmt: skip
+        reply = self._append_script(keys=keys, args=args)
         return self._append_outcome(match_id, expected_version, idempotency_key, reply, stored)
+
+    def append_many(self, appends: Sequence[Appending]) -> list[AppendResult | StoreError]:
+        """Many matches' ``append``s (no idempotency key) in one pipeline: a worker writes
+        what it decided for its batch at once. Each script touches one match's keys, so
+        every call stays in one slot; a Redis Cluster, whose pipelines take no scripts
+        here, gets them one by one. Each answer is its append's result or the error it
+        raised (``VersionConflict``, ``UnknownMatch``), in order."""
+        if isinstance(self._client, RedisCluster) or len(appends) < 2:
+            return [self._append_or_error(each) for each in appends]
+        prepared = [self._appending(each, None, "") for each in appends]
+        with self._client.pipeline(transaction=False) as pipe:
+            for keys, args, _ in prepared:
+                self._append_script(keys=keys, args=args, client=pipe)
+            self._trip("append_many")
+            replies = pipe.execute(raise_on_error=False)
+        results: list[AppendResult | StoreError] = []
+        for each, (_, _, stored), reply in zip(appends, prepared, replies, strict=True):
+            if isinstance(reply, Exception):  # this match's script failed, not the others'
+                results.append(StoreError(str(reply)))
+                continue
+            try:
+                results.append(self._append_outcome(each.match_id, each.expected_version,
+                                                    None, reply, stored))
+            except StoreError as refused:
+                results.append(refused)
+        return results
+
+    def _append_or_error(self, each: Appending) -> AppendResult | StoreError:
+        try:
+            return self.append(each.match_id, each.expected_version, each.events,
+                               command_id=each.command_id, prev_hash=each.prev_hash,
+                               command=each.command)
+        except StoreError as refused:
+            return refused
+
+    def _appending(self, each: Appending, idempotency_key: str | None,
+                   fingerprint: str) -> tuple[list[str], list[str], list[StoredEvent]]:
+        """The append script's keys and arguments, and the events as they will be stored."""
+        if not each.events:
+            raise ValueError("append needs at least one event")
+        keys = [self._key(each.match_id, suffix) for suffix in ("events", "meta", "idem")]
+        head_hash = each.prev_hash if each.prev_hash is not None else self._last_hash(keys[1])
+        stored = _chain(each.events, each.expected_version, head_hash, each.command_id,
+                        self._now(), each.command)
+        args = [
+            str(each.expected_version), head_hash,
+            "0" if idempotency_key is None else "1", idempotency_key or "", fingerprint,
+            str(stored[-1].version), stored[-1].hash, str(len(stored)), *_encode(stored),
+        ]  # fmt: skip
+        return keys, args, stored
 
     def _last_hash(self, meta_key: str) -> str:
         """Hash to chain from; the script refuses if it (or the version) moved since."""
@@ -420,11 +472,28 @@ class RedisEventStore:
     def meta(self, match_id: str) -> dict[str, str] | None:
         """Caller metadata of a match (store-internal fields left out); None when unknown."""
         self._trip("meta")
-        raw = self._client.hgetall(self._key(match_id, "meta"))
-        if not raw:
-            return None
-        fields = {_text(key): _text(value) for key, value in raw.items()}
-        return {key: value for key, value in fields.items() if key not in _RESERVED_META}
+        return _caller_meta(self._client.hgetall(self._key(match_id, "meta")))
+
+    def read_many(self, reads: Sequence[Reading]) -> list[Loaded]:
+        """Many logs' newer events (and metas) in one pipeline: a worker loads the batch of
+        matches it claimed at once. Each command reads one key, so on a Redis Cluster the
+        pipeline splits by node and stays cluster-safe."""
+        if not reads:
+            return []
+        with self._client.pipeline(transaction=False) as pipe:
+            for reading in reads:
+                if reading.with_meta:
+                    pipe.hgetall(self._key(reading.match_id, "meta"))
+                pipe.xrange(self._key(reading.match_id, "events"), f"{max(reading.after, 0) + 1}-0")
+            self._trip("read_many")
+            replies = iter(pipe.execute())
+        loaded = []
+        for reading in reads:
+            meta = _caller_meta(next(replies)) if reading.with_meta else None
+            entries = next(replies) or []
+            loaded.append(Loaded([_decode(entry_id, fields or {}) for entry_id, fields in entries],
+                                 meta))
+        return loaded
 
     def add_meta(self, match_id: str, fields: Mapping[str, str]) -> None:
         """Add caller metadata to an existing log (a tournament entrant's token hash: kept

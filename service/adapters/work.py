@@ -15,7 +15,8 @@ score = when the match is due (epoch seconds). Today there are three:
 Workers (``workers.reconciler``) ``claim`` due members: one script moves their score a
 lease ahead, so two workers never take the same match at once, and a worker that dies
 leaves its claims to come due again when the lease ends. A worker ``release``s a member
-only if its score is still the lease it set: a mark made meanwhile survives. ``wake``
+only if its score is still the lease it set: a mark made meanwhile survives (``settle``
+does so for a whole paid batch in one script call). ``wake``
 pushes a token to ``{prefix}:work:wake`` so an idle worker blocked in ``wait`` starts at
 once instead of at its next poll; a lost token only costs that poll.
 
@@ -27,7 +28,7 @@ safe; it costs nothing per idle match. Anything here can be rebuilt from the str
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import redis
 
@@ -53,6 +54,18 @@ end
 return 0
 """
 
+# KEYS: the set. ARGV: the lease, then members. Each is removed if its score is the lease.
+_RELEASE_ALL = """
+local released = 0
+for i = 2, #ARGV do
+  local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if score and tonumber(score) == tonumber(ARGV[1]) then
+    released = released + redis.call('ZREM', KEYS[1], ARGV[i])
+  end
+end
+return released
+"""
+
 
 class WorkIndex:
     """Marks, claims and releases matches that owe work of one of ``kinds``."""
@@ -63,6 +76,7 @@ class WorkIndex:
         self._prefix = prefix
         self.kinds = tuple(kinds)
         self._clock = clock
+        self._release_all = client.register_script(_RELEASE_ALL)
         self._wake_key = f"{prefix}:work:wake"
         self._claim = SlotMoveScript(client, _CLAIM)
         self._release = SlotMoveScript(client, _RELEASE)
@@ -90,6 +104,17 @@ class WorkIndex:
     def release(self, kind: str, match_id: str, lease: float) -> bool:
         """Forget the match unless it was marked again since it was claimed."""
         return bool(self._release(keys=[self.key(kind)], args=[match_id, repr(lease)]))
+
+    def settle(self, kind: str, lease: float, paid: Sequence[str],
+               later: Mapping[str, float]) -> int:
+        """After a claimed batch: ``release`` each of ``paid`` (one script call on the one
+        key) and ``reschedule`` each of ``later`` at its time (one ZADD); how many were
+        released."""
+        key = self.key(kind)
+        released = int(self._release_all(keys=[key], args=[repr(lease), *paid])) if paid else 0
+        if later:
+            self._client.zadd(key, dict(later))
+        return released
 
     def wake(self) -> None:
         """Tell an idle worker that something is due now."""

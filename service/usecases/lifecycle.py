@@ -14,6 +14,7 @@ in-process runner in embedded mode, the RQ ``webhooks`` queue in real mode).
 from __future__ import annotations
 
 import json
+import logging
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -33,6 +34,8 @@ from service.usecases.following import Followed, Follower
 from service.usecases.live import Ended
 from service.usecases.revocation import KEY_REVOKED, KeyHolder
 from service.usecases.subscribers import Appended
+
+log = logging.getLogger("rummy.lifecycle")
 
 KIND_OF = {HAND_SCORED.name: "hand_scored", MATCH_COMPLETED.name: "match_completed",
            SEAT_FORFEITED.name: "match_forfeited", MATCH_ABORTED.name: "match_aborted"}
@@ -62,16 +65,34 @@ class OrganiserNotices:
         self.meta, self.dispatch = meta, dispatch
 
     def __call__(self, appended: Appended[Match]) -> None:
-        lifecycle = [event for event in appended.events if event.type in KIND_OF]
-        if not lifecycle:
-            return
-        meta = self.meta(appended.aggregate_id) or {}
-        owner = meta.get("owner", "")
-        if not owner:
-            return
-        messages = [lifecycle_message(appended.aggregate_id, meta, event,
-                                      appended.aggregate.state.scores) for event in lifecycle]
-        self.tell(owner, messages)
+        for owner, messages in self._by_owner([appended]).items():
+            self.tell(owner, messages)
+
+    def many(self, written: Sequence[Appended[Match]]) -> None:
+        """Tell each owner of the written matches in one go: the owner's webhooks read
+        once and its feed appended in one round trip, however many of its matches a
+        worker's batch wrote."""
+        for owner, messages in self._by_owner(written).items():
+            try:
+                self.tell(owner, messages)
+            except Exception:  # one owner's failure must not keep the others uninformed
+                log.exception("OrganiserNotices after a batch of writes failed: telling "
+                              "organiser %s of %d messages", owner, len(messages))
+
+    def _by_owner(self, written: Sequence[Appended[Match]]) -> dict[str, list[dict[str, Any]]]:
+        """The lifecycle messages of the writes, by the owner of their match, in order."""
+        by_owner: dict[str, list[dict[str, Any]]] = {}
+        for appended in written:
+            lifecycle = [event for event in appended.events if event.type in KIND_OF]
+            if not lifecycle:
+                continue
+            meta = self.meta(appended.aggregate_id) or {}
+            owner = meta.get("owner", "")
+            if owner:
+                by_owner.setdefault(owner, []).extend(
+                    lifecycle_message(appended.aggregate_id, meta, event,
+                                      appended.aggregate.state.scores) for event in lifecycle)
+        return by_owner
 
     def tell(self, owner: str, messages: Sequence[dict[str, Any]]) -> None:
         """Append ``messages`` to the owner's feed and log a delivery for each of the

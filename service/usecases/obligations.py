@@ -17,7 +17,7 @@ domain, one more row here and the command it names, and nothing else.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -26,7 +26,8 @@ from domain.match import BotTurn, DeadlineDue, Owed, StepDue
 from domain.tournaments.tournament import RatingsDue, TournamentDue
 from service.ports import StoredEvent
 from service.usecases.commands import Command, PlayBot, RunStep, TimeOut
-from service.usecases.runner import CommandRunner
+from service.usecases.errors import NotFound
+from service.usecases.runner import CommandRunner, Outcome
 from service.usecases.tournament_progress import Advance, RateResults
 
 OwedT = TypeVar("OwedT", bound=Owed | TournamentDue | RatingsDue)
@@ -109,24 +110,77 @@ class Obligations:
         self.runners = dict(runners)
         self._clock = clock
 
-    def pay(self, match_id: str, kind: str, now: float | None = None) -> Paid:
+    def load(self, kind: str, ids: Sequence[str]) -> dict[str, Aggregate | NotFound]:
+        """The aggregates that may owe ``kind``, read at once (``Repository.get_many``), to
+        be paid with ``pay``'s ``loaded``: a batch costs one round trip, not one each."""
+        return self.runners[OBLIGATIONS[kind].aggregate].repository.get_many(ids)
+
+    def pay(self, match_id: str, kind: str, now: float | None = None,
+            loaded: Aggregate | None = None) -> Paid:
         """Run the command of what the aggregate ``match_id`` (a match, or a tournament for
         a tournament's kind) owes of ``kind`` while it is due at ``now`` (the clock's now
         by default); what it owes when it stops. One that owes nothing due of ``kind``
-        (paid already, or not yet due) is left as it is."""
+        (paid already, or not yet due) is left as it is. ``loaded``: the aggregate as
+        ``load`` has just read it (else it is read here); a first command decided on a
+        version that moved meanwhile is decided again on the newer one."""
+        now = self._clock() if now is None else now
+        runner = self.runners[OBLIGATIONS[kind].aggregate]
+        match = loaded if loaded is not None else runner.repository.get(match_id)
+        return self._pay_on(match_id, kind, now, match, MAX_PAYMENTS)
+
+    def pay_many(self, kind: str, loaded: Mapping[str, Aggregate],
+                 now: float | None = None) -> dict[str, Paid | Exception]:
+        """``pay`` each of the aggregates ``load`` read: their first commands run together
+        (``CommandRunner.run_many``: one round trip for the batch's appends), what one
+        owes after that is paid on its own. Each id's answer is what ``pay`` would have
+        returned, or the error it would have raised."""
         now = self._clock() if now is None else now
         row = OBLIGATIONS[kind]
         runner = self.runners[row.aggregate]
-        match = runner.repository.get(match_id)
+        answers: dict[str, Paid | Exception] = {}
+        commands = []
+        for match_id, aggregate in loaded.items():
+            owed = _due(aggregate, kind, now)
+            if owed is None:
+                answers[match_id] = Paid(aggregate)
+            else:
+                commands.append((match_id, row.command(owed, now), aggregate))
+        for match_id, outcome in runner.run_many(commands).items():
+            answers[match_id] = self._paid_first(match_id, kind, now, outcome)
+        return answers
+
+    def _paid_first(self, match_id: str, kind: str, now: float,
+                    outcome: Outcome[Any] | Exception) -> Paid | Exception:
+        """After a batch's first command: what the aggregate still owes, paid alone."""
+        if isinstance(outcome, Exception):
+            return outcome
+        if not outcome.appended:
+            return Paid(outcome.aggregate)
+        try:
+            more = self._pay_on(match_id, kind, max(now, self._clock()), outcome.aggregate,
+                                MAX_PAYMENTS - 1)
+        except Exception as exc:  # noqa: BLE001 - as pay would have raised it
+            return exc
+        return Paid(more.aggregate, outcome.appended + more.appended)
+
+    def _pay_on(self, match_id: str, kind: str, now: float, match: Aggregate,
+                payments: int) -> Paid:
+        row = OBLIGATIONS[kind]
+        runner = self.runners[row.aggregate]
         appended: list[StoredEvent] = []
-        for _ in range(MAX_PAYMENTS):
-            owed = next((o for o in match.owed() if o.kind == kind and is_due(o, now)), None)
+        for _ in range(payments):
+            owed = _due(match, kind, now)
             if owed is None:
                 break
-            outcome = runner.run(match_id, row.command(owed, now))
+            outcome = runner.run(match_id, row.command(owed, now), loaded=match)
             match = outcome.aggregate
             if not outcome.appended:
                 break
             appended += outcome.appended
             now = max(now, self._clock())  # what it owes next may be due from the append's time
         return Paid(match, tuple(appended))
+
+
+def _due(aggregate: Aggregate, kind: str, now: float) -> Any:
+    """What ``aggregate`` owes of ``kind`` that is due at ``now``, if anything."""
+    return next((o for o in aggregate.owed() if o.kind == kind and is_due(o, now)), None)

@@ -28,7 +28,7 @@ from domain.fairness import MatchSecrets
 from domain.match import Match
 from domain.variants import VARIANTS
 from service.codec import to_recorded
-from service.ports import EventStore, StoredEvent
+from service.ports import EventStore, Reading, StoredEvent
 from service.usecases.errors import NotFound, storable
 
 CACHE_SIZE = 512
@@ -103,6 +103,38 @@ class Repository(Generic[A]):
         self._remember(match_id, loaded)
         return loaded
 
+    def get_many(self, match_ids: Sequence[str]) -> dict[str, A | NotFound]:
+        """Each aggregate at its newest version as ``get`` loads it, all read in one round
+        trip (a worker's claimed batch); a ``NotFound`` in place of one there is none of."""
+        with self._lock:
+            cached = {match_id: self._cache.get(match_id) for match_id in match_ids}
+        ids = [match_id for match_id in match_ids if storable(match_id)]
+        readings = [self._reading(match_id, cached[match_id]) for match_id in ids]
+        loaded: dict[str, A | NotFound] = {match_id: self.kind.not_found(match_id)
+                                            for match_id in match_ids}
+        for reading, found in zip(readings, self.store.read_many(readings), strict=True):
+            self.stats.reads += 1
+            self.stats.events += len(found.events)
+            match_id = reading.match_id
+            if reading.with_meta and self._keep_meta(match_id, found.meta) is None:
+                continue
+            try:
+                begun = cached[match_id] or self._empty(match_id)
+            except NotFound as gone:
+                loaded[match_id] = gone
+                continue
+            aggregate = self.fold(begun, found.events) if found.events else begun
+            self._remember(match_id, aggregate)
+            loaded[match_id] = aggregate
+        return loaded
+
+    def _reading(self, match_id: str, cached: A | None) -> Reading:
+        """What ``get_many`` reads of one log: the events after the cached version, or all
+        of them and the meta they begin from."""
+        if cached is not None:
+            return Reading(match_id, cached.version)
+        return Reading(match_id, 0, with_meta=match_id not in self._meta)
+
     def at(self, match_id: str, version: int) -> A:
         """The aggregate as it stood right after event ``version`` (folded from the start)."""
         empty = self._empty(match_id)
@@ -123,7 +155,11 @@ class Repository(Generic[A]):
         cached = self._meta.get(match_id)
         if cached is not None:
             return cached
-        meta = self.store.meta(match_id) if storable(match_id) else None
+        return self._keep_meta(match_id,
+                               self.store.meta(match_id) if storable(match_id) else None)
+
+    def _keep_meta(self, match_id: str, meta: Mapping[str, str] | None) -> dict[str, str] | None:
+        """Cache a meta just read (``meta``'s answer for it)."""
         if meta is None or meta.get("aggregate", "match") != self.kind.name:
             return None
         fixed = {key: value for key, value in meta.items() if not key.startswith("token:")}

@@ -27,7 +27,7 @@ import hashlib
 import json
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol
 
@@ -36,6 +36,8 @@ from domain.errors import RuleError
 from service.codec import to_store
 from service.ports import (
     UNMEASURED,
+    Appending,
+    AppendResult,
     EventStore,
     IdempotencyRecord,
     RunObserver,
@@ -78,6 +80,21 @@ class Idempotency:
     fingerprint: str
 
 
+@dataclass(frozen=True)
+class _Decided(Generic[A]):
+    """One command of ``run_many`` decided, before its append."""
+
+    match_id: str
+    command: Command[A]
+    match: A
+    decision: Any
+    ahead: Any
+
+    def appending(self) -> Appending:
+        return Appending(self.match_id, self.match.version, tuple(to_store(self.decision.events)),
+                         self.decision.command_id, self.match.head_hash, self.decision.command)
+
+
 class FollowUp(Protocol):
     """The work an append leaves to do, scheduled by the runner."""
 
@@ -115,19 +132,21 @@ class CommandRunner(Generic[A]):
         self._kind = repository.kind.name
 
     def run(self, match_id: str, command: Command[A], *, expected_version: int | None = None,
-            idempotency: Idempotency | None = None) -> Outcome[A]:
+            idempotency: Idempotency | None = None, loaded: A | None = None) -> Outcome[A]:
         """Execute ``command``; ``expected_version`` (If-Match) turns a moved match into a
-        ``Conflict`` instead of a new decision."""
+        ``Conflict`` instead of a new decision. ``loaded``: the match as its caller has just
+        read it, decided on first instead of reading it again (a worker loads its batch
+        at once); should it have moved since, the append says so and the run reads anew."""
         if idempotency is None:
-            return self._run(match_id, command, expected_version, None)
+            return self._run(match_id, command, expected_version, None, loaded)
         return self._once(match_id, command, expected_version, idempotency)
 
     def _run(self, match_id: str, command: Command[A], expected_version: int | None,
-             idempotency: Idempotency | None) -> Outcome[A]:
+             idempotency: Idempotency | None, loaded: A | None = None) -> Outcome[A]:
         for attempt in range(ATTEMPTS):
             if attempt:
                 self.observer.retried(self._kind)
-            match = self.repository.get(match_id)
+            match = loaded if loaded is not None and not attempt else self.repository.get(match_id)
             if expected_version is not None and expected_version != match.version:
                 raise Conflict("version_conflict", f"the match is at version {match.version}, "
                                                    f"not {expected_version}")
@@ -158,6 +177,63 @@ class CommandRunner(Generic[A]):
             self._written(Appended(match_id, result.events, after, decision.command))
             return Outcome(after, result.events)
         raise Conflict("version_conflict", "the match kept changing; re-read and retry")
+
+    def run_many(self, commands: Sequence[tuple[str, Command[A], A]]
+                 ) -> dict[str, Outcome[A] | Exception]:
+        """Run one command on each of many aggregates, each decided on the aggregate its
+        caller has just loaded: a worker paying the batch it claimed. The appends go in one
+        round trip (``EventStore.append_many``) and the subscribers hear of them together
+        (``Subscribers.publish_many``); a command whose aggregate moved meanwhile is run
+        again alone, on the newer version. Each id's answer is its outcome, or the error
+        ``run`` would have raised for it."""
+        answers: dict[str, Outcome[A] | Exception] = {}
+        decided: list[_Decided[A]] = []
+        for match_id, command, match in commands:
+            try:
+                made = self._decide(match_id, command, match)
+            except Exception as exc:  # noqa: BLE001 - that command's answer, not the batch's
+                answers[match_id] = exc
+                continue
+            if made is None:
+                answers[match_id] = Outcome(match)
+            else:
+                decided.append(made)
+        results = self.store.append_many([each.appending() for each in decided])
+        written: list[Appended[A]] = []
+        for each, result in zip(decided, results, strict=True):
+            answers[each.match_id] = self._stored(each, result, written)
+        self.subscribers.publish_many(written)
+        for appended in written:
+            self.follow_up.after(appended.aggregate_id, appended.aggregate)
+        return answers
+
+    def _decide(self, match_id: str, command: Command[A], match: A) -> _Decided[A] | None:
+        """Decide on ``match`` and note what it is about to owe (as ``_run`` does)."""
+        decision = command.decide(match, self.repository.context(match_id))
+        if decision is None or not decision.events:
+            return None
+        ahead = self.repository.decided(match, decision.events)
+        self.follow_up.expect(match_id, ahead)
+        return _Decided(match_id, command, match, decision, ahead)
+
+    def _stored(self, each: _Decided[A], result: AppendResult | Exception,
+                written: list[Appended[A]]) -> Outcome[A] | Exception:
+        """One append of ``run_many``'s batch: saved and queued for the subscribers, or run
+        again alone after a lost race, or its error."""
+        if isinstance(result, VersionConflict):
+            self.observer.conflicted(self._kind)
+            try:
+                return self._run(each.match_id, each.command, None, None)
+            except Exception as exc:  # noqa: BLE001 - that command's answer
+                return exc
+        if isinstance(result, UnknownMatch):
+            return self.repository.kind.not_found(each.match_id)
+        if isinstance(result, Exception):
+            return result
+        self.observer.appended(self._kind, len(result.events))
+        after = self.repository.saved(each.match_id, each.match, each.ahead, result.events)
+        written.append(Appended(each.match_id, result.events, after, each.decision.command))
+        return Outcome(after, result.events)
 
     def created(self, match_id: str, events: tuple[StoredEvent, ...]) -> A:
         """An aggregate's first write (a match's creation, or the claim that fills its last

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol
+from typing import Any, Generic, Protocol, runtime_checkable
 
 from domain.aggregate import A
 from service.ports import StoredEvent
@@ -44,6 +44,13 @@ class Subscriber(Protocol):
     def __call__(self, appended: Appended[Any]) -> None: ...
 
 
+@runtime_checkable
+class Batched(Subscriber, Protocol):
+    """A subscriber that can also take many writes at once, as it would one by one."""
+
+    def many(self, written: Sequence[Appended[Any]]) -> None: ...
+
+
 class Subscribers:
     """The bootstrap's ordered subscribers, each run on its own."""
 
@@ -57,6 +64,26 @@ class Subscribers:
             except Exception:  # the write happened: one reaction must not undo it or others
                 log.exception("%s after a write to %s %s failed", _name(subscriber),
                               type(appended.aggregate).__name__.lower(), appended.aggregate_id)
+
+    def publish_many(self, written: Sequence[Appended[Any]]) -> None:
+        """Many writes (a worker's batch), in order: a subscriber that can take them at
+        once (``Batched``: its own round trips shared by the batch) gets them together,
+        any other one by one, each on its own as ``publish`` runs them."""
+        for subscriber in self._subscribers:
+            if isinstance(subscriber, Batched):
+                try:
+                    subscriber.many(written)
+                except Exception:  # as publish: the writes happened
+                    log.exception("%s after a batch of %d writes failed", _name(subscriber),
+                                  len(written))
+                continue
+            for appended in written:
+                try:
+                    subscriber(appended)
+                except Exception:  # as publish
+                    log.exception("%s after a write to %s %s failed", _name(subscriber),
+                                  type(appended.aggregate).__name__.lower(),
+                                  appended.aggregate_id)
 
 
 def _name(subscriber: Subscriber) -> str:

@@ -30,6 +30,7 @@ from service.adapters.store import (
     VersionConflict,
     event_hash,
 )
+from service.ports import Appending, Reading
 from tests.conftest import backend
 
 
@@ -453,3 +454,26 @@ def test_a_known_prev_hash_skips_the_head_read_and_a_wrong_one_is_refused(
     result = store.append(match_id, head.version, _events("Next"), prev_hash=head.hash)
     assert result.events[0].prev_hash == head.hash
     assert store.read(match_id)[-1] == result.events[0]
+
+
+# -- batches -------------------------------------------------------------------------------
+
+
+def test_a_batch_reads_and_appends_as_each_alone_would(store: RedisEventStore) -> None:
+    """A worker's batch: every log read at once (with the meta it asks for), then every
+    append sent at once; one that lost its race is refused alone, one whose match is gone
+    too, and the others are stored as ``append`` would have stored them."""
+    first, moved = _new_match(store), _new_match(store)
+    read = store.read_many([Reading(first, 0, with_meta=True), Reading(moved, 1),
+                            Reading("gone", 0, with_meta=True)])
+    assert [len(each.events) for each in read] == [2, 1, 0]
+    assert read[0].meta == {"variant": "gin"} and read[1].meta is None
+    assert read[2].meta is None
+    store.append(moved, 2, _events("Elsewhere"))
+    results = store.append_many([Appending(first, 2, tuple(_events("Paid"))),
+                                 Appending(moved, 2, tuple(_events("Late"))),
+                                 Appending("gone", 0, tuple(_events("Lost")))])
+    assert isinstance(results[0], AppendResult) and results[0].version == 3
+    assert isinstance(results[1], VersionConflict) and isinstance(results[2], UnknownMatch)
+    assert store.read(first)[-1] == results[0].events[0]
+    assert [event.type for event in store.read(moved)] == ["E0", "E1", "Elsewhere"]

@@ -72,3 +72,16 @@ def test_the_kinds_are_separate_keys(index):
     assert index.claim(CLOCKS, lease_s=2)[1] == []
     with pytest.raises(ValueError):
         index.key("other")
+
+
+def test_settling_a_batch_forgets_the_paid_unless_marked_again_and_times_the_rest(index):
+    for match_id in ("paid", "marked again", "next turn"):
+        index.mark(STEPS, match_id, 999.0)
+    lease, due = index.claim(STEPS, lease_s=2)
+    assert sorted(due) == ["marked again", "next turn", "paid"]
+    index.mark(STEPS, "marked again", 1001.5)  # a new step made due meanwhile
+    released = index.settle(STEPS, lease, ["paid", "marked again"], {"next turn": 1030.0})
+    assert released == 1
+    assert index.claim(STEPS, lease_s=2)[1] == []
+    assert index.due_in(STEPS) == 1.5  # "marked again" stays; "next turn" comes at 1030
+    assert index.pending(STEPS) == 2

@@ -49,3 +49,25 @@ def test_a_match_embedded_retention_deleted_is_not_found(clock):
         assert wiring.repository.get(second["id"]).is_over
     finally:
         wiring.close()
+
+
+def test_a_batch_is_loaded_in_one_read_as_each_alone_would_be(clock, monkeypatch):
+    """A worker loads the matches it claimed at once: the cached fast-forwarded, the
+    others folded from their first event, an unknown one not found; no log is read
+    alone."""
+    server = fakeredis.FakeServer()
+    here, there = wired(clock, False, server), wired(clock, False, server)
+    try:
+        cached, fresh = new_match(here), new_match(there)
+        here.repository.get(cached["id"])
+        there.play.act(cached["id"], token(cached, 1), {"type": "pass"})
+        for alone in ("read", "meta"):
+            monkeypatch.setattr(here.repository.store, alone, None)
+        loaded = here.repository.get_many([cached["id"], fresh["id"], "no-such-match"])
+        monkeypatch.undo()
+        assert loaded[cached["id"]].version == 4 and loaded[fresh["id"]].version == 3
+        assert isinstance(loaded["no-such-match"], NotFound)
+        assert loaded[fresh["id"]] == there.repository.get(fresh["id"])
+    finally:
+        here.close()
+        there.close()

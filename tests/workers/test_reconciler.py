@@ -5,14 +5,17 @@ time. Each kind's example match comes from ``tests.usecases.conftest.OWING``."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
 
+from domain.match import StepDue
 from service.bootstrap import Wiring
+from service.ports import ADMIN
 from service.usecases.obligations import KINDS, OBLIGATIONS
 from service.usecases.reconciling import index_everything
-from tests.usecases.conftest import OWING, Clock, owing, wired
+from tests.usecases.conftest import OWING, Clock, knocked, owing, wired
 from workers.reconciler import LEASE_S, Reconciler
 
 
@@ -68,3 +71,24 @@ def test_a_scan_marks_each_kind_at_its_due_time(queued, clock, kind):
     assert Reconciler(queued.index, queued.obligations, now=clock).drain() >= 1
     if OBLIGATIONS[kind].looks_again_s is None:
         assert due_now(queued, match_id, kind, clock.now) == []
+
+
+def test_a_batch_of_hand_ends_is_scored_with_its_appends_together(queued, clock, monkeypatch):
+    """A worker pays the steps it claimed together: the batch read at once, its appends
+    in one round trip (no append alone), each hand scored and the next dealt, and the
+    organiser told of each in order. A match another writer moved after the batch was
+    read is decided again on its newer version."""
+    ids = [knocked(queued, clock) for _ in range(3)]
+    store = queued.repository.store
+    loaded = queued.obligations.load(StepDue.kind, ids)
+    queued.obligations.pay(ids[1], StepDue.kind)  # moved since the batch was read
+    monkeypatch.setattr(store, "append", None)  # were any append sent alone, it would fail
+    paid = queued.obligations.pay_many(StepDue.kind, loaded)
+    monkeypatch.undo()
+    assert [bool(paid[match_id].appended) for match_id in ids] == [True, False, True]
+    for match_id in ids:
+        match = queued.repository.get(match_id)
+        assert match.state.hand_number == 2 and not match.owed()
+    feed = [json.loads(message) for _, message in queued.streams.feed.after(ADMIN, "0-0")]
+    scored = [message["match_id"] for message in feed if message["kind"] == "hand_scored"]
+    assert scored == [ids[1], ids[0], ids[2]]
