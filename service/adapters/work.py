@@ -76,7 +76,7 @@ class WorkIndex:
         self._prefix = prefix
         self.kinds = tuple(kinds)
         self._clock = clock
-        self._release_all = client.register_script(_RELEASE_ALL)
+        self._release_all = SlotMoveScript(client, _RELEASE_ALL)
         self._wake_key = f"{prefix}:work:wake"
         self._claim = SlotMoveScript(client, _CLAIM)
         self._release = SlotMoveScript(client, _RELEASE)
