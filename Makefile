@@ -51,7 +51,7 @@ test-fast: $(STAMP)  ## the edit-test loop: domain, use cases and the store cont
 worker: $(STAMP)  ## one worker process for real mode (needs REDIS_URL; RQ_REDIS_URL for the jobs, default REDIS_URL); run it under a supervisor
 	$(BIN)/python -m workers --url "$${REDIS_URL:?set REDIS_URL}" --rq-url "$${RQ_REDIS_URL:-$$REDIS_URL}"
 
-bench: $(BENCH_STAMP)  ## solver and playouts beside OpenSpiel; bench/api.py needs a running server (README)
+bench: $(BENCH_STAMP)  ## solver and playouts beside OpenSpiel; bench/api.py needs a running server (docs/benchmarks.md)
 	$(BIN)/python bench/solver.py --random 2000
 	$(BIN)/python bench/solver.py --variant gem --random 2000
 	$(BIN)/python bench/playouts.py

@@ -66,7 +66,7 @@ Every change to a match is one of these events, appended to the match's log and 
 changed (`schema` is the shape written today; older shapes are upcast on read). A field
 marked with variants appears only in those variants' events. What a viewer sees of an
 event is redacted: a hand, a card drawn from the stock, a deal's deck and seed and a
-rebuilt stock stay hidden until the hand's seed is revealed (README, *Hidden
+rebuilt stock stay hidden until the hand's seed is revealed (docs/api.md, *Hidden
 information*; docs/fairness.md). A tournament has its own log of the same kind, hash-chained
 and exportable like a match's (docs/tournaments.md); its events are the last group below,
 and nothing in them is hidden."""

@@ -1,7 +1,7 @@
 """One bootstrap wires settings, Redis, the event store, the repository, the command runner
 and background work, for every entry point: the Flask app, the worker and the CLI.
 
-Two ways to run (README "Two ways to run"): embedded (no ``REDIS_URL``: in-process
+Two ways to run (docs/configuration.md): embedded (no ``REDIS_URL``: in-process
 fakeredis, owed work paid on an in-process timer, finished matches beyond
 ``RUMMY_EMBEDDED_KEEP_FINISHED`` deleted) and real (Redis, RQ workers, the reconciler;
 every match kept). Nothing is built at import time, and nothing is registered in a

@@ -5,7 +5,7 @@ embedded mode: fakeredis, jobs in-process) with seeded random legal moves, and w
 every step, every viewer's view (public, each seat, the organiser) and the events that
 viewer gets from ``/events`` since the last step; at the end each viewer's export, and the
 state at a few versions. A redesign that must not change behaviour runs it before and
-after and compares the outputs (``cmp``); the README's "Tests" section says how.
+after and compares the outputs (``cmp``); docs/testing.md says how.
 
 What is left out so that runs compare: every time (an event's ``ts``, a last action, a
 creation) is written as ``<time>``, and every id, token and hash (which depend on ids

@@ -4,7 +4,7 @@ A policy sees only action objects (a seat's ``legal_actions``, from a state or f
 view over HTTP) and what it is told (``best_discards``: a view's ``best_discard``
 advice), so it is honest wherever it runs:
 
-- ``safe``: the clock's automatic move (docs: README "Organiser controls and clocks").
+- ``safe``: the clock's automatic move (docs/tournaments.md "Match controls and clocks").
   The verifier re-runs it on stored logs (``domain.clocks.decide_timeout``), so it must
   never change: a different choice would make old logs fail verification.
 - ``eager``: end the hand whenever allowed (big gin, then a knock), else much as

@@ -30,7 +30,7 @@ _spec = GemOptions.spec
 
 
 SPECS: tuple[OptionSpec, ...] = (
-    _spec("target", "Points that end the match (RULES.md 2.5).", minimum=1),
+    _spec("target", "Points that end the match (docs/rules.md 2.5).", minimum=1),
     _spec("gin_bonus", "Bonus for gin, plus the other's deadwood.", minimum=0, maximum=1000),
     _spec("big_gin_bonus", "Bonus for big gin, plus the other's deadwood; null disables it.",
           type_=int, minimum=0, maximum=1000, nullable=True),
@@ -47,10 +47,10 @@ SPECS: tuple[OptionSpec, ...] = (
           "a deep card that must meld can never go."),
     _spec("deep_draw_must_meld",
           "Three players: a card taken from below the top must belong to a meld after the "
-          "turn's discard (RULES.md 2.6; the source only compares the game to 500 Rum)."),
+          "turn's discard (docs/rules.md 2.6; the source only compares the game to 500 Rum)."),
     _spec("first_dealer", "Seat of the first dealer; null draws it at random.", type_=int,
           minimum=0, maximum=2, nullable=True),
-    _spec("max_turns", "Turns after which a hand ends drawn (RULES.md 0).",
+    _spec("max_turns", "Turns after which a hand ends drawn (docs/rules.md 0).",
           minimum=2, maximum=10000),
 )
 GemOptions.SPECS = SPECS

@@ -61,14 +61,15 @@ def _check_depth(state: GemState, seat: int, depth: int) -> None:
         raise RuleError("discard_pile_empty", "the discard pile is empty")
     if depth > 1 and state.seats == 2:
         raise RuleError("deep_draw_not_allowed",
-                        "only with three players may a card below the top be taken (RULES.md 2.6)")
+                        "only with three players may a card below the top be taken "
+                        "(docs/rules.md 2.6)")
     if depth > len(state.discard_pile):
         raise RuleError("discard_pile_too_short",
                         f"the discard pile holds {len(state.discard_pile)} cards")
     if depth > 1 and not _deep_draw_allowed(state, seat, depth):
         raise RuleError("deep_card_cannot_meld",
                         f"{state.discard_pile[-depth]} would belong to no meld after your "
-                        "discard (RULES.md 2.6)")
+                        "discard (docs/rules.md 2.6)")
 
 
 def _deep_draw_allowed(state: GemState, seat: int, depth: int) -> bool:
@@ -105,11 +106,11 @@ def _check_discard(state: GemState, seat: int, card: str) -> tuple[str, ...]:
         raise RuleError("card_not_in_hand", f"{card} is not in your hand")
     if card == _blocked_discard(state):
         raise RuleError("must_not_discard_taken_card",
-                        f"{card} was just taken from the discard pile (RULES.md 1.4, 2.6)")
+                        f"{card} was just taken from the discard pile (docs/rules.md 1.4, 2.6)")
     rest = without(hand, card)
     if state.must_meld is not None and state.must_meld not in solver_for(state).melded_cards(rest):
         raise RuleError("deep_card_must_meld",
-                        f"without {card}, {state.must_meld} belongs to no meld (RULES.md 2.6)")
+                        f"without {card}, {state.must_meld} belongs to no meld (docs/rules.md 2.6)")
     return rest
 
 

@@ -39,7 +39,7 @@ _spec = GinOptions.spec
 SPECS: tuple[OptionSpec, ...] = (
     _spec("target", "Hand points that end the match (100, 250, 500 usual).", minimum=1),
     _spec("decks", "Packs of 52 in the deck.", choices=(1, 2)),
-    _spec("jokers", "Wild jokers added to the deck (RULES.md 1.7).", choices=(0, 1, 2)),
+    _spec("jokers", "Wild jokers added to the deck (docs/rules.md 1.7).", choices=(0, 1, 2)),
     _spec("joker_deadwood", "Deadwood value of an unmelded joker.", minimum=0, maximum=100),
     _spec("knock_limit", "Highest deadwood a knock may leave.", minimum=0, maximum=100),
     _spec("gin_bonus", "Bonus for gin (seed gin-rummy-a: 20).", minimum=0, maximum=1000),
@@ -54,7 +54,7 @@ SPECS: tuple[OptionSpec, ...] = (
     _spec("next_dealer", "Who deals the next hand.", choices=("alternate", "loser", "winner")),
     _spec("first_dealer", "Seat of the first dealer; null draws it at random.", type_=int,
           minimum=0, maximum=3, nullable=True),
-    _spec("oklahoma", "The first upcard sets the hand's knock limit (RULES.md 1.9)."),
+    _spec("oklahoma", "The first upcard sets the hand's knock limit (docs/rules.md 1.9)."),
     _spec("oklahoma_ace", "Oklahoma with an ace upcard.", choices=("gin_only", "one")),
     _spec("oklahoma_spades_double", "Oklahoma: a spade upcard doubles every score of the hand."),
     _spec("game_bonus", "End-of-match bonus to the winner.", minimum=0, maximum=10000),
@@ -62,7 +62,7 @@ SPECS: tuple[OptionSpec, ...] = (
           minimum=0, maximum=10000),
     _spec("line_bonus", "End-of-match bonus per hand won (seed gin-rummy-a: 20).",
           minimum=0, maximum=1000),
-    _spec("max_turns", "Turns after which a hand ends drawn (RULES.md 0).",
+    _spec("max_turns", "Turns after which a hand ends drawn (docs/rules.md 0).",
           minimum=2, maximum=10000),
 )
 GinOptions.SPECS = SPECS

@@ -101,7 +101,7 @@ def _check_discard(state: GinState, seat: int, card: str) -> tuple[str, ...]:
         raise RuleError("card_not_in_hand", f"{card} is not in your hand")
     if card == _blocked_discard(state, hand):
         raise RuleError("must_not_discard_taken_card",
-                        f"{card} was just taken from the discard pile (RULES.md 1.4)")
+                        f"{card} was just taken from the discard pile (docs/rules.md 1.4)")
     return without(hand, card)
 
 

@@ -38,7 +38,7 @@ def specs(defaults: RummyOptions) -> tuple[OptionSpec, ...]:
     """The options a client may set, described with this variant's defaults."""
     return (
         OptionSpec("opening_minimum", int, defaults.opening_minimum,
-                   "Points the first placement of each player must reach (RULES.md 3.4).",
+                   "Points the first placement of each player must reach (docs/rules.md 3.4).",
                    minimum=0, maximum=200),
         OptionSpec("opening_turn", int, defaults.opening_turn,
                    "The player's own turn from which they may open: 1 (rummy) or 2 (rami).",
@@ -53,7 +53,8 @@ def specs(defaults: RummyOptions) -> tuple[OptionSpec, ...]:
                    "Seat of the first dealer; null draws it at random.",
                    minimum=0, maximum=MAX_PLAYERS - 1, nullable=True),
         OptionSpec("max_turns", int, defaults.max_turns,
-                   "Turns after which a round is void (RULES.md 0).", minimum=2, maximum=10000),
+                   "Turns after which a round is void (docs/rules.md 0).",
+                   minimum=2, maximum=10000),
     )
 
 

@@ -147,7 +147,7 @@ def _draw(state: RummyState, command: Draw) -> list[Event]:
             raise RuleError("discard_pile_empty", "the discard pile is empty")
         if last_card_blocks(state, command.seat):
             raise RuleError("last_card_rule", "with one card left you may not take the top "
-                            "discard when it would let you go out (RULES.md 3.3)")
+                            "discard when it would let you go out (docs/rules.md 3.3)")
         card = state.discard_pile[-1]
     return [CARD_DRAWN.event(seat=command.seat, source=command.source, card=card)]
 
@@ -166,8 +166,9 @@ def discard_allowed(state: RummyState, seat: int, card: str) -> str | None:
 
 _DISCARD_MESSAGES = {
     "card_not_in_hand": "that card is not in your hand",
-    "joker_must_be_placed": "place the joker you exchanged before ending the turn (RULES.md 3.5)",
-    "joker_discard": "a joker may only be discarded as your last card (RULES.md 3.3)",
+    "joker_must_be_placed":
+        "place the joker you exchanged before ending the turn (docs/rules.md 3.5)",
+    "joker_discard": "a joker may only be discarded as your last card (docs/rules.md 3.3)",
 }
 
 
@@ -213,7 +214,7 @@ def require_opened(state: RummyState, seat: int) -> None:
     require_turn(state, seat, PLAY)
     if not state.opened[seat]:
         raise RuleError("not_opened", "lay-offs and joker exchanges need an opening first "
-                        "(RULES.md 3.4)")
+                        "(docs/rules.md 3.4)")
 
 
 def may_open_now(state: RummyState, seat: int) -> bool:
@@ -265,7 +266,7 @@ def _lay_down(state: RummyState, command: LayDown) -> list[Event]:
 def _check_opening(state: RummyState, seat: int, value: int) -> None:
     if not may_open_now(state, seat):
         raise RuleError("too_early_to_open", f"you may open from your turn "
-                        f"{state.options.opening_turn} on (RULES.md 3.4)")
+                        f"{state.options.opening_turn} on (docs/rules.md 3.4)")
     if value < state.options.opening_minimum:
         raise RuleError("opening_too_low", f"an opening needs {state.options.opening_minimum} "
                         f"points; these melds make {value}")
@@ -305,7 +306,7 @@ def _exchange(state: RummyState, command: ExchangeJoker) -> list[Event]:
     freed = exchanged(target.meld, command.card)
     if freed is None:
         raise RuleError("invalid_exchange", "no joker there stands for that card, or it is in "
-                        "a set of three (RULES.md 3.5)")
+                        "a set of three (docs/rules.md 3.5)")
     table = tuple((i, freed if i == command.meld else m) for i, m in table_of(state))
     _placement_leaves(state, seat, table, hand + (JOKER,), state.jokers_owed + 1)
     return [JOKER_EXCHANGED.event(seat=seat, meld=command.meld, card=command.card,

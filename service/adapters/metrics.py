@@ -53,7 +53,7 @@ NAMES = (
     "rummy_reconciler_redrives_total", "rummy_open_streams", "rummy_fanout_delay_seconds",
     "rummy_rate_limited_total",
 )
-"""Every metric this adapter exports (the README's table lists the same)."""
+"""Every metric this adapter exports (docs/operations.md's table lists the same)."""
 
 
 def multiprocess_dir() -> str | None:

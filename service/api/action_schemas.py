@@ -5,7 +5,7 @@ discriminator, so a generated client cannot build ``{"type": "knock"}`` without 
 discard. The server reads a body the same way: ``ActionSchema`` picks the kind's schema by
 ``type`` and loads with it, so an unknown field, a missing field or an unknown ``type`` is a
 400 ``invalid_action`` (``error_code``), the same code the variant gives an action it does
-not play (README, errors).
+not play (docs/api.md, errors).
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ API_SPEC = {
                                 "`Vary: Authorization`. Every request body "
                                 "has a deadline: one that does not arrive in time is "
                                 "answered 408 `body_timeout` and its connection closed "
-                                "(README, `RUMMY_BODY_*`). Every answer carries "
+                                "(docs/configuration.md, `RUMMY_BODY_*`). Every answer carries "
                                 "`X-Request-Id`: the request's own when it sent a sensible "
                                 "one, else one the server made; quote it when reporting a "
                                 "problem (docs/operations.md)."},
@@ -74,7 +74,7 @@ API_SPEC = {
 def create_app(settings: Settings | None = None, client: Any = None,
                jobs_inline: bool | None = None,
                clock: Callable[[], float] = time.time) -> Flask:
-    """Build the app. No arguments: settings from the environment (see README).
+    """Build the app. No arguments: settings from the environment (see docs/configuration.md).
 
     ``jobs_inline``, for tests: True runs background work in this process and pays what
     a write makes due at once (a hand's scoring, the next deal) before the write answers,

@@ -65,7 +65,8 @@ class ApiBlueprint(Blueprint):
 
         ``ticket``: a ``?ticket=`` stands in for the token (the feed), so the view itself
         decides whether one is missing. ``caller``: who may call the view at all
-        (``ORGANISER_CALLER``, ``ADMIN_CALLER``: ``Access.require_caller``);
+        (``ORGANISER_CALLER``, ``ADMIN_CALLER``, ``OWNER_CALLER``,
+        ``OWNER_OR_CREATOR_CALLER``: ``Access.require_caller``);
         anyone else gets their 401/403 before the view reads its arguments, so a caller
         who may not call it learns nothing about what a valid body looks like.
         ``retried_after_forgotten``: the operation makes its own token name nobody (leaving
@@ -169,7 +170,7 @@ def _token_first() -> None:
                               "issued (or it was rotated, or its key revoked)")
     caller = getattr(handler, "caller", None)
     if caller is not None:
-        use_cases().access.require_caller(token, caller)
+        use_cases().access.require_caller(token, caller, match_id)
 
 
 def credentials_sent() -> bool:

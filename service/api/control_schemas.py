@@ -16,7 +16,7 @@ SECONDS = validate.Range(min=MIN_SECONDS, max=MAX_SECONDS)
 
 
 class ClockSchema(Schema):
-    """A match clock: a per-turn limit and/or a per-seat time bank (README "Organiser
+    """A match clock: a per-turn limit and/or a per-seat time bank (docs/tournaments.md "Match
     controls and clocks")."""
 
     turn_seconds = JsonNumber(allow_none=True, validate=SECONDS, metadata={

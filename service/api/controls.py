@@ -10,6 +10,7 @@ from flask.views import MethodView
 from service.api.base import BEARER, ApiBlueprint, bearer_token, use_cases
 from service.api.control_schemas import AbortSchema, ForfeitSchema, ResignSchema
 from service.api.schemas import ControlHeadersSchema, MatchViewSchema
+from service.usecases.access import OWNER_CALLER, OWNER_OR_CREATOR_CALLER
 
 blp = ApiBlueprint("controls", __name__, url_prefix="/v1/matches",
                    description="End a match early, as logged events: organiser controls, "
@@ -21,7 +22,7 @@ class Forfeit(MethodView):
     @blp.arguments(ControlHeadersSchema, location="headers")
     @blp.arguments(ForfeitSchema)
     @blp.response(200, MatchViewSchema)
-    @blp.doc(security=BEARER)
+    @blp.doc(security=BEARER, caller=OWNER_CALLER)
     @blp.errors(400, 401, 403, 404, 409, 422)
     def post(self, headers: dict[str, Any], body: dict[str, Any], match_id: str) -> Any:
         """Forfeit a seat: it loses and the match ends (the match's owner or the admin).
@@ -30,7 +31,7 @@ class Forfeit(MethodView):
         seed); returns the full view. With three or more players the forfeiting seat is
         ranked last and the others by their scores. An unknown seat is a 400
         ``unknown_seat``; a match already over a 422 ``match_over``; another organiser's
-        match a 404; a seat token a 403.
+        match a 404; any other token a 403 ``owner_only``, before the body is read.
 
         A retry with the same ``Idempotency-Key`` gets the first answer, status and body,
         and changes nothing; the same key with another body is a 422
@@ -45,7 +46,7 @@ class Abort(MethodView):
     @blp.arguments(ControlHeadersSchema, location="headers")
     @blp.arguments(AbortSchema)
     @blp.response(200, MatchViewSchema)
-    @blp.doc(security=BEARER)
+    @blp.doc(security=BEARER, caller=OWNER_OR_CREATOR_CALLER)
     @blp.errors(400, 401, 403, 404, 409, 422)
     def post(self, headers: dict[str, Any], body: dict[str, Any], match_id: str) -> Any:
         """Abort (void) a match: no winner, phase ``aborted`` (the owner or the admin).
@@ -55,7 +56,8 @@ class Abort(MethodView):
         be aborted with its ``creator_token``: it is called off (nothing was dealt, so
         nothing is logged), its views show phase ``aborted`` with ``ended.initiator``
         ``creator`` (or ``organiser``), claims and leaves answer 422 ``match_over``, its
-        streams end, and it leaves the lobby. Any other token gets 403 ``creator_only``.
+        streams end, and it leaves the lobby. Any other token gets 403 ``creator_only``
+        (``owner_only`` once the match has started), before the body is read.
 
         A retry with the same ``Idempotency-Key`` gets the first answer, status and body,
         and changes nothing; the same key with another body is a 422

@@ -58,7 +58,7 @@ class Audits(MethodView):
         many lines a 413 `log_too_long`, a line too long a 413 `line_too_long`. Larger
         logs are verified offline: `rummy verify FILE`. Rate-limited per client address
         like match creation. A body that does not arrive in time is a 408 `body_timeout`
-        (README, `RUMMY_BODY_*`).
+        (docs/configuration.md, `RUMMY_BODY_*`).
 
         Once the whole body has passed its line checks, the log is verified in a process
         of its own, a few at a time per server process (`RUMMY_AUDIT_PROCESSES`): when

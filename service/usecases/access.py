@@ -26,6 +26,12 @@ ORGANISER_CALLER = "organiser"
 """Who may call an operation (``Access.require_caller``): an organiser key or the admin."""
 ADMIN_CALLER = "admin_token"
 """Who may call an operation: the admin token only."""
+OWNER_CALLER = "owner"
+"""Who may call an operation on a match: its owner (the organiser key that created it) or
+the admin."""
+OWNER_OR_CREATOR_CALLER = "owner_or_creator"
+"""Who may call an operation on a match: its owner or the admin, and while the match waits
+for players also its creator token (calling it off)."""
 ORGANISER_KEY_PREFIX = "rk_"
 """How every organiser key begins (``service.adapters.organisers``)."""
 
@@ -109,17 +115,42 @@ class Access:
     def is_admin(self, token: str | None) -> bool:
         return token is not None and token != "" and same_secret(token, self._admin_token)
 
-    def require_caller(self, token: str | None, caller: str) -> None:
+    def require_caller(self, token: str | None, caller: str,
+                       match_id: str | None = None) -> None:
         """Refuse a caller who may not call an operation at all: ``ADMIN_CALLER`` needs the
         admin token (403/401 ``admin_only``), ``ORGANISER_CALLER`` an organiser key or the
-        admin token (``organiser_only``). The API asks before it reads a request's body,
-        with the codes and words the use cases themselves answer."""
+        admin token (``organiser_only``), ``OWNER_CALLER`` the owner of ``match_id``
+        (``owner_only``; another organiser's match is a 404), ``OWNER_OR_CREATOR_CALLER``
+        that or the creator token of a match still waiting for players (``creator_only``).
+        The API asks before it reads a request's body, with the codes and words the use
+        cases themselves answer, so a caller who may not call it learns nothing about what
+        a valid body looks like."""
         if caller == ADMIN_CALLER:
             if not self.is_admin(token):
                 raise not_allowed(token is not None, "admin_only", "this needs the admin token")
+        elif caller == OWNER_CALLER:
+            self.require_owner(match_id or "", token)
+        elif caller == OWNER_OR_CREATOR_CALLER:
+            self.require_owner_or_creator(match_id or "", token)
         elif self.organiser(token) is None:
             raise not_allowed(token is not None, "organiser_only",
                               "this needs an organiser key (or the admin token)")
+
+    def require_owner_or_creator(self, match_id: str, token: str | None) -> None:
+        """The match's owner (or the admin), or its creator token: the one token besides
+        the owner's that may call off a match still waiting for players. Once it has
+        started, only the owner may end it, so anyone else is refused as by
+        ``require_owner``."""
+        if self.organiser(token) is not None or token is None:
+            self.require_owner(match_id, token)
+            return
+        creator = self.creator_hash(match_id)
+        if creator and same_secret(token_hash(token), creator):
+            return
+        if storable(match_id) and self._waiting(match_id) is not None:
+            raise Forbidden("creator_only", "only the match's organiser or its creator "
+                                            "(the creator token) may do this")
+        self.require_owner(match_id, token)
 
     def organiser(self, token: str | None) -> str | None:
         """``ADMIN`` for the admin token, an organiser's id for its live key, else None."""
@@ -152,8 +183,9 @@ class Access:
         """The calling organiser, who must own the match: another organiser's is a 404."""
         organiser = self.organiser(token)
         if organiser is None:
-            raise not_allowed(token is not None, "organiser_only",
-                           "this needs an organiser key (or the admin token)")
+            raise not_allowed(token is not None, "owner_only",
+                              "only the match's owner (the organiser key that created it, "
+                              "or the admin token) may do this")
         if organiser != ADMIN and self.owner_of(match_id) != organiser:
             raise NotFound("match_not_found", f"no match {match_id!r}")
         if organiser == ADMIN and not self.seat_hashes(match_id):

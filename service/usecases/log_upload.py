@@ -6,8 +6,8 @@ Anybody may upload, so one upload must cost a bounded, small amount of work and 
 (a file, ``ports.Spool``), and the first line that is not a record ends the reading: the
 rest of the body is never read. The verifier reads the spool once the body has ended.
 
-The limits are chosen from real exports (``bench/audits.py``, README "Fair deals, audit
-and replay"): a 6-player rummy match at the most rounds its options allow is about 12,000
+The limits are chosen from real exports (``bench/audits.py``, docs/audit-and-replay.md):
+a 6-player rummy match at the most rounds its options allow is about 12,000
 events, 5.3 MB, lines of at most 2.5 KB; a gin match to 500 about 3,000 events. Longer
 logs are verified offline, ``rummy verify FILE``, without limits.
 """

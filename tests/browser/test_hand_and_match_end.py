@@ -191,7 +191,7 @@ SCREENSHOT_TABLES = {"gin": ({"target": 300}, {"target": 1}),
 @pytest.mark.parametrize("variant", sorted(SCREENSHOT_TABLES))
 def test_every_variant_mid_hand_at_a_showdown_and_at_the_end(browser, api_url, tmp_path,
                                                              variant):
-    """The three screens a player meets, in every family (docs/screenshots, README)."""
+    """The three screens a player meets, in every family (docs/screenshots, docs/web-client.md)."""
     going_on, ending = SCREENSHOT_TABLES[variant]
     match = created(api_url, variant, **going_on)
     ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)

@@ -2,7 +2,7 @@
 whole gin hand through its UI, clicking only the actions it renders from legal_actions; a
 third page watches as a spectator and sees every move live; then the replay viewer steps
 to the knock and verifies the match. Screenshots go to the test's output (its tmp_path);
-with ``RUMMY_UPDATE_SCREENSHOTS=1`` they also replace the README's, in docs/screenshots.
+with ``RUMMY_UPDATE_SCREENSHOTS=1`` they also replace docs/web-client.md's, in docs/screenshots.
 
 Also: the in-browser hash (verify.js) matches domain/chain.py byte for byte, and its
 commitment checks match domain/fairness.py.

@@ -8,7 +8,7 @@ bytes of Python objects per body byte), send all of it but the last bytes, and w
 workers used to keep every parsed record (about 140 MiB an upload, 900 MB a worker) for as
 long as the client waited. Now a worker holds the line it checks, the spool is on disk,
 and the body's deadline closes each connection: the workers' resident memory stays within
-``RSS_BOUND_MIB`` of what it was (README "Fair deals, audit and replay"), every other
+``RSS_BOUND_MIB`` of what it was (docs/audit-and-replay.md), every other
 request is served meanwhile, and every stalled upload is answered 408 ``body_timeout`` and
 its connection closed.
 """

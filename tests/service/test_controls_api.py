@@ -174,7 +174,7 @@ class TestForfeitAndAbort:
                             headers=ADMIN_AUTH).json["key"]
         body = {"seat": 0, "reason": "x"}
         seat = client.post(url + "/forfeit", json=body, headers=bearer(match["seats"][0]["token"]))
-        assert seat.status_code == 403 and seat.json["code"] == "organiser_only"
+        assert seat.status_code == 403 and seat.json["code"] == "owner_only"
         assert client.post(url + "/forfeit", json=body).status_code == 401
         assert client.post(url + "/forfeit", json=body, headers=bearer(other)).status_code == 404
         assert client.post("/v1/matches/nope/abort", json={"reason": "x"},
@@ -192,6 +192,33 @@ class TestForfeitAndAbort:
         moved = client.post(url + "/actions", json={"type": "pass"},
                             headers=bearer(match["seats"][1]["token"]))
         assert moved.status_code == 422
+
+    @pytest.mark.parametrize("body", [None, {}, {"seat": "nobody"}, [1, 2]],
+                             ids=["no body", "empty", "malformed", "not an object"])
+    def test_a_seat_token_is_refused_before_the_body_is_read(self, client, body):
+        match = new_match(client)
+        url = f"/v1/matches/{match['id']}"
+        seat = bearer(match["seats"][0]["token"])
+        creator = bearer(match["creator_token"])
+        forfeit = client.post(url + "/forfeit", json=body, headers=seat)
+        assert (forfeit.status_code, forfeit.json["code"]) == (403, "owner_only")
+        by_creator = client.post(url + "/forfeit", json=body, headers=creator)
+        assert (by_creator.status_code, by_creator.json["code"]) == (403, "owner_only")
+        abort = client.post(url + "/abort", json=body, headers=seat)
+        assert (abort.status_code, abort.json["code"]) == (403, "owner_only")
+
+    def test_another_organisers_match_is_not_found_whatever_the_body(self, client):
+        match = new_match(client)
+        other = client.post("/v1/organisers", json={"name": "rival"},
+                            headers=ADMIN_AUTH).json["key"]
+        for path in ("/forfeit", "/abort"):
+            answer = client.post(f"/v1/matches/{match['id']}{path}", headers=bearer(other))
+            assert (answer.status_code, answer.json["code"]) == (404, "match_not_found")
+
+    def test_the_owner_with_no_body_is_told_what_the_body_lacks(self, client):
+        match = new_match(client)
+        answer = client.post(f"/v1/matches/{match['id']}/forfeit", headers=ADMIN_AUTH)
+        assert answer.status_code == 400
 
 
 class TestResign:

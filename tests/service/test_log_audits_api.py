@@ -23,8 +23,8 @@ GOLDEN = Path(__file__).parents[1] / "fixtures" / "golden" / "gin-2p-schema1.ndj
 CHUNK = 64 * 1024
 LIMITS = {"MAX_LOG_BYTES": 6 * 1024 * 1024, "MAX_LOG_LINES": 15_000,
           "MAX_LINE_BYTES": 128 * 1024, "MAX_GUESSED_MOVES": 1_500}
-"""This server's limits (service/usecases/log_upload.py), as the README and the reference
-client state them."""
+"""This server's limits (service/usecases/log_upload.py), as docs/audit-and-replay.md and the
+reference client state them."""
 
 
 def ndjson(records: list[dict[str, Any]]) -> bytes:
@@ -241,11 +241,11 @@ def test_the_limits_are_the_ones_documented(client):
     web = (Path(__file__).parents[2] / "service" / "web" / "js" / "api.js").read_text()
     stated = re.search(r"export const AUDIT_MAX_BYTES = ([\d *]+);", web)
     assert stated and eval(stated.group(1)) == MAX_LOG_BYTES  # noqa: S307 - digits and *
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    page = (Path(__file__).parents[2] / "docs" / "audit-and-replay.md").read_text()
     for value in (f"{MAX_LOG_BYTES // (1024 * 1024)} MiB", f"{LIMITS['MAX_LOG_LINES']:,}",
                   f"{LIMITS['MAX_GUESSED_MOVES']:,}",
                   f"{uploaded_logs.MAX_STATES_BYTES // (1024 * 1024)} MiB"):
-        assert value in readme, value
+        assert value in page, value
 
 
 def test_the_tables_stop_at_their_size_limit_with_a_note(client, monkeypatch):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -58,3 +59,35 @@ def test_every_response_documents_the_request_id_and_metrics_stay_out():
                     name = response["$ref"].rsplit("/", 1)[1]
                     response = spec["components"]["responses"][name]
                 assert response["headers"]["X-Request-Id"] == header, (path, method, status)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+CITATION = re.compile(r"docs/rules\.md(?: section)? (\d+(?:\.\d+)?)")
+
+
+def rule_book_sections() -> set[str]:
+    headings = re.findall(r"^#+ (\d+(?:\.\d+)?)[. ]", (ROOT / "docs" / "rules.md").read_text(),
+                          flags=re.MULTILINE)
+    return set(headings)
+
+
+def texts_players_and_clients_read() -> dict[str, str]:
+    """The spec (option descriptions and error docs included), what ``/v1/variants`` serves,
+    and every source file whose strings become error messages or pages."""
+    app = create_app(Settings(redis_url="redis://unused"), client=fakeredis.FakeRedis())
+    texts = {"openapi spec": json.dumps(generated_spec()),
+             "GET /v1/variants": app.test_client().get("/v1/variants").get_data(as_text=True)}
+    for folder, pattern in (("domain", "*.py"), ("service", "*.py"), ("workers", "*.py"),
+                            ("service/web", "*.js"), ("service/web", "*.html")):
+        for path in sorted((ROOT / folder).rglob(pattern)):
+            texts[str(path.relative_to(ROOT))] = path.read_text()
+    return texts
+
+
+def test_the_rule_book_is_cited_by_its_real_name_and_sections():
+    sections = rule_book_sections()
+    assert {"0", "1.4", "2.6", "3.5"} <= sections
+    for where, text in texts_players_and_clients_read().items():
+        assert "RULES.md" not in text, f"{where} cites RULES.md; the rule book is docs/rules.md"
+        for section in CITATION.findall(text):
+            assert section in sections, f"{where} cites docs/rules.md {section}, not a section"

@@ -354,6 +354,8 @@ class TestCallingOffAWaitingMatch:
         url = f"/v1/matches/{match['id']}/abort"
         seat = client.post(url, json={"reason": "x"}, headers=bearer(match["seats"][0]["token"]))
         assert (seat.status_code, seat.json["code"]) == (403, "creator_only")
+        unread = client.post(url, headers=bearer(match["seats"][0]["token"]))
+        assert (unread.status_code, unread.json["code"]) == (403, "creator_only")
         by_organiser = client.post(url, json={"reason": "closing"}, headers=key)
         assert by_organiser.status_code == 200, by_organiser.json
         assert by_organiser.json["ended"]["initiator"] == "organiser"
@@ -363,4 +365,4 @@ class TestCallingOffAWaitingMatch:
         assert claim(client, match, 1).json["started"] is True
         answer = client.post(f"/v1/matches/{match['id']}/abort", json={"reason": "x"},
                              headers=bearer(match["creator_token"]))
-        assert (answer.status_code, answer.json["code"]) == (403, "organiser_only")
+        assert (answer.status_code, answer.json["code"]) == (403, "owner_only")

@@ -1,4 +1,4 @@
-"""The real processes, as the README runs them: gunicorn via ``python -m service.serve``
+"""The real processes, as docs/configuration.md runs them: gunicorn via ``python -m service.serve``
 (what ``make serve`` runs), in embedded mode and on the real Redis with RQ's own worker."""
 
 from __future__ import annotations

@@ -207,7 +207,7 @@ class TestJokers:
         assert events[0].data["points"] == [0, 52 - 3]
 
 
-# --- a shared top score (docs/rules.md 1.8, 1.10; the README's "Rules decisions") ------------
+# --- a shared top score (docs/rules.md 1.8, 1.10; docs/rule-choices.md) ------------
 
 KNOCKER = "4D 4S 4H 9C TC JC 5S"  # seat 1 draws KD and knocks it: 4s, 9C-JC, deadwood 5S
 TIES_AT_5 = ["6S 7S 8S 9S TS 2D 3H", KNOCKER, "6H 7H 8H QS QH QD 5D"]
