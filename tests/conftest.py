@@ -10,8 +10,8 @@ The HTTP tests share one Flask app (``shared_app``), each answering with its own
 on its own backend and prefix (``serving``).
 
 Every test carries the marker of its tier, from its directory (``TIERS``), and
-``real_redis`` or ``cluster`` when it runs on one of those, so ``make test-fast`` picks the quick tiers
-on fakeredis. Under pytest-xdist each worker process uses its own database of the real
+``real_redis`` or ``cluster`` when it runs on one of those, so ``make test-fast`` picks the
+quick tiers on fakeredis. Under pytest-xdist each worker process uses its own database of the real
 server (``gw1`` the next after ``REDIS_URL``'s), so RQ's shared keys of one worker's test
 never meet another's.
 """
