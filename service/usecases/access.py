@@ -58,21 +58,27 @@ class Access:
 
     def names_anybody(self, token: str, match_id: str | None = None) -> bool:
         """Whether ``token`` belongs to somebody: the admin, a live organiser key, a seat or
-        creator token of any match (the index), or one ``match_id``'s meta knows (its
-        creator token from before creator tokens were indexed). A token that names nobody
-        is refused wherever it is sent, so inventing one never changes what a request may
-        do or which limit counts it."""
+        creator token of ``match_id`` (its meta), or of any match (the index). A token that
+        names nobody is refused wherever it is sent, so inventing one never changes what a
+        request may do or which limit counts it.
+
+        The match's own meta is asked before the global index: a request names its match,
+        the meta is the read the request makes next anyway, and the seat tokens live there,
+        in the match's slot. The index (``{prefix}:tokens``, one hash for every match) is
+        read only for a token the match does not know: another match's, or none at all."""
         if self.organiser(token) is not None:
             return True
         digest = token_hash(token)
-        if self._tokens.owner(digest) is not None:
+        if match_id is not None and storable(match_id) and self._known_to(match_id, digest):
             return True
-        if match_id is None or not storable(match_id):
-            return False
+        return self._tokens.owner(digest) is not None
+
+    def _known_to(self, match_id: str, digest: str) -> bool:
+        """Whether ``digest`` is one of the match's seat tokens or its creator token."""
+        if self._seat_by_hash(self.seat_hashes(match_id), digest) is not None:
+            return True
         creator = self.creator_hash(match_id)
-        if creator and same_secret(digest, creator):
-            return True
-        return self.seat_of(match_id, token) is not None
+        return bool(creator) and same_secret(digest, creator)
 
     def forget(self, digests: list[str]) -> None:
         """Tokens that no longer name anybody (a seat given back): 401 from now on."""
@@ -91,12 +97,18 @@ class Access:
         if self.organiser(token) is not None:
             self.require_owner(match_id, token)
             return Viewer.full()
-        if not self.seat_hashes(match_id):
-            raise NotFound("match_not_found", f"no match {match_id!r}")
-        seat = self.seat_of(match_id, token)
+        seat = self._seat_in(match_id, token)
         if seat is None:
             raise self.no_seat_here(match_id, token)
         return Viewer.for_seat(seat)
+
+    def _seat_in(self, match_id: str, token: str) -> int | None:
+        """The seat ``token`` holds in ``match_id``, from one read of its seat hashes; a
+        404 when there is no such match."""
+        hashes = self.seat_hashes(match_id)
+        if not hashes:
+            raise NotFound("match_not_found", f"no match {match_id!r}")
+        return self._seat_by_hash(hashes, token_hash(token))
 
     def no_seat_here(self, match_id: str, token: str) -> AppError:
         """The refusal of a token that holds no seat of ``match_id``: 403 ``forbidden``
@@ -212,8 +224,11 @@ class Access:
         return None if waiting is None else waiting.fields.get("creator", "")
 
     def seat_of(self, match_id: str, token: str) -> int | None:
-        digest = token_hash(token)
-        for seat, expected in enumerate(self.seat_hashes(match_id)):
+        return self._seat_by_hash(self.seat_hashes(match_id), token_hash(token))
+
+    @staticmethod
+    def _seat_by_hash(hashes: list[str], digest: str) -> int | None:
+        for seat, expected in enumerate(hashes):
             if secrets.compare_digest(expected, digest):
                 return seat
         return None
@@ -242,9 +257,7 @@ class Access:
         if self.organiser(token) is not None:
             self.require_owner(match_id, token)
             raise Forbidden("forbidden", "an organiser key cannot act for a seat")
-        if not self.seat_hashes(match_id):
-            raise NotFound("match_not_found", f"no match {match_id!r}")
-        seat = self.seat_of(match_id, token)
+        seat = self._seat_in(match_id, token)
         if seat is None:
             raise self.no_seat_here(match_id, token)
         return seat
