@@ -43,6 +43,7 @@ from service.adapters.ratings import RedisRatings
 from service.adapters.rematches import RematchTokenHashes
 from service.adapters.reports import VerificationReports
 from service.adapters.retention import FinishedMatches
+from service.adapters.snapshots import RedisSnapshots
 from service.adapters.store import RedisEventStore, block_slice_ms
 from service.adapters.tickets import TicketStore
 from service.adapters.tournament_entry import RedisOpenEntries
@@ -72,6 +73,7 @@ from service.usecases.repository import AggregateKind, Repository
 from service.usecases.retention import Retention
 from service.usecases.runner import CommandRunner
 from service.usecases.seats import Seats
+from service.usecases.snapshots import Snapshots, SnapshotWriter
 from service.usecases.streams import MatchStreams
 from service.usecases.subscribers import Subscriber, Subscribers
 from service.usecases.tickets import StreamTickets
@@ -249,7 +251,8 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     prefix = settings.key_prefix
     metrics = metrics or PrometheusMetrics()
     store = RedisEventStore(client, prefix, clock, metrics=metrics)
-    repository: Repository[Match] = Repository(store)
+    snapshots = Snapshots(RedisSnapshots(client, store.key, metrics), settings.snapshot_every)
+    repository: Repository[Match] = Repository(store, snapshots=snapshots)
     index = WorkIndex(client, prefix, KINDS, clock)
     tokens = TokenIndex(client, prefix)
     organiser_keys = OrganiserKeys(client, prefix)
@@ -288,6 +291,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     subscribers: list[Subscriber] = [
         notices,
         live.acted,
+        SnapshotWriter(snapshots),
     ]
     if settings.embedded:
         finished = FinishedMatches(client, prefix, settings.keep_finished, catalog, tokens,

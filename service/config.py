@@ -95,6 +95,9 @@ class Settings:
     audit_processes: int = 2
     """``RUMMY_AUDIT_PROCESSES``: uploaded logs verified at once by one API process, each
     in a child process of its own (``service.adapters.audit_pool``)."""
+    snapshot_every: int = 100
+    """``RUMMY_SNAPSHOT_EVERY``: events between two snapshots of a match's fold, which
+    cold reads start from (``service.usecases.snapshots``); 0 turns them off."""
 
     def __post_init__(self) -> None:
         if self.redis_cluster and self.redis_url is None:
@@ -142,6 +145,7 @@ class Settings:
             private_webhooks=_allow("RUMMY_WEBHOOK_PRIVATE", cls.private_webhooks),
             deadlines=_deadlines(),
             audit_processes=_at_least_one("RUMMY_AUDIT_PROCESSES", str(cls.audit_processes)),
+            snapshot_every=int(os.environ.get("RUMMY_SNAPSHOT_EVERY", "100")),
         )
         return cls(**{**read, **given})
 

@@ -422,6 +422,16 @@ class EventStore(Protocol):
         """An events-key entry as a fan-out delivered it."""
 
 
+class SnapshotStore(Protocol):
+    """Each match's one snapshot of its fold (``service.usecases.snapshots``): derived,
+    kept beside its events, replaced whole; losing it costs a longer fold, nothing else."""
+
+    def load(self, match_id: str) -> bytes | None:
+        """The match's snapshot as written, None when there is none or it cannot be read."""
+
+    def save(self, match_id: str, snapshot: bytes) -> None: ...
+
+
 class Subscription(Protocol):
     closed: bool
 

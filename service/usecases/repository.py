@@ -5,7 +5,8 @@ match from here, and the tournaments' use cases a tournament from a second insta
 the same store code (``domain.aggregate``: an ``AggregateKind`` says how each kind begins
 and what its commands decide with). A cached aggregate is brought up to date by reading the
 events after its version, never the whole stream; one not in the cache is folded from its
-first event. The cache is an optimisation only: state is always the fold of the stored
+first event, or from its snapshot (``service.usecases.snapshots``). The cache is an
+optimisation only: state is always the fold of the stored
 events.
 
 What never changes once an aggregate exists (a match's family and secrets) is read from
@@ -30,6 +31,7 @@ from domain.variants import VARIANTS
 from service.codec import to_recorded
 from service.ports import EventStore, Reading, StoredEvent
 from service.usecases.errors import NotFound, storable
+from service.usecases.snapshots import Snapshots
 
 CACHE_SIZE = 512
 GONE_KEPT = 4096
@@ -79,8 +81,12 @@ class Repository(Generic[A]):
     """Loads one kind of aggregate for every use case; thread-safe; ``cache_size`` kept."""
 
     def __init__(self, store: EventStore, cache_size: int = CACHE_SIZE,
-                 kind: AggregateKind[Any] = MATCHES) -> None:
+                 kind: AggregateKind[Any] = MATCHES, snapshots: Snapshots | None = None,
+                 ) -> None:
+        """``snapshots``: where a cold load may start from (``service.usecases.snapshots``);
+        None folds every cold load from the first event."""
         self.store = store
+        self.snapshots = snapshots
         self.kind: AggregateKind[A] = kind
         self.stats = ReadStats()
         self._cache: OrderedDict[str, A] = OrderedDict()
@@ -96,8 +102,10 @@ class Repository(Generic[A]):
             raise self.kind.not_found(match_id)
         with self._lock:
             cached = self._cache.get(match_id)
-        loaded = cached or self._empty(match_id)
-        fresh = self._read(match_id, after=loaded.version)
+        if cached is None:
+            loaded, fresh = self._cold(match_id)
+        else:
+            loaded, fresh = cached, self._read(match_id, after=cached.version)
         if fresh:
             loaded = self.fold(loaded, fresh)
         self._remember(match_id, loaded)
@@ -228,6 +236,27 @@ class Repository(Generic[A]):
         self.stats.reads += 1
         self.stats.events += len(events)
         return events
+
+    def _cold(self, match_id: str) -> tuple[A, list[StoredEvent]]:
+        """Where a load not in the cache starts, and the events to fold onto it: a snapshot
+        and the events after it, when the stream still holds the snapshot's last event
+        (same version, same hash); else the blank aggregate and every event. A long fold
+        without a snapshot to trust writes one."""
+        blank = self._empty(match_id)
+        if self.snapshots is None:
+            return blank, self._read(match_id, after=0)
+        snapshot = self.snapshots.load(match_id, blank)
+        if snapshot is not None:
+            events = self._read(match_id, after=snapshot.version - 1)
+            if events and (events[0].version, events[0].hash) == (snapshot.version,
+                                                                  snapshot.head_hash):
+                return snapshot, events[1:]
+        events = self._read(match_id, after=0)
+        if events and self.snapshots.due(0, events[-1].version):
+            folded_all = self.fold(blank, events)
+            self.snapshots.save(match_id, folded_all)
+            return folded_all, []
+        return blank, events
 
     def _empty(self, match_id: str) -> A:
         meta = self.meta(match_id)

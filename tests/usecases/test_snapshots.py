@@ -1,0 +1,68 @@
+"""Snapshots of a match's fold: a cold load from one equals the fold of every event."""
+
+from __future__ import annotations
+
+import random
+
+import fakeredis
+import pytest
+
+from bench.replay import ADMIN, play
+from domain.snapshots import STATE_FINGERPRINT, match_fingerprint
+from service.adapters.snapshots import RedisSnapshots
+from service.api.app import create_app
+from service.config import Settings
+from service.usecases.repository import Repository
+from service.usecases.snapshots import Snapshots, SnapshotWriter, freeze, thaw
+from service.usecases.subscribers import Appended
+
+
+def test_the_state_shape_is_recorded_with_its_version() -> None:
+    """A changed state dataclass needs a new ``STATE_VERSION`` and its fingerprint."""
+    assert match_fingerprint() == STATE_FINGERPRINT, (
+        "the match state's shape changed: bump domain.snapshots.STATE_VERSION and record "
+        f"STATE_FINGERPRINT = {match_fingerprint()!r}")
+
+
+@pytest.fixture(scope="module")
+def played() -> tuple[fakeredis.FakeRedis, object, dict[str, str]]:
+    client = fakeredis.FakeRedis()
+    settings = Settings(redis_url="redis://test", admin_token=ADMIN, snapshot_every=0)
+    app = create_app(settings, client=client, jobs_inline=True)
+    matches = {variant: play(app.test_client(), variant, 230, random.Random(variant))
+               for variant in ("gin", "gem", "rummy", "rami")}
+    return client, app.extensions["rummy"].repository.store, matches
+
+
+@pytest.mark.parametrize("variant", ["gin", "gem", "rummy", "rami"])
+@pytest.mark.parametrize("every", [1, 7, 50, 100])
+def test_a_cold_load_from_a_snapshot_equals_the_whole_fold(played, variant, every) -> None:
+    client, store, matches = played
+    match_id = matches[variant]
+    snapshots = Snapshots(RedisSnapshots(client, store.key), every)
+    plain = Repository(store)
+    whole = plain.get(match_id)
+    writer = SnapshotWriter(snapshots)
+    for version in (every, 2 * every + 3, whole.version - 1):
+        at = plain.at(match_id, version)
+        writer(Appended(match_id, tuple(store.read(match_id, version - 1, version)), at))
+        assert client.get(store.key(match_id, "snapshot")) is not None or version % every
+        cold = Repository(store, snapshots=snapshots)
+        assert cold.get(match_id) == whole
+        assert cold.stats.events <= whole.version - version + 1 or version % every
+
+
+def test_a_snapshot_of_other_code_or_beyond_the_stream_is_not_trusted(played) -> None:
+    client, store, matches = played
+    match_id = matches["gin"]
+    whole = Repository(store).get(match_id)
+    blank = Repository(store)._empty(match_id)
+    record = freeze(whole)
+    assert thaw(record, blank) == whole
+    assert thaw(b"1 0 " + record.split(b" ", 2)[2], blank) is None
+    assert thaw(b"garbage", blank) is None
+    beyond = Repository(store).at(match_id, whole.version)
+    from dataclasses import replace
+    client.set(store.key(match_id, "snapshot"), freeze(replace(beyond, version=whole.version + 5)))
+    snapshots = Snapshots(RedisSnapshots(client, store.key), 100)
+    assert Repository(store, snapshots=snapshots).get(match_id) == whole
