@@ -12,9 +12,12 @@ next write or cold read that folds at least ``every`` events.
 
 Why pickle: the state is the server's own frozen dataclasses of tuples, pickled and read
 by the same code only (the header's versions refuse any other), and the key is written by
-the server alone, beside events and seat-token hashes that anyone able to write it could
-forge already. Pickle reads a 1,000-event gin match's state in tens of microseconds and
-needs no schema of its own; the header carries the versions a pickle cannot.
+the server alone. Pickle reads a 1,000-event gin match's state in tens of microseconds and
+needs no schema of its own; the header carries the versions a pickle cannot. A plain
+``pickle.loads`` would run whatever a record names, so someone able to write one key of the
+Redis could run code on every API process: records are read by ``_StateUnpickler``, which
+builds the domain's own classes and a few plain containers and refuses every other name, so
+the worst a forged record does is fail to load (and the match is folded from its events).
 
 When it is written: ``SnapshotWriter`` is a subscriber, run after an append whose events
 cross a multiple of ``every``, so one append in ``every`` pays one extra SET and the
@@ -25,6 +28,7 @@ loads alone need.
 
 from __future__ import annotations
 
+import io
 import logging
 import pickle
 from dataclasses import dataclass
@@ -51,6 +55,21 @@ def freeze(match: Match) -> bytes:
                                  protocol=pickle.HIGHEST_PROTOCOL)
 
 
+_CONTAINERS = frozenset({"tuple", "list", "dict", "set", "frozenset"})
+
+
+class _StateUnpickler(pickle.Unpickler):
+    """Reads a snapshot's pickle, building nothing but ``domain`` classes and plain
+    containers."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module == "domain" or module.startswith("domain."):
+            return super().find_class(module, name)
+        if module == "builtins" and name in _CONTAINERS:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"a snapshot may not name {module}.{name}")
+
+
 def thaw(record: bytes, blank: Match) -> Match | None:
     """The match a record holds (``blank``: the match before its first event, for its
     variant), or None when it was written by other code or cannot be read."""
@@ -59,7 +78,7 @@ def thaw(record: bytes, blank: Match) -> Match | None:
         schema, state_version, version = (int(word) for word in header.split())
         if (schema, state_version) != (SNAPSHOT_SCHEMA, STATE_VERSION):
             return None
-        match = Match(blank.variant, *pickle.loads(body))  # noqa: S301 (module docstring)
+        match = Match(blank.variant, *_StateUnpickler(io.BytesIO(body)).load())
     except Exception:  # a damaged record is no record: fold from the start
         log.warning("unreadable snapshot ignored", exc_info=True)
         return None

@@ -66,3 +66,22 @@ def test_a_snapshot_of_other_code_or_beyond_the_stream_is_not_trusted(played) ->
     client.set(store.key(match_id, "snapshot"), freeze(replace(beyond, version=whole.version + 5)))
     snapshots = Snapshots(RedisSnapshots(client, store.key), 100)
     assert Repository(store, snapshots=snapshots).get(match_id) == whole
+
+
+def test_a_record_that_names_anything_but_the_domain_s_classes_is_refused() -> None:
+    """A forged snapshot cannot run code in the server: the record is refused (and the
+    match is folded from its events)."""
+    import os
+    import pickle
+
+    from domain.match import Match
+    from domain.snapshots import STATE_VERSION
+    from domain.variants import VARIANTS
+    from service.usecases.snapshots import SNAPSHOT_SCHEMA, thaw
+
+    class Forged:
+        def __reduce__(self):
+            return (os.system, ("true",))
+
+    header = f"{SNAPSHOT_SCHEMA} {STATE_VERSION} 5\n".encode()
+    assert thaw(header + pickle.dumps((Forged(),)), Match.new(VARIANTS["gin"])) is None
