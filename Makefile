@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install serve test test-fast worker bench openapi docs clean
+.PHONY: install serve serve-cluster test test-fast worker bench openapi docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,9 @@ test: $(STAMP) $(CHROMIUM)  ## lint, then the whole suite, on fakeredis, on real
 
 test-fast: $(STAMP)  ## the edit-test loop: domain, use cases and the store contract on fakeredis
 	$(BIN)/python -m pytest -m "(domain or usecases or contract or workers) and not real_redis and not cluster and not slow" -n 2 -q
+
+serve-cluster: $(STAMP)  ## 3 cluster masters + a job Redis (redis-server, temp dir), the API under gunicorn and a worker; Ctrl-C stops all
+	$(BIN)/python -m service.serve_cluster --host $(HOST) --port $(PORT)
 
 worker: $(STAMP)  ## one worker process for real mode (needs REDIS_URL; RQ_REDIS_URL for the jobs, default REDIS_URL); run it under a supervisor
 	$(BIN)/python -m workers --url "$${REDIS_URL:?set REDIS_URL}" --rq-url "$${RQ_REDIS_URL:-$$REDIS_URL}"

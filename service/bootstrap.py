@@ -41,6 +41,7 @@ from service.adapters.organisers import OrganiserKeys
 from service.adapters.presence import Presence
 from service.adapters.ratings import RedisRatings
 from service.adapters.rematches import RematchTokenHashes
+from service.adapters.replica_acks import ReplicaAcks
 from service.adapters.reports import VerificationReports
 from service.adapters.retention import FinishedMatches
 from service.adapters.snapshots import RedisSnapshots
@@ -250,7 +251,8 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     in_process = settings.embedded if in_process is None else in_process
     prefix = settings.key_prefix
     metrics = metrics or PrometheusMetrics()
-    store = RedisEventStore(client, prefix, clock, metrics=metrics)
+    acks = ReplicaAcks(settings.replica_acks, settings.replica_ack_timeout_ms)
+    store = RedisEventStore(client, prefix, clock, metrics=metrics, acks=acks)
     snapshots = Snapshots(RedisSnapshots(client, store.key, metrics), settings.snapshot_every)
     repository: Repository[Match] = Repository(store, snapshots=snapshots)
     index = WorkIndex(client, prefix, KINDS, clock)
@@ -304,7 +306,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
                     organiser_keys)
     creation = MatchCreation(runner, store, lobby, access, catalog, settings.lobby_ttl_s)
     tournament_store = RedisEventStore(client, prefix, clock, index="tournaments",
-                                       metrics=metrics)
+                                       metrics=metrics, acks=acks)
     tables = MatchTables(creation, repository, tournament_store.meta)
     ratings = RedisRatings(client, prefix, shown)
     tournament_reports = VerificationReports(client, tournament_store.key, REPORT_TTL_S,

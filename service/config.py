@@ -98,6 +98,13 @@ class Settings:
     snapshot_every: int = 100
     """``RUMMY_SNAPSHOT_EVERY``: events between two snapshots of a match's fold, which
     cold reads start from (``service.usecases.snapshots``); 0 turns them off."""
+    replica_acks: int = 0
+    """``RUMMY_REPLICA_ACKS``: replicas that must confirm every write (``WAIT``) before it
+    is acknowledged; 0 acknowledges what the master alone holds (docs/operations.md
+    "Durability")."""
+    replica_ack_timeout_ms: int = 500
+    """``RUMMY_REPLICA_ACK_TIMEOUT_MS``: how long a write waits for them; past it the
+    client is answered 503 ``store_unavailable`` and retries with its idempotency key."""
 
     def __post_init__(self) -> None:
         if self.redis_cluster and self.redis_url is None:
@@ -106,6 +113,12 @@ class Settings:
         if self.redis_cluster and not self.rq_redis_url:
             raise ValueError("RUMMY_REDIS_CLUSTER=true needs RQ_REDIS_URL: the jobs' Redis "
                              "(a plain Redis, not the cluster: RQ cannot run on a cluster)")
+        if self.replica_acks < 0 or self.replica_ack_timeout_ms < 1:
+            raise ValueError("RUMMY_REPLICA_ACKS must be 0 or more and "
+                             "RUMMY_REPLICA_ACK_TIMEOUT_MS 1 or more")
+        if self.replica_acks and self.redis_url is None:
+            raise ValueError("RUMMY_REPLICA_ACKS needs REDIS_URL: the embedded store has no "
+                             "replicas")
 
     @property
     def embedded(self) -> bool:
@@ -145,7 +158,10 @@ class Settings:
             private_webhooks=_allow("RUMMY_WEBHOOK_PRIVATE", cls.private_webhooks),
             deadlines=_deadlines(),
             audit_processes=_at_least_one("RUMMY_AUDIT_PROCESSES", str(cls.audit_processes)),
-            snapshot_every=int(os.environ.get("RUMMY_SNAPSHOT_EVERY", "100")),
+            snapshot_every=_whole("RUMMY_SNAPSHOT_EVERY", cls.snapshot_every),
+            replica_acks=_whole("RUMMY_REPLICA_ACKS", cls.replica_acks),
+            replica_ack_timeout_ms=_whole("RUMMY_REPLICA_ACK_TIMEOUT_MS",
+                                          cls.replica_ack_timeout_ms),
         )
         return cls(**{**read, **given})
 
@@ -158,6 +174,17 @@ def _at_least_one(name: str, default: str) -> int:
     if value < 1:
         raise ValueError(f"{name} must be a whole number of at least 1, got {text!r}")
     return value
+
+
+def _whole(name: str, default: int) -> int:
+    """A whole number of 0 or more from the environment, ``default`` when unset; anything
+    else stops the start-up with its name."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    if not text.isdigit():
+        raise ValueError(f"{name} must be a whole number of 0 or more, got {text!r}")
+    return int(text)
 
 
 def _deadlines() -> Deadlines:

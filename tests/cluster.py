@@ -1,6 +1,7 @@
-"""A real Redis Cluster of its own for the tests: three masters (no replicas) started from
-``redis-server`` on free ports in a temporary directory, joined by ``redis-cli --cluster
-create``. Only its own processes are stopped at the end.
+"""A real Redis Cluster of its own for the tests: three masters (no replicas unless asked:
+``replicas=1`` gives each master one) started from ``redis-server`` on free ports in a
+temporary directory, joined by ``redis-cli --cluster create``. Only its own processes are
+stopped at the end.
 
 The session fixture ``redis_cluster`` (tests/conftest.py) gives one to the store contract
 suite and the API tests on a cluster; a test that kills a master starts a small one of
@@ -55,15 +56,24 @@ def missing() -> str | None:
 class ClusterProcesses:
     """The redis-server processes of one cluster, and their ports."""
 
-    def __init__(self, directory: Path, masters: int = MASTERS) -> None:
+    def __init__(self, directory: Path, masters: int = MASTERS, replicas: int = 0) -> None:
         self.directory = directory
-        self.ports = cluster_ports(masters)
+        self.replicas = replicas
+        self.ports = cluster_ports(masters * (1 + replicas))
         self.processes: dict[int, subprocess.Popen[bytes]] = {}
 
     @property
     def url(self) -> str:
         """Any node's URL (the first's)."""
         return f"redis://127.0.0.1:{self.ports[0]}"
+
+    def masters(self) -> list[int]:
+        """The ports of the live masters."""
+        roles = {}
+        for port in self.processes:
+            with self.node(port) as node:
+                roles[port] = node.info("replication")["role"]
+        return [port for port, role in roles.items() if role == "master"]
 
     def start(self) -> None:
         for port in self.ports:
@@ -81,9 +91,19 @@ class ClusterProcesses:
             self._wait(lambda port=port: self._ping(port), f"redis-server on {port}")
         subprocess.run(["redis-cli", "--cluster", "create",
                         *(f"127.0.0.1:{port}" for port in self.ports),
-                        "--cluster-replicas", "0", "--cluster-yes"],
+                        "--cluster-replicas", str(self.replicas), "--cluster-yes"],
                        check=True, capture_output=True, timeout=START_S)
         self._wait(self.ok, "cluster_state:ok on every node")
+        self._wait(self.replicas_synced, "every replica in sync with its master")
+
+    def replicas_synced(self) -> bool:
+        """Whether every replica's link to its master is up (a full sync done)."""
+        for port in self.processes:
+            with self.node(port) as node:
+                info = node.info("replication")
+            if info["role"] == "slave" and info.get("master_link_status") != "up":
+                return False
+        return True
 
     def _ping(self, port: int) -> bool:
         return subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True,
@@ -122,8 +142,8 @@ class ClusterProcesses:
         return ids
 
     def owner(self, slot: int) -> int:
-        """The port of the master serving ``slot``, as the first node sees it."""
-        with self.node(self.ports[0]) as node:
+        """The port of the master serving ``slot``, as the first live node sees it."""
+        with self.node(next(iter(self.processes))) as node:
             nodes = node.execute_command("CLUSTER", "NODES").decode()
         for line in nodes.splitlines():
             fields = line.split()
@@ -193,9 +213,11 @@ def disconnect(client: object) -> None:
 
 
 @contextmanager
-def running_cluster(directory: Path, masters: int = MASTERS) -> Iterator[ClusterProcesses]:
-    """A cluster of ``masters`` masters until the block ends; stopped however it ends."""
-    cluster = ClusterProcesses(directory, masters)
+def running_cluster(directory: Path, masters: int = MASTERS,
+                    replicas: int = 0) -> Iterator[ClusterProcesses]:
+    """A cluster of ``masters`` masters, each with ``replicas`` replicas, until the block
+    ends; stopped however it ends."""
+    cluster = ClusterProcesses(directory, masters, replicas)
     try:
         cluster.start()
         yield cluster

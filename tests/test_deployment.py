@@ -39,8 +39,30 @@ def test_the_api_and_the_worker_share_the_webhook_address_policy():
 
 
 def test_every_process_is_restarted_when_it_exits():
-    assert {name: service.get("restart") for name, service in compose().items()} == {
-        "redis": "unless-stopped", "api": "unless-stopped", "worker": "unless-stopped"}
+    """Every service but the cluster's one-shot creation, which runs once and ends."""
+    restarts = {name: service.get("restart") for name, service in compose().items()}
+    assert restarts.pop("cluster-create") is None
+    assert set(restarts.values()) == {"unless-stopped"}
+
+
+def test_the_cluster_profile_puts_the_events_on_the_cluster_and_the_jobs_apart():
+    services = compose()
+    cluster = {name for name, service in services.items()
+               if "cluster" in service.get("profiles", [])}
+    assert cluster == {"cluster-1", "cluster-2", "cluster-3", "cluster-create",
+                       "cluster-jobs", "cluster-api", "cluster-worker"}
+    api, worker = services["cluster-api"], services["cluster-worker"]
+    assert api["environment"] == worker["environment"]
+    assert api["environment"]["RUMMY_REDIS_CLUSTER"] == "true"
+    assert api["environment"]["REDIS_URL"] == "redis://cluster-1:7000/0"
+    assert api["environment"]["RQ_REDIS_URL"] == \
+        api["environment"]["RUMMY_RATE_LIMIT_STORAGE"] == "redis://cluster-jobs:6379/0"
+    assert api["depends_on"]["cluster-create"] == {
+        "condition": "service_completed_successfully"}
+    for node in ("cluster-1", "cluster-2", "cluster-3"):
+        command = services[node]["command"]
+        assert command[command.index("--cluster-enabled") + 1] == "yes"
+        assert command[command.index("--appendonly") + 1] == "yes"
 
 
 def test_the_image_serves_the_app_factory_under_gunicorn_gevent():

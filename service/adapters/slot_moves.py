@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import redis
 from redis.exceptions import ClusterError, TryAgainError
+
+if TYPE_CHECKING:
+    from service.adapters.replica_acks import ReplicaAcks
 
 T = TypeVar("T")
 
@@ -48,13 +51,19 @@ def through_slot_moves(call: Callable[[], T], wait_s: float = MIGRATION_WAIT_S,
 class SlotMoveScript:
     """A registered script (``redis.commands.core.Script``) called through slot moves;
     same call as redis-py's. A pipelined call (``client=`` a pipeline) is only queued
-    here, so it is not retried."""
+    here, so it is not retried. ``acks``, when it asks for replicas, confirms every call
+    with ``WAIT`` before it returns (``service.adapters.replica_acks``)."""
 
-    def __init__(self, client: redis.Redis, source: str) -> None:
+    def __init__(self, client: redis.Redis, source: str,
+                 acks: ReplicaAcks | None = None) -> None:
+        self._client = client
         self._script = client.register_script(source)
+        self._acks = acks
 
     def __call__(self, keys: Sequence[Any] | None = None, args: Sequence[Any] | None = None,
                  client: Any = None) -> Any:
         if client is not None:
             return self._script(keys=keys, args=args, client=client)
+        if self._acks is not None and self._acks.asked:
+            return self._acks.run(self._client, self._script, keys or [], args or [])
         return through_slot_moves(lambda: self._script(keys=keys, args=args))

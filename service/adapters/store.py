@@ -37,6 +37,7 @@ from domain.chain import GENESIS_HASH, canonical_json, event_hash
 from service.adapters import store_scripts as scripts
 from service.adapters.presence import KEY_TTL_MS as LIVE_KEY_TTL_MS
 from service.adapters.presence import LIVE_MAXLEN
+from service.adapters.replica_acks import NO_REPLICA_ACKS, ReplicaAcks
 from service.adapters.slot_moves import SlotMoveScript
 from service.adapters.store_scripts import CONFLICT, EXISTS, KEY_REUSED, OK, REPLAYED, UNKNOWN
 from service.ports import (
@@ -181,8 +182,10 @@ class RedisEventStore:
     def __init__(
         self, client: redis.Redis, prefix: str = "rummy", clock: Callable[[], float] = time.time,
         index: str = "matches", metrics: Metrics = UNMEASURED,
+        acks: ReplicaAcks = NO_REPLICA_ACKS,
     ) -> None:
-        """``metrics`` counts every round trip to Redis by operation (``_trip``)."""
+        """``metrics`` counts every round trip to Redis by operation (``_trip``); ``acks``
+        says how many replicas confirm each write script before it returns."""
         if not prefix or "{" in prefix or "}" in prefix:
             raise ValueError(f"prefix must be non-empty and brace-free, got {prefix!r}")
         self._client = client
@@ -190,12 +193,12 @@ class RedisEventStore:
         self._index = index
         self._clock = clock
         self._metrics = metrics
-        self._create_script = SlotMoveScript(client, scripts.CREATE)
-        self._append_script = SlotMoveScript(client, scripts.APPEND)
-        self._claim_script = SlotMoveScript(client, scripts.CLAIM)
-        self._rotate_script = SlotMoveScript(client, scripts.ROTATE)
-        self._leave_script = SlotMoveScript(client, scripts.LEAVE)
-        self._abandon_script = SlotMoveScript(client, scripts.ABANDON)
+        self._create_script = SlotMoveScript(client, scripts.CREATE, acks)
+        self._append_script = SlotMoveScript(client, scripts.APPEND, acks)
+        self._claim_script = SlotMoveScript(client, scripts.CLAIM, acks)
+        self._rotate_script = SlotMoveScript(client, scripts.ROTATE, acks)
+        self._leave_script = SlotMoveScript(client, scripts.LEAVE, acks)
+        self._abandon_script = SlotMoveScript(client, scripts.ABANDON, acks)
 
     # -- keys -------------------------------------------------------------------------------
 

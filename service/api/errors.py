@@ -71,8 +71,8 @@ def register(app: Flask, unavailable: tuple[type[Exception], ...]) -> None:
     def store_down(exc: Exception) -> Any:
         app.logger.error("redis unavailable: %s", exc)
         body, status = _error(503, "store_unavailable",
-                              "the event store does not answer; nothing was changed, "
-                              "retry later")
+                              "the event store does not answer or could not confirm the "
+                              "write; retry later with the same Idempotency-Key")
         return body, status, {"Retry-After": str(STORE_RETRY_AFTER_S)}
 
     for kind in unavailable:
