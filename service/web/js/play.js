@@ -79,6 +79,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
   let busy = false;
   let stale = false;
   let live = null;
+  let gone = false;  // this tab gave its seat back: its token is revoked
   let rematch = null;
   let renders = 0;
   const mounted = () => root.contains(board);
@@ -176,14 +177,19 @@ export function openTable(root, matchId, {spectate = false} = {}) {
       : h("button", {type: "button", class: `control ${name}`, onclick: () => { confirming = name; show({...view}); }}, text)));
   }
 
+  // Giving a seat back revokes its token at once: the stream and every read with it stop
+  // before the request goes, so nothing asks with a token that no longer works.
   async function control(name, send) {
     confirming = null;
+    const leaving = name === "leave";
+    if (leaving) { gone = true; if (live) live.stop(); await reading; }
     try {
       const answer = await send();
-      if (name === "leave") { if (live) live.stop(); location.hash = "#/"; return; }
+      if (leaving) { location.hash = "#/"; return; }
       if (answer && answer.version !== undefined) show(answer);
       else await reread();
     } catch (error) {
+      if (leaving) { gone = false; startFollowing(); }
       notice(message, error.message, "error");
       await reread();
     }
@@ -199,11 +205,13 @@ export function openTable(root, matchId, {spectate = false} = {}) {
   let reading = null;
   let again = false;
   async function reread() {
+    if (gone) return null;
     if (reading) { again = true; return reading; }
     reading = (async () => {
       let delay = RETRY_FIRST_MS;
       try {
         do {
+          if (gone) break;
           again = false;
           let next;
           try {
@@ -255,6 +263,11 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     if (!view) return;
     // The move log tells the log so far, then the stream from the view's version on.
     log.catchUp(() => api.log(matchId, token));
+    startFollowing();
+    root.dataset.following = "1";
+  });
+
+  function startFollowing() {
     live = follow(matchId, {token, after: view.version, onEvent: (type, data) => {
       if (data && data.version) log.hear(data);
       if (type === "end") {
@@ -268,8 +281,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
       else if (state === "lost") setConnection("reconnecting");
     },
       isOver: async () => { await reread(); return isOver(view) || Boolean(view.ended); }});
-    root.dataset.following = "1";
-  });
+  }
   function stop() {
     clearInterval(ticker);
     if (live) live.stop();
