@@ -19,6 +19,7 @@ export async function openLobby(root) {
   const entries = entrySection(you, message);
   const refresh = () => Promise.all([list(listing, you, message), entries.refresh()]);
   replace(root, h("div", {class: "lobby"},
+    h("h1", {class: "page-title"}, "Lobby"),
     h("label", {class: "you"}, "Playing as ", you),
     message,
     h("div", {class: "computers"}, computerForm(variants, message, {you}),

@@ -46,9 +46,9 @@ const handWinner = (view, hand) => (hand.winner !== undefined && hand.winner !==
 
 function heading(view) {
   return h("header", {class: "table-head"},
-    h("h2", {}, `${VARIANT_NAMES[view.variant] || view.variant}`,
+    h("h1", {}, `${VARIANT_NAMES[view.variant] || view.variant}`,
       view.hand_number ? h("span", {class: "muted"}, ` · hand ${view.hand_number}`) : null),
-    h("p", {class: "status", "data-status": view.phase}, status(view)),
+    h("p", {class: "status", "data-status": view.phase, tabindex: -1}, status(view)),
     matchGoal(view) ? h("p", {class: "goal", "data-goal": ""}, matchGoal(view)) : null,
     view.commitment ? h("p", {class: "muted small mono", title: "SHA-256 of this hand's secret seed"},
       `deal commitment ${view.commitment.slice(0, 16)}…`) : null);
@@ -145,7 +145,8 @@ function middle(view, actions, onAction) {
   return h("div", {class: "middle"},
     h("div", {class: "pile stock"}, h("h3", {}, "Stock"),
       fromStock ? h("button", {class: "card back playable", "data-action": JSON.stringify(fromStock),
-        title: actionLabel(fromStock), onclick: () => onAction(fromStock)}, h("span", {class: "count"}, String(view.stock_count)))
+        title: actionLabel(fromStock), "aria-label": `${actionLabel(fromStock)} (${view.stock_count} cards left)`,
+        onclick: () => onAction(fromStock)}, h("span", {class: "count"}, String(view.stock_count)))
         : back(view.stock_count)),
     h("div", {class: "pile discards"}, h("h3", {}, "Discard pile"),
       pile.length ? h("span", {class: "cards fan"}, pile.map((code, index) =>
@@ -180,8 +181,8 @@ function mine(view, actions, onAction) {
   const melded = (view.melds || []).map((meld) => h("div", {class: "group meld"},
     h("span", {class: "muted small"}, meld.kind || "meld"), hand(meld.cards)));
   const loose = view.melds ? view.unmatched || [] : view.hand;
-  return h("div", {class: "mine"},
-    h("h3", {}, "Your hand"),
+  return h("div", {class: "mine", tabindex: -1, role: "region", "aria-labelledby": "your-hand"},
+    h("h3", {id: "your-hand"}, "Your hand"),
     h("div", {class: "groups"}, melded,
       h("div", {class: "group deadwood"}, h("span", {class: "muted small"}, view.melds ? "deadwood" : "hand"), hand(loose))),
     h("p", {class: "facts"},
