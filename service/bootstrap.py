@@ -31,6 +31,7 @@ from service.adapters.audit_pool import AuditPool
 from service.adapters.auth import TokenIndex
 from service.adapters.batches import BatchStore
 from service.adapters.catalog import MatchIndex
+from service.adapters.cluster_client import REINITIALIZE_STEPS, ClusterClient
 from service.adapters.deliveries import DeliveryRunner
 from service.adapters.fanout import StreamHub
 from service.adapters.feed import FeedStore
@@ -182,8 +183,9 @@ def _cluster(url: str) -> redis.Redis:
     the adapters send: each keeps its multi-key operations inside one slot
     (docs/operations.md "Redis Cluster"), and ``service.adapters.presence`` sends scripts one by
     one on it rather than pipelined."""
-    return cast(redis.Redis, RedisCluster.from_url(
+    return cast(redis.Redis, ClusterClient.from_url(
         url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_POOL_WAIT_S,
+        reinitialize_steps=REINITIALIZE_STEPS,
         connection_pool_class=redis.BlockingConnectionPool, health_check_interval=10,
         socket_keepalive=True, socket_connect_timeout=5,
         # no read timeout, as the plain client: the cluster client's default (5 s) would
