@@ -79,6 +79,20 @@ def test_a_creator_with_the_table_open_keeps_it_listed_and_is_here_now(client, a
     assert claim(client, match, 1).json["started"] is True
 
 
+def test_the_creator_is_away_from_when_their_page_closed(client, app, clock):
+    match = open_match(client)
+    presence = app.extensions["rummy"].queries.live.presence
+    clock.ahead = ABANDON_S - 60
+    presence.open(match["id"], "0:page")
+    presence.close(match["id"], "0:page")
+    clock.ahead = ABANDON_S + 5
+    shown = listed(client)[match["id"]]
+    assert shown["creator_present"] is False
+    assert shown["creator_seen_at"] == pytest.approx(time.time() + ABANDON_S - 60, abs=5)
+    clock.ahead = 2 * ABANDON_S
+    assert match["id"] not in listed(client)
+
+
 def test_reading_the_table_with_the_creators_seat_token_counts_as_being_there(client, clock):
     match = open_match(client)
     ann = bearer(match["seats"][0]["token"])
