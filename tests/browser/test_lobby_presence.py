@@ -5,10 +5,16 @@ picks a table somebody is waiting at."""
 from __future__ import annotations
 
 import json
+import sys
+import time
 import urllib.request
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
+
 from tests.browser.test_reference_client import Page
+from tests.conftest import server_env, serving_api
 
 
 def waiting_without_its_creator(api_url: str) -> str:
@@ -53,3 +59,27 @@ def test_the_lobby_says_which_tables_creator_is_here_now(browser, api_url):
     bob.page.wait_for_selector(".table-page[data-mode=seat] .table:not([data-phase=waiting])")
     for player in (ann, bob):
         player.close_clean()
+
+
+@pytest.fixture(scope="module")
+def impatient_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server whose lobby calls a table off once its creator has been away 1 s."""
+    def argv(port: int) -> list[str]:
+        return [sys.executable, "-m", "service.serve", "--port", str(port)]
+
+    with serving_api("impatient", argv, server_env(RUMMY_LOBBY_ABANDON_S="1"),
+                     tmp_path_factory.mktemp("impatient") / "api.log") as url:
+        yield url
+
+
+def test_a_table_whose_creator_left_leaves_the_lobby_and_says_why(browser, impatient_api):
+    away = waiting_without_its_creator(impatient_api)
+    time.sleep(1.5)
+    bob = Page(browser, f"{impatient_api}/#/")
+    bob.page.wait_for_selector(".listing p.muted")  # "No match is waiting for players."
+    assert bob.page.locator(f"li[data-match='{away}']").count() == 0
+    bob.page.goto(f"{impatient_api}/#/watch/{away}")
+    bob.page.wait_for_selector(".table[data-phase=aborted]")
+    headline = bob.page.text_content(".table-page") or ""
+    assert "Called off before it started: its creator left the table." in headline, headline
+    bob.close_clean()
