@@ -169,15 +169,19 @@ class Seats:
         offset in digits) come validated by the API's schema."""
         found, following = self.lobby.listing(variant, int(cursor or 0), limit)
         listed = []
+        unlisted = 0
         for waiting in found:
             creator = self._creator(waiting)
-            if waiting.aborted is not None or self._abandoned(waiting, creator):
+            if waiting.aborted is not None:
+                continue
+            if self._abandoned(waiting, creator):
+                unlisted += 1
                 continue
             view = waiting_view(waiting, Viewer.public())
             view.update(creator_present=creator.present, creator_seen_at=creator.seen_at)
             listed.append(view)
-        return {"matches": listed,
-                "next_cursor": None if following is None else str(following)}
+        return {"matches": listed,  # the next page starts where the unlisted ones were
+                "next_cursor": None if following is None else str(following - unlisted)}
 
     def _creator(self, waiting: Waiting) -> CreatorPresence:
         return UNKNOWN if self._watch is None else self._watch.of(waiting)

@@ -79,6 +79,19 @@ def test_a_creator_with_the_table_open_keeps_it_listed_and_is_here_now(client, a
     assert claim(client, match, 1).json["started"] is True
 
 
+def test_the_next_page_starts_where_the_tables_called_off_were(client, app, clock):
+    presence = app.extensions["rummy"].queries.live.presence
+    oldest, left, newest = (open_match(client) for _ in range(3))
+    for here in (oldest, newest):
+        presence.open(here["id"], "0:page")
+    clock.ahead = ABANDON_S + 5
+    first = client.get("/v1/lobby?limit=2").json
+    assert [m["id"] for m in first["matches"]] == [newest["id"]]
+    rest = client.get(f"/v1/lobby?limit=2&cursor={first['next_cursor']}").json
+    assert [m["id"] for m in rest["matches"]] == [oldest["id"]]
+    assert client.get(f"/v1/matches/{left['id']}").json["phase"] == "aborted"
+
+
 def test_the_creator_is_away_from_when_their_page_closed(client, app, clock):
     match = open_match(client)
     presence = app.extensions["rummy"].queries.live.presence
