@@ -480,7 +480,7 @@ class PresenceStore(Protocol):
     def saw(self, match_id: str, seat: int) -> None:
         """A seat is here now without a stream (its token read the match)."""
 
-    def sightings(self, match_id: str) -> Sightings: ...
+    def sightings(self, match_ids: Sequence[str]) -> list[Sightings]: ...
 
     def message(self, fields: Mapping[Any, Any]) -> dict[str, Any] | None:
         """A live-key entry as a presence message (``{"seat", "online"}``), or None."""

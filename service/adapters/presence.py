@@ -207,14 +207,20 @@ class Presence:
         pipe.execute()
 
     @_translated
-    def sightings(self, match_id: str) -> Sightings:
-        """Which seats have a stream open now, and when each was last here."""
-        members, pairs = self._read(keys=[self._key(match_id, "presence"),
-                                          self._key(match_id, "seen")])
-        online = {int(seat) for seat in (_text(m).split(":", 1)[0] for m in members)
-                  if seat.isdigit()}
-        seen = {int(seat): float(at) for seat, at in _pairs(pairs).items() if seat.isdigit()}
-        return Sightings(frozenset(online), seen)
+    def sightings(self, match_ids: Sequence[str]) -> list[Sightings]:
+        """Which seats of each match have a stream open now, and when each was last here:
+        one script per match, pipelined (on a Redis Cluster one call each, as
+        ``refresh``)."""
+        keys = [[self._key(match_id, "presence"), self._key(match_id, "seen")]
+                for match_id in match_ids]
+        if isinstance(self._client, RedisCluster):
+            answers = [self._read(keys=pair) for pair in keys]
+        else:
+            pipe = self._client.pipeline(transaction=False)
+            for pair in keys:
+                self._read(keys=pair, client=pipe)
+            answers = pipe.execute()
+        return [_sightings(members, pairs) for members, pairs in answers]
 
     def of(self, match_id: str, seats: int) -> list[dict[str, Any]]:
         """Each seat's ``{"online", "last_action_at"}``."""
@@ -225,6 +231,13 @@ class Presence:
         return [{"online": str(seat) in online,
                  "last_action_at": float(acted[str(seat)]) if str(seat) in acted else None}
                 for seat in range(seats)]
+
+
+def _sightings(members: Sequence[Any], pairs: Sequence[Any] | Mapping[Any, Any]) -> Sightings:
+    online = {int(seat) for seat in (_text(m).split(":", 1)[0] for m in members)
+              if seat.isdigit()}
+    seen = {int(seat): float(at) for seat, at in _pairs(pairs).items() if seat.isdigit()}
+    return Sightings(frozenset(online), seen)
 
 
 def _pairs(flat: Sequence[Any] | Mapping[Any, Any]) -> dict[str, str]:

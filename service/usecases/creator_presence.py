@@ -19,10 +19,10 @@ table: both keep waiting until their lobby record expires, as before.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from service.ports import PresenceStore, Waiting
+from service.ports import PresenceStore, Sightings, Waiting
 
 CREATOR_LEFT = "creator left"
 """The reason a match called off for its creator's absence gives (``ended.reason``)."""
@@ -61,12 +61,23 @@ class CreatorWatch:
         self._clock = clock
 
     def of(self, waiting: Waiting) -> CreatorPresence:
-        seats = creator_seats(waiting)
-        if not seats or waiting.aborted is not None:
-            return UNKNOWN
-        sightings = self._presence.sightings(waiting.match_id)
-        seen = max((sightings.seen[s] for s in seats if s in sightings.seen), default=None)
+        return self.of_all([waiting])[0]
+
+    def of_all(self, waiting: Sequence[Waiting]) -> list[CreatorPresence]:
+        """Each match's creator, presence read for all of them in one round trip."""
+        known = []
+        for match in waiting:
+            seats = creator_seats(match) if match.aborted is None else []
+            if seats:
+                known.append((match, seats))
+        read = iter(self._presence.sightings([w.match_id for w, _ in known]))
         now = self._clock()
+        found = {w.match_id: self._judged(w, seats, next(read), now) for w, seats in known}
+        return [found.get(w.match_id, UNKNOWN) for w in waiting]
+
+    def _judged(self, waiting: Waiting, seats: list[int], sightings: Sightings,
+                now: float) -> CreatorPresence:
+        seen = max((sightings.seen[s] for s in seats if s in sightings.seen), default=None)
         present = (any(s in sightings.online for s in seats)
                    or (seen is not None and now - seen <= self._presence.ttl_ms / 1000))
         gone_since = max(waiting.created_at, seen or 0.0)

@@ -170,8 +170,8 @@ class Seats:
         found, following = self.lobby.listing(variant, int(cursor or 0), limit)
         listed = []
         unlisted = 0
-        for waiting in found:
-            creator = self._creator(waiting)
+        creators = self._watch.of_all(found) if self._watch else [UNKNOWN] * len(found)
+        for waiting, creator in zip(found, creators, strict=True):
             if waiting.aborted is not None:
                 continue
             if self._abandoned(waiting, creator):
