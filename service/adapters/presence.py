@@ -12,7 +12,7 @@ share the match's hash tag (one Cluster slot, so one script may touch them all):
 - ``{prefix}:{<match_id>}:seen`` hash, seat -> the last time (epoch seconds, the process's
   clock) the seat was here: a stream of it opened, was refreshed or closed, or its token
   read the view of the match while it waited. The lobby reads it for a waiting match's
-  creator (``service.usecases.seats``).
+  creator (``service.usecases.creator_presence``).
 - ``{prefix}:{<match_id>}:live`` capped stream (``MAXLEN ~ 64``) of ``presence`` messages
   (``seat``, ``online``): written by the script below when a seat's first stream opens or
   its last one closes (or expires), announced on its pub/sub channel, read by every
