@@ -59,6 +59,7 @@ from service.usecases.analyses import RESULT_TTL_S, TIME_LIMIT_S, Analyses, run_
 from service.usecases.audit import IN_FLIGHT_TTL_S, REPORT_TTL_S, Audits, run_verification
 from service.usecases.background import InProcessWork, QueuedWork, Work
 from service.usecases.creation import MatchCreation
+from service.usecases.creator_presence import CreatorWatch
 from service.usecases.hosted_tournaments import (
     EntryClosed,
     HostedTournaments,
@@ -288,7 +289,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
                                          verification_id))
     else:
         work = QueuedWork(JobQueue(job_client, prefix, TIME_LIMIT_S), index, clock)
-    live = LiveStreams(store, Presence(client, store.key),
+    live = LiveStreams(store, Presence(client, store.key, clock=clock),
                        StreamHub(client, f"{prefix}:hub:{uuid.uuid4().hex}",
                                  idle_ms=block_slice_ms(client), metrics=metrics))
     notices = OrganiserNotices(feed, webhooks, organiser_keys, repository.meta, work.deliver)
@@ -330,7 +331,8 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     queries = MatchQueries(repository, lobby, access, live)
     hosted = HostedTournaments(tournament_runner, tournament_store, creation, access, queries,
                                tables, ratings, entries, clock)
-    seats = Seats(creation, store, lobby, access, repository.meta, settings.lobby_ttl_s)
+    seats = Seats(creation, store, lobby, access, repository.meta, settings.lobby_ttl_s,
+                  CreatorWatch(live.presence, settings.lobby_abandon_s, clock))
     wiring = Wiring(
         settings, client, store, repository, runner, obligations, work, index, in_process,
         catalog=catalog, access=access, creation=creation, queries=queries,

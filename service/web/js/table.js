@@ -77,10 +77,17 @@ const winnersOf = (view) => view.winners
 // already ("Bob resigned", "ran out of time", "called off ... by its creator").
 const SAID = new Set(["resigned", "time ran out", "called off by its creator"]);
 
+// The reason the server gives a waiting match it called off once its creator had been
+// away from the table too long (the lobby's RUMMY_LOBBY_ABANDON_S).
+const CREATOR_LEFT = "creator left";
+
 // Who ended the match early, and who won by it: "Fay resigned (had to go). Ann wins."
 function endedText(view) {
   const ended = view.ended;
   const why = ended.reason && !SAID.has(ended.reason.trim().toLowerCase()) ? ` (${ended.reason})` : "";
+  if (ended.by === "abort" && !view.version && ended.reason === CREATOR_LEFT) {
+    return "Called off before it started: its creator left the table. Nobody wins.";
+  }
   if (ended.by === "abort") {
     const who = {creator: "its creator", organiser: "the organiser", clock: "the clock"}[ended.initiator] || "the organiser";
     return `${view.version ? "Aborted" : "Called off before it started"} by ${who}${why}: nobody wins.`;
