@@ -2,7 +2,7 @@
 // legal actions), the public view, or a replayed state. Nothing is inferred: a card the
 // view does not show is drawn face down.
 import {h} from "./dom.js";
-import {actionLabel, back, card, cards, label, meldText} from "./cards.js";
+import {actionLabel, back, card, cards, gemsOfDeck, label, meldText} from "./cards.js";
 import {handStory, matchGoal, matchStory} from "./explain.js";
 
 export const VARIANT_NAMES = {gin: "Gin Rummy", gem: "Gem Rummy", rummy: "Rummy", rami: "Rami"};
@@ -259,6 +259,7 @@ function handsTable(view) {
 // One finished hand laid open: each seat's melds (apart), deadwood, lay-offs and points.
 export function showdown(view, hand) {
   const winner = handWinner(view, hand);
+  const gems = view.variant === "gem" ? gemsOfDeck() : null;  // each card's gems, in a gem hand
   return h("div", {class: "showdown-hand", "data-hand": hand.hand_number},
     h("p", {class: "showdown-title"}, `Hand ${hand.hand_number}: ${hand.result || ""}`,
       hand.knocker !== undefined && hand.knocker !== null ? ` by ${nameOf(view, hand.knocker)}` : "",
@@ -269,9 +270,10 @@ export function showdown(view, hand) {
         h("span", {class: "melds"}, hand.table.map((meld) => cards(meld.cards)))) : null,
     (hand.seats || []).map((seat) => h("div", {class: "showdown", "data-seat": seat.seat},
       h("strong", {class: "who"}, seatNameOf(view, seat.seat)),
-      h("span", {class: "melds"}, (seat.melds || []).map((meld) => cards(meld.cards))),
-      seat.unmatched && seat.unmatched.length ? h("span", {class: "deadwood"}, "deadwood ", cards(seat.unmatched)) : null,
-      !seat.melds && seat.hand && seat.hand.length ? h("span", {class: "deadwood"}, "left in hand ", cards(seat.hand)) : null,
+      h("span", {class: "melds"}, (seat.melds || []).map((meld) => h("span", {class: "shown-meld"},
+        meld.kind ? h("small", {class: "meld-kind"}, meld.kind) : null, cards(meld.cards, {gems})))),
+      seat.unmatched && seat.unmatched.length ? h("span", {class: "deadwood"}, "deadwood ", cards(seat.unmatched, {gems})) : null,
+      !seat.melds && seat.hand && seat.hand.length ? h("span", {class: "deadwood"}, "left in hand ", cards(seat.hand, {gems})) : null,
       !seat.melds && seat.hand && !seat.hand.length ? h("span", {class: "muted"}, "went out") : null,
       seat.deadwood !== undefined ? h("span", {class: "muted"}, ` ${seat.deadwood} deadwood`) : null,
       seat.minus_points !== undefined ? h("span", {class: "muted"}, ` ${seat.minus_points} minus points`) : null,
