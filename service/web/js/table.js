@@ -19,8 +19,8 @@ export function renderTable(view, {onAction = null, controls = {}} = {}) {
     over ? matchEnd(view, controls.rematch) : null,
     seats(view),
     over || waiting ? null : middle(view, actions, onAction),
-    view.hand && !over && !waiting ? mine(view, actions, onAction) : null,
-    controls.compose && (view.moves || []).some((kind) => kind !== "draw") ? controls.compose(view) : null,
+    view.hand && !over && !waiting ? mine(view, actions, onAction,
+      controls.compose && (view.moves || []).some((kind) => kind !== "draw") ? controls.compose(view) : null) : null,
     actionBar(actions, onAction),
     controls.seat || null,
     history(view));
@@ -181,7 +181,10 @@ function tableMelds(view) {
       : h("span", {class: "muted"}, "no melds yet"));
 }
 
-function mine(view, actions, onAction) {
+// The seat's hand, once. A rummy or rami seat that may meld, lay off or discard holds
+// it in the composer (`composed`): a click there picks a card, and discarding the one
+// picked card is a second, separate act, so no click throws a card by accident.
+function mine(view, actions, onAction, composed = null) {
   const discards = new Map(actions.filter((a) => a.type === "discard").map((a) => [a.card, a]));
   const hand = (codes) => h("span", {class: "cards"}, codes.map((code) =>
     card(code, {action: discards.get(code), onAction, gems: view.gems && view.gems[code]})));
@@ -190,7 +193,7 @@ function mine(view, actions, onAction) {
   const loose = view.melds ? view.unmatched || [] : view.hand;
   return h("div", {class: "mine", tabindex: -1, role: "region", "aria-labelledby": "your-hand"},
     h("h3", {id: "your-hand"}, "Your hand"),
-    h("div", {class: "groups"}, melded,
+    composed || h("div", {class: "groups"}, melded,
       h("div", {class: "group deadwood"}, h("span", {class: "muted small"}, view.melds ? "deadwood" : "hand"), hand(loose))),
     h("p", {class: "facts"},
       view.deadwood !== undefined ? h("span", {"data-deadwood": view.deadwood}, `Deadwood ${view.deadwood}`) : null,
@@ -201,7 +204,7 @@ function mine(view, actions, onAction) {
       view.opening.best_melds.map((m) => h("span", {class: "chip"}, meldText(m)))) : null,
     view.meld_candidates && view.meld_candidates.length ? h("p", {class: "small"}, "Melds in hand: ",
       view.meld_candidates.map((m) => h("span", {class: "chip"}, meldText(m)))) : null,
-    discards.size ? h("p", {class: "hint"}, "Click a card to discard it.") : null);
+    discards.size && !composed ? h("p", {class: "hint"}, "Click a card to discard it.") : null);
 }
 
 function actionBar(actions, onAction) {
