@@ -202,7 +202,8 @@ function mine(view, actions, onAction, composed = null) {
       view.opening ? h("span", {}, ` · opening ${view.opening.best_value}/${view.opening.minimum}${view.opening.can_open_now ? " (can open now)" : ""}`) : null),
     view.opening && view.opening.best_melds && view.opening.best_melds.length ? h("p", {class: "small"}, "Best opening: ",
       view.opening.best_melds.map((m) => h("span", {class: "chip"}, meldText(m)))) : null,
-    view.meld_candidates && view.meld_candidates.length ? h("p", {class: "small"}, "Melds in hand: ",
+    view.meld_candidates && view.meld_candidates.length ? h("details", {class: "small meld-candidates"},
+      h("summary", {}, `Melds in hand (${view.meld_candidates.length})`),
       view.meld_candidates.map((m) => h("span", {class: "chip"}, meldText(m)))) : null,
     discards.size && !composed ? h("p", {class: "hint"}, "Click a card to discard it.") : null);
 }
