@@ -57,8 +57,9 @@ function spectatorHint(view) {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // A failure that passes by itself: the server busy or down (5xx, 429) or no answer at
-// all (the network: fetch's TypeError has no status). A 4xx is an answer: the match or
-// the token is gone, and asking again would not change it.
+// all (the network's TypeError, or api.js's NoAnswer when none came in time: neither has
+// a status). A 4xx is an answer: the match or the token is gone, and asking again would
+// not change it.
 const passing = (error) => !error.status || error.status >= 500 || error.status === 429;
 
 export function openTable(root, matchId, {spectate = false} = {}) {
