@@ -9,11 +9,14 @@ import {composer, newComposer} from "./compose.js";
 import {moveLog} from "./movelog.js";
 import {rematchPanel} from "./rematch.js";
 import {creatorOf, handOverLink, otherSeats, seatOf, tournamentOf} from "./store.js";
-import {isOver, renderTable, secondsLeft, showdown} from "./table.js";
+import {handHeadline, isOver, renderTable, showdown, tickClock} from "./table.js";
 
 const SHOWDOWN_MS = 12000;
 const RETRY_FIRST_MS = 500;
 const RETRY_MAX_MS = 8000;
+const CLOCK_TICK_MS = 250;
+// The seconds left at which a seat's own running clock sounds again after its warning.
+const LAST_CALL_SECONDS = 5;
 
 const TITLE = "Rummy reference client";
 
@@ -113,7 +116,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     if (!token && !previous) replace(hint, spectatorHint(view));
     renders += 1;
     board.dataset.renders = String(renders);
-    replace(board, renderTable(view, {onAction: token && !busy && !stale ? act : null,
+    replace(board, renderTable(view, {live: true, onAction: token && !busy && !stale ? act : null,
       controls: {seat: seatControls(), rematch: token && view.phase === "complete" ? rematchControl() : null,
         compose: token && ["rummy", "rami"].includes(view.variant) ? composeFor : null}}));
     markLastMove(board, previous, view);
@@ -142,17 +145,29 @@ export function openTable(root, matchId, {spectate = false} = {}) {
 
   // The hand that just ended, laid open above the new deal until the player continues
   // (or SHOWDOWN_MS pass): the next hand is dealt within milliseconds of a knock.
-  function openShowdown(next) {
+  function openShowdown(next, {lasting = false} = {}) {
     const hand = next.hands[next.hands.length - 1];
     clearTimeout(showdownTimer);
+    shown.style.minHeight = "";
     replace(shown, h("section", {class: "showdown-panel", role: "dialog", "aria-label": "hand result"},
       showdown(next, hand),
       h("button", {type: "button", class: "continue primary", onclick: closeShowdown}, "Continue")));
-    showdownTimer = setTimeout(closeShowdown, SHOWDOWN_MS);
+    if (!lasting) showdownTimer = setTimeout(() => foldShowdown(next, hand), SHOWDOWN_MS);
+  }
+
+  // Closing by itself, the panel folds to its headline but keeps its height: the board
+  // must not jump up under a player's pointer. The space goes when the player closes it.
+  function foldShowdown(next, hand) {
+    shown.style.minHeight = `${shown.offsetHeight}px`;
+    replace(shown, h("section", {class: "showdown-folded", "aria-label": "hand result"},
+      h("span", {class: "muted"}, handHeadline(next, hand)),
+      h("button", {type: "button", class: "show-again", onclick: () => openShowdown(next, {lasting: true})}, "Show again"),
+      h("button", {type: "button", class: "continue", onclick: closeShowdown}, "Close")));
   }
 
   function closeShowdown() {
     clearTimeout(showdownTimer);
+    shown.style.minHeight = "";
     replace(shown);
   }
 
@@ -253,12 +268,22 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     }
   }
 
+  // The running clock, redrawn as it runs down. The seat's own sounds when it turns red
+  // and again at LAST_CALL_SECONDS, and the tab's title counts down: a player looking
+  // elsewhere hears and sees it (a turn that runs out can lose the whole match).
+  let warned = null;
+  let lastCall = null;
   const ticker = setInterval(() => {
     if (!root.contains(board)) { stop(); return; }
-    board.querySelectorAll("[data-deadline]").forEach((el) => {
-      el.textContent = el.textContent.replace(/[^·]*left$/, ` ${secondsLeft(Number(el.dataset.deadline))}`);
-    });
-  }, 1000);
+    const running = board.querySelector(".turn-clock[data-deadline]");
+    if (!running) return;
+    const state = tickClock(running);
+    if (running.dataset.mine !== "1" || state !== "warning") return;
+    const deadline = running.dataset.deadline;
+    if (warned !== deadline) { warned = deadline; beep(); }
+    if (lastCall !== deadline && Number(running.dataset.left) <= LAST_CALL_SECONDS) { lastCall = deadline; beep(); }
+    document.title = `⚠ ${running.dataset.left} s left · Your turn · ${TITLE}`;
+  }, CLOCK_TICK_MS);
 
   reread().then(() => {
     if (!view) return;
