@@ -158,11 +158,17 @@ export function openTable(root, matchId, {spectate = false} = {}) {
   // Closing by itself, the panel folds to its headline but keeps its height: the board
   // must not jump up under a player's pointer. The space goes when the player closes it.
   function foldShowdown(next, hand) {
+    const panel = shown.querySelector(".showdown-panel");
+    const height = panel ? panel.offsetHeight : 0;
     shown.style.minHeight = `${shown.offsetHeight}px`;
-    replace(shown, h("section", {class: "showdown-folded", "aria-label": "hand result"},
-      h("span", {class: "muted"}, handHeadline(next, hand)),
-      h("button", {type: "button", class: "show-again", onclick: () => openShowdown(next, {lasting: true})}, "Show again"),
-      h("button", {type: "button", class: "continue", onclick: closeShowdown}, "Close")));
+    const folded = replace(shown, h("section", {class: "showdown-folded", "aria-label": "hand result"},
+      h("p", {class: "showdown-title"}, handHeadline(next, hand)),
+      h("p", {class: "muted small"}, "The hand's result folded away by itself; its place stays so that "
+        + "the table does not move under your pointer."),
+      h("p", {}, h("button", {type: "button", class: "show-again", onclick: () => openShowdown(next, {lasting: true})},
+        "Show again"), " ",
+      h("button", {type: "button", class: "continue", onclick: closeShowdown}, "Close")))).firstChild;
+    folded.style.minHeight = `${height}px`;
   }
 
   function closeShowdown() {
