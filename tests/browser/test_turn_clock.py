@@ -100,3 +100,33 @@ def test_the_create_form_says_what_happens_when_time_runs_out(browser, api_url):
     assert choices == ["the player forfeits: the match ends, and they lose it",
                        "a safe move is played for them (a forfeit if there is none)"]
     page.close_clean()
+
+
+STATES = """async () => {
+  const {tickClock} = await import("/web/js/table.js");
+  const at = (left, {turn = 300, mine = "1", onTimeout = "forfeit"} = {}) => {
+    const element = document.createElement("p");
+    Object.assign(element.dataset, {deadline: "1000", started: String(1000 - turn), mine,
+      who: "Ann", onTimeout});
+    const state = tickClock(element, 1000 - left);
+    return [state, element.textContent];
+  };
+  return [at(91), at(90), at(15, {turn: 20}), at(16, {turn: 20}), at(10),
+    at(1, {onTimeout: "auto_play"}), at(8, {mine: "0"}), at(0)];
+}"""
+
+
+def test_the_clock_turns_at_30_percent_and_at_10_seconds_and_says_what_zero_does(
+        browser, api_url):
+    page = Page(browser, f"{api_url}/#/replay")
+    assert page.page.evaluate(STATES) == [
+        ["running", "Your time: 1:31 left"],
+        ["low", "Your time: 1:30 left"],  # 30% of a 300 s turn
+        ["low", "Your time: 0:15 left"],  # 15 s at least
+        ["running", "Your time: 0:16 left"],
+        ["warning", "10 seconds left: move, or you forfeit and lose the match"],
+        ["warning", "1 second left: move, or a safe move is played for you"],
+        ["warning", "Ann: 8 seconds left"],
+        ["out", "Time is up."],
+    ]
+    page.close_clean()
