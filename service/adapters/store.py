@@ -8,7 +8,8 @@ match lives in one Redis Cluster slot and one Lua script can touch them all:
   when there is no command id), ts, prev, hash, command (JSON; the seat's action, on the
   first event it caused). The hash is ``domain.chain.event_hash``.
 - ``{prefix}:{<match_id>}:meta`` hash: caller metadata plus the head of the chain
-  (``_version``, ``_last_hash``) that the append script checks.
+  (``_version``, ``_last_hash``) that the append script checks, and the nonce of the
+  append that wrote it (``_last_append``: an append sent twice answers as the first).
 - ``{prefix}:{<match_id>}:idem`` hash: idempotency key -> ``"<version>|<fingerprint>"``.
 - ``{prefix}:matches`` sorted set (score = creation time): a derived index, written with a
   plain command outside the per-match script because a cluster-safe script may only touch
@@ -26,6 +27,7 @@ embedded mode deletes, whole finished matches (service/adapters/retention.py).
 from __future__ import annotations
 
 import json
+import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
@@ -64,7 +66,9 @@ from service.ports import (
 # Meta fields owned by the store; callers may neither set nor see them through meta().
 _VERSION_FIELD = "_version"
 _LAST_HASH_FIELD = "_last_hash"
-_RESERVED_META = frozenset({_VERSION_FIELD, _LAST_HASH_FIELD})
+_LAST_APPEND_FIELD = "_last_append"
+"""The nonce of the append that wrote the head, so that append sent twice knows itself."""
+_RESERVED_META = frozenset({_VERSION_FIELD, _LAST_HASH_FIELD, _LAST_APPEND_FIELD})
 # Idempotency: refusals share the ``idem`` hash under this prefix (a seat's keys start with
 # a digit); claims of keys in flight are short-lived keys of the match's own slot.
 _REFUSED = "refused:"
@@ -427,7 +431,8 @@ class RedisEventStore:
         args = [
             str(each.expected_version), head_hash,
             "0" if idempotency_key is None else "1", idempotency_key or "", fingerprint,
-            str(stored[-1].version), stored[-1].hash, str(len(stored)), *_encode(stored),
+            str(stored[-1].version), stored[-1].hash, str(len(stored)), secrets.token_hex(8),
+            *_encode(stored),
         ]  # fmt: skip
         return keys, args, stored
 

@@ -36,13 +36,18 @@ return {0, tonumber(ARGV[1])}
 )
 
 # KEYS: events, meta, idem. ARGV: expected version, expected last hash, use idempotency
-# ("1"/"0"), idempotency key, fingerprint, new version, new last hash, event count, events...
-# The idempotency check comes before the version check: a retried command whose first
-# attempt succeeded must get its first result back, not a conflict.
+# ("1"/"0"), idempotency key, fingerprint, new version, new last hash, event count, this
+# call's nonce, events... The idempotency check comes before the version check: a
+# retried command whose first attempt succeeded must get its first result back, not a
+# conflict. Before both, the script knows itself: a client library sends a command again
+# when its connection drops before the reply, and the head is then this very call's
+# (its nonce, kept in the meta with the version): it answers as it did the first time.
 APPEND = (
     _XADD_EVENTS
     + """
 if redis.call('EXISTS', KEYS[2]) == 0 then return {1} end
+local mine = redis.call('HMGET', KEYS[2], '_version', '_last_append')
+if mine[1] == ARGV[6] and mine[2] == ARGV[9] then return {0, tonumber(ARGV[6])} end
 if ARGV[3] == '1' then
   local rec = redis.call('HGET', KEYS[3], ARGV[4])
   if rec then
@@ -54,8 +59,8 @@ if ARGV[3] == '1' then
 end
 local head = redis.call('HMGET', KEYS[2], '_version', '_last_hash')
 if head[1] ~= ARGV[1] or head[2] ~= ARGV[2] then return {4, tonumber(head[1]) or 0} end
-xadd_events(KEYS[1], 9, tonumber(ARGV[8]))
-redis.call('HSET', KEYS[2], '_version', ARGV[6], '_last_hash', ARGV[7])
+xadd_events(KEYS[1], 10, tonumber(ARGV[8]))
+redis.call('HSET', KEYS[2], '_version', ARGV[6], '_last_hash', ARGV[7], '_last_append', ARGV[9])
 if ARGV[3] == '1' then redis.call('HSET', KEYS[3], ARGV[4], ARGV[6] .. '|' .. ARGV[5]) end
 return {0, tonumber(ARGV[6])}
 """

@@ -171,7 +171,8 @@ class CommandRunner(Generic[A]):
                 raise self.repository.kind.not_found(match_id) from exc
             if result.replayed:
                 self.observer.replayed(self._kind)
-                return Outcome(match, replayed=result.version)
+                return Outcome(self.repository.at(match_id, result.version),
+                               replayed=result.version)
             self.observer.appended(self._kind, len(result.events))
             after = self.repository.saved(match_id, match, decided, result.events)
             self._written(Appended(match_id, result.events, after, decision.command))

@@ -363,6 +363,24 @@ def test_same_idempotency_key_appends_once(store: RedisEventStore) -> None:
     assert version(store, match_id) == 3
 
 
+def test_an_append_the_client_library_sends_twice_lands_once_as_the_first_answered(
+        store: RedisEventStore) -> None:
+    """redis-py sends a command again when its connection drops before the reply came: the
+    second call finds its own events at the head and answers as the first did, rather than
+    a version conflict (which would have the command decided again on the moved match) or
+    a replay of its idempotency key (which would hide the events it appended)."""
+    match_id = _new_match(store)
+    send = store._append_script
+    store._append_script = lambda **call: (send(**call), send(**call))[1]  # type: ignore[method-assign]
+
+    plain = store.append(match_id, 2, _events("Draw"))
+    keyed = store.append(match_id, 3, _events("Discard"), idempotency_key="k1", fingerprint="fp")
+
+    assert (plain.version, plain.replayed, len(plain.events)) == (3, False, 1)
+    assert (keyed.version, keyed.replayed, len(keyed.events)) == (4, False, 1)
+    assert [event.type for event in store.read(match_id)] == ["E0", "E1", "Draw", "Discard"]
+
+
 def test_replay_reports_first_version_even_after_later_appends(store: RedisEventStore) -> None:
     match_id = _new_match(store)
     store.append(match_id, 2, _events("Draw"), idempotency_key="k1", fingerprint="fp")

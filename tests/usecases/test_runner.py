@@ -9,6 +9,7 @@ import pytest
 
 from domain.errors import RuleError
 from domain.match import Match
+from service.codec import to_store
 from service.usecases.commands import Decision, SeatAction
 from service.usecases.errors import Conflict, Rejected
 from service.usecases.runner import CommandRunner, Idempotency
@@ -33,6 +34,26 @@ class RacedPass:
         seat = match.state.turn
         events = match.variant.decide(match.state, match.variant.command(seat, PASS))
         return Decision(events, f"seat{seat}:raced", {"seat": seat, "action": PASS})
+
+
+@dataclass(frozen=True)
+class OvertakenPass:
+    """The seat on turn passes under an idempotency key, slowly: its key's claim lapses and
+    the key's first request, retried meanwhile, appends the same pass while this one
+    decides on version 3."""
+
+    runner: CommandRunner
+    match_id: str
+    key: str
+    retry_on_conflict: bool = True
+
+    def decide(self, match: Match, secrets: object) -> Decision:
+        seat = match.state.turn
+        events = match.variant.decide(match.state, match.variant.command(seat, PASS))
+        if match.version == 3:
+            self.runner.store.append(self.match_id, 3, to_store(events), idempotency_key=self.key,
+                                     fingerprint="fingerprint", prev_hash=match.head_hash)
+        return Decision(events, f"seat{seat}:key", {"seat": seat, "action": PASS})
 
 
 class TestConflicts:
@@ -65,6 +86,15 @@ class TestIdempotency:
         again = queued.runner.run(match["id"], SeatAction(1, PASS, "seat1:key"),
                                   idempotency=once)
         assert first.appended and not again.appended and again.replayed == 4
+        assert queued.repository.get(match["id"]).version == 4
+
+    def test_a_request_overtaken_by_its_keys_first_answers_with_the_match_it_left(self, queued):
+        match = new_match(queued)
+        once = Idempotency("1:key", "fingerprint")
+        outcome = queued.runner.run(match["id"], OvertakenPass(queued.runner, match["id"], "1:key"),
+                                    idempotency=once)
+        assert outcome.replayed == 4 and not outcome.appended
+        assert outcome.aggregate.version == 4  # the pass as it landed, not version 3
         assert queued.repository.get(match["id"]).version == 4
 
     def test_a_refusal_is_kept_for_the_retries_and_a_reused_key_refused(self, queued):

@@ -3,9 +3,10 @@
 // list: each decision's label as a badge on its move, the expert's choice in words where
 // it differs and what the move played cost, and each seat's counts of the labels. The
 // server refuses a match in play: an analysis would tell a seat how to play its cards.
-import {ApiError, api} from "./api.js";
+import {api} from "./api.js";
 import {actionLabel} from "./cards.js";
 import {h, replace} from "./dom.js";
+import {inWords} from "./words.js";
 
 const POLL_MS = 1000;
 const PATIENCE_MS = 30 * 60 * 1000;  // the server's own time limit for one analysis
@@ -22,8 +23,7 @@ const REFUSALS = {
 };
 
 function refusalText(error) {
-  if (error instanceof ApiError) return REFUSALS[error.code] || error.detail || `The server refused (HTTP ${error.status}).`;
-  return error instanceof TypeError ? "The server did not answer: try again." : error.message;
+  return inWords(error, REFUSALS);
 }
 
 // An action object with its keys in order, to tell two spellings of one move apart from

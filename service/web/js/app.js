@@ -10,6 +10,7 @@ import {openTable} from "./play.js";
 import {openReplay} from "./replay.js";
 import {keepPlayer, keepSeat} from "./store.js";
 import {openTournament} from "./tournament.js";
+import {inWords} from "./words.js";
 
 const root = document.getElementById("app");
 let current = null;
@@ -32,7 +33,7 @@ function route() {
   else if (page === "watch" && id) current = openTable(root, id, {spectate: true});
   else if (page === "replay") openReplay(root, id);
   else if (page === "tournament" && id) current = openTournament(root, id);
-  else openLobby(root).catch((error) => replace(root, h("p", {class: "notice error"}, error.message)));
+  else openLobby(root).catch((error) => replace(root, h("p", {class: "notice error"}, inWords(error))));
 }
 
 window.addEventListener("hashchange", route);

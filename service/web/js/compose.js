@@ -5,6 +5,7 @@
 // on the server: this only gathers a move.
 import {h} from "./dom.js";
 import {card, label} from "./cards.js";
+import {inWords} from "./words.js";
 
 export function newComposer() {
   return {picked: new Set(), melds: [], stands: {}, answer: null, asked: null};
@@ -87,7 +88,7 @@ async function ask(view, state, check, redraw) {
       const answer = await check(action);
       if (state.asked === asked) state.answer = answer;
     } catch (error) {
-      state.answer = {legal: false, message: error.message};
+      state.answer = {legal: false, message: inWords(error)};
     }
   }
   redraw();

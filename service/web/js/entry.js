@@ -6,6 +6,7 @@ import {api} from "./api.js";
 import {h, notice, replace} from "./dom.js";
 import {keepPlayer, playerOf} from "./store.js";
 import {VARIANT_NAMES} from "./table.js";
+import {inWords} from "./words.js";
 
 export const FORMATS = {round_robin: "round robin", double_round_robin: "double round robin", swiss: "Swiss",
   single_elimination: "single elimination", double_elimination: "double elimination", arena: "arena"};
@@ -24,8 +25,7 @@ const JOIN_REFUSALS = {
 };
 
 export function joinRefusal(error) {
-  if (!error.status) return "The server did not answer: try again in a moment.";
-  return JOIN_REFUSALS[error.code] || error.detail || `The server refused (HTTP ${error.status}).`;
+  return inWords(error, JOIN_REFUSALS);
 }
 
 // "14:05" today, "Sat 12 Dec, 14:05" another day.

@@ -7,6 +7,7 @@ import {h, notice, replace} from "./dom.js";
 import {entrySection} from "./entry.js";
 import {keepCreator, keepOtherSeats, keepSeat} from "./store.js";
 import {seatName} from "./table.js";
+import {inWords} from "./words.js";
 
 export async function openLobby(root) {
   const message = h("div", {class: "messages"});
@@ -73,7 +74,7 @@ function computerForm(variants, message, {you = null, watch = false}) {
       keepSeat(created.id, mine.seat, mine.token, mine.name);
       location.hash = `#/table/${created.id}`;
     } catch (error) {
-      notice(message, error.message, "error");
+      notice(message, inWords(error), "error");
     }
   }
 
@@ -115,7 +116,7 @@ function createForm(variants, you, message) {
       }
       location.hash = named.length ? `#/table/${created.id}` : `#/watch/${created.id}`;
     } catch (error) {
-      notice(message, error.message, "error");
+      notice(message, inWords(error), "error");
     }
   }
 
@@ -157,8 +158,12 @@ export const optionLabel = (name) => name.charAt(0).toUpperCase() + name.slice(1
 function drawOptions(container, variant, prefix = "option") {
   replace(container, variant.options.map((spec) => h("label", {class: "option", "data-option": spec.name},
     h("span", {class: "option-name"}, optionLabel(spec.name)), " ", optionInput(spec, prefix),
-    h("small", {class: "muted option-help"}, spec.description))));
+    h("small", {class: "muted option-help"}, helpText(spec.description)))));
 }
+
+// An option's description as the API gives it, with the API's "null" said as a player
+// sets it: by leaving the field empty.
+const helpText = (description) => (description || "").replace(/\bnull\b/g, "left empty");
 
 // The match clock (optional): a per-turn limit and/or a time bank per seat, and what
 // happens at zero in plain words (domain/clocks.py): a forfeit loses the whole match.
@@ -213,7 +218,7 @@ function readOptions(container, variant, prefix = "option") {
 
 async function list(container, you, message) {
   let page;
-  try { page = await api.lobby(); } catch (error) { notice(message, error.message, "error"); return; }
+  try { page = await api.lobby(); } catch (error) { notice(message, inWords(error), "error"); return; }
   if (!page.matches.length) { replace(container, h("p", {class: "muted"}, "No match is waiting for players.")); return; }
   replace(container, h("ul", {class: "waiting"}, page.matches.map((match) => {
     const code = match.invite_only ? h("input", {name: "invite", class: "invite", placeholder: "invite code",
@@ -257,7 +262,7 @@ function claimButton(match, seat, you, message, code) {
       keepSeat(match.id, claimed.seat, claimed.token, claimed.name, {claimed: true});
       location.hash = `#/table/${match.id}`;
     } catch (error) {
-      notice(message, error.message, "error");
+      notice(message, inWords(error), "error");
     }
   }
   return h("button", {type: "button", class: "claim", "data-claim": seat, onclick: claim}, `Take seat ${seat}`);

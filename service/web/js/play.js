@@ -10,6 +10,7 @@ import {moveLog} from "./movelog.js";
 import {rematchPanel} from "./rematch.js";
 import {creatorOf, handOverLink, otherSeats, seatOf, tournamentOf} from "./store.js";
 import {handHeadline, isOver, renderTable, showdown, tickClock} from "./table.js";
+import {inWords} from "./words.js";
 
 const SHOWDOWN_MS = 12000;
 const RETRY_FIRST_MS = 500;
@@ -212,7 +213,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
       else await reread();
     } catch (error) {
       if (leaving) { gone = false; startFollowing(); }
-      notice(message, error.message, "error");
+      notice(message, inWords(error), "error");
       await reread();
     }
   }
@@ -239,7 +240,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
           try {
             next = await api.view(matchId, token);
           } catch (error) {
-            if (!passing(error)) { notice(message, error.message, "error"); break; }
+            if (!passing(error)) { notice(message, inWords(error), "error"); break; }
             if (!stale && view) { stale = true; show({...view}); }  // no moves on a stale table
             setConnection("reconnecting");
             await sleep(delay);
@@ -269,7 +270,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
       show(answer);
     } catch (error) {
       busy = false;
-      notice(message, error.code === "version_conflict" ? "The table moved on; here it is now." : error.message, "error");
+      notice(message, inWords(error), "error");
       await reread();
     }
   }

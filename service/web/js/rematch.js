@@ -6,6 +6,7 @@
 import {api} from "./api.js";
 import {h, replace} from "./dom.js";
 import {keepOtherSeats, keepSeat, otherSeats} from "./store.js";
+import {inWords} from "./words.js";
 
 const POLL_MS = 1500;
 
@@ -24,8 +25,7 @@ const REFUSALS = {
 };
 
 export function refusalText(error) {
-  if (!error.status) return "The server did not answer: try again.";
-  return REFUSALS[error.code] || error.detail || `The server refused (HTTP ${error.status}).`;
+  return inWords(error, REFUSALS);
 }
 
 // "Bob", "Bob and Cy", "Bob, Cy and Dee"

@@ -9,6 +9,7 @@ import {namesOf, sentence} from "./moves.js";
 import {seatOf} from "./store.js";
 import {renderTable} from "./table.js";
 import {checkChain, checkCommitments, parseRaw, readNdjson} from "./verify.js";
+import {inWords} from "./words.js";
 
 export function openReplay(root, matchId) {
   const message = h("div", {class: "messages"});
@@ -35,7 +36,7 @@ export function openReplay(root, matchId) {
         matchId,
       });
     } catch (error) {
-      notice(message, error.message, "error");
+      notice(message, inWords(error), "error");
     }
   }
 
@@ -74,11 +75,11 @@ function tooLarge(size) {
 // The audit's refusal in words. The server's message names the line that is wrong (400,
 // 422), or the limit a log passed and the way round it (413).
 function refused(error) {
-  if (!(error instanceof ApiError)) return new Error(`The upload failed: ${error.message}`);
+  if (!(error instanceof ApiError)) return new Error(`The upload failed: ${inWords(error)}`);
   if ([400, 422].includes(error.status)) {
-    return new Error(`This file is not a log the server can verify: ${error.message}`);
+    return new Error(`This file is not a log the server can verify: ${error.detail}`);
   }
-  return new Error(`The server refused the log: ${error.message}`);
+  return new Error(`The server refused the log: ${inWords(error)}`);
 }
 
 async function serverVerification(matchId) {

@@ -75,10 +75,14 @@ function winners(view) {
 const winnersOf = (view) => view.winners
   || (view.winner !== undefined && view.winner !== null ? [view.winner] : []);
 
+// The reasons the server and this client give by themselves: the headline says them
+// already ("Bob resigned", "ran out of time", "called off ... by its creator").
+const SAID = new Set(["resigned", "time ran out", "called off by its creator"]);
+
 // Who ended the match early, and who won by it: "Fay resigned (had to go). Ann wins."
 function endedText(view) {
   const ended = view.ended;
-  const why = ended.reason ? ` (${ended.reason})` : "";
+  const why = ended.reason && !SAID.has(ended.reason.trim().toLowerCase()) ? ` (${ended.reason})` : "";
   if (ended.by === "abort") {
     const who = {creator: "its creator", organiser: "the organiser", clock: "the clock"}[ended.initiator] || "the organiser";
     return `${view.version ? "Aborted" : "Called off before it started"} by ${who}${why}: nobody wins.`;

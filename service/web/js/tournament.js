@@ -13,6 +13,7 @@ import {FORMATS, clockTime, entered, leftWords, untilWords} from "./entry.js";
 import {optionSummary} from "./lobby.js";
 import {forgetPlayer, keepSeat, keepTournamentOf, playerOf} from "./store.js";
 import {VARIANT_NAMES, seatName} from "./table.js";
+import {inWords} from "./words.js";
 
 const POLL_MS = 2000;
 const TITLE = "Rummy reference client";
@@ -35,7 +36,7 @@ const REFUSALS = {
 
 function refusalText(error) {
   if (!error.status) return "The server did not answer: the page tries again in a moment.";
-  return REFUSALS[error.code] || error.detail || `The server refused (HTTP ${error.status}).`;
+  return inWords(error, REFUSALS);
 }
 
 // A failure that passes by itself (the network, a 5xx, a 429): the next poll tries again.
