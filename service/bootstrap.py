@@ -31,6 +31,7 @@ from service.adapters.audit_pool import AuditPool
 from service.adapters.auth import TokenIndex
 from service.adapters.batches import BatchStore
 from service.adapters.catalog import MatchIndex
+from service.adapters.cluster_client import REINITIALIZE_STEPS, ClusterClient
 from service.adapters.deliveries import DeliveryRunner
 from service.adapters.fanout import StreamHub
 from service.adapters.feed import FeedStore
@@ -58,6 +59,7 @@ from service.usecases.analyses import RESULT_TTL_S, TIME_LIMIT_S, Analyses, run_
 from service.usecases.audit import IN_FLIGHT_TTL_S, REPORT_TTL_S, Audits, run_verification
 from service.usecases.background import InProcessWork, QueuedWork, Work
 from service.usecases.creation import MatchCreation
+from service.usecases.creator_presence import CreatorWatch
 from service.usecases.hosted_tournaments import (
     EntryClosed,
     HostedTournaments,
@@ -182,8 +184,9 @@ def _cluster(url: str) -> redis.Redis:
     the adapters send: each keeps its multi-key operations inside one slot
     (docs/operations.md "Redis Cluster"), and ``service.adapters.presence`` sends scripts one by
     one on it rather than pipelined."""
-    return cast(redis.Redis, RedisCluster.from_url(
+    return cast(redis.Redis, ClusterClient.from_url(
         url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_POOL_WAIT_S,
+        reinitialize_steps=REINITIALIZE_STEPS,
         connection_pool_class=redis.BlockingConnectionPool, health_check_interval=10,
         socket_keepalive=True, socket_connect_timeout=5,
         # no read timeout, as the plain client: the cluster client's default (5 s) would
@@ -286,7 +289,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
                                          verification_id))
     else:
         work = QueuedWork(JobQueue(job_client, prefix, TIME_LIMIT_S), index, clock)
-    live = LiveStreams(store, Presence(client, store.key),
+    live = LiveStreams(store, Presence(client, store.key, clock=clock),
                        StreamHub(client, f"{prefix}:hub:{uuid.uuid4().hex}",
                                  idle_ms=block_slice_ms(client), metrics=metrics))
     notices = OrganiserNotices(feed, webhooks, organiser_keys, repository.meta, work.deliver)
@@ -328,7 +331,8 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     queries = MatchQueries(repository, lobby, access, live)
     hosted = HostedTournaments(tournament_runner, tournament_store, creation, access, queries,
                                tables, ratings, entries, clock)
-    seats = Seats(creation, store, lobby, access, repository.meta, settings.lobby_ttl_s)
+    seats = Seats(creation, store, lobby, access, repository.meta, settings.lobby_ttl_s,
+                  CreatorWatch(live.presence, settings.lobby_abandon_s, clock))
     wiring = Wiring(
         settings, client, store, repository, runner, obligations, work, index, in_process,
         catalog=catalog, access=access, creation=creation, queries=queries,

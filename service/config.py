@@ -79,6 +79,10 @@ class Settings:
     them on unless ``RUMMY_RATE_LIMITS=off``."""
     lobby_ttl_s: int = 24 * 3600
     """How long a match with open seats waits for its next claim before it is dropped."""
+    lobby_abandon_s: int = 120
+    """``RUMMY_LOBBY_ABANDON_S``: how long a waiting match stays listed once its creator's
+    seat is no longer here (no page open, no read with its token); then it is called off.
+    0 keeps such matches listed until ``lobby_ttl_s``."""
     cors_origins: tuple[str, ...] = ("*",)
     """Origins whose pages may call the API (``*``: any; auth is a bearer token, not a
     cookie, so a page on another origin can only act with a token it was given)."""
@@ -153,6 +157,7 @@ class Settings:
             sse_keepalive_ms=int(os.environ.get("RUMMY_SSE_KEEPALIVE_MS", "15000")),
             cors_origins=_origins(os.environ.get("RUMMY_CORS_ORIGINS", "*")),
             lobby_ttl_s=int(os.environ.get("RUMMY_LOBBY_TTL_S", str(24 * 3600))),
+            lobby_abandon_s=_whole("RUMMY_LOBBY_ABANDON_S", cls.lobby_abandon_s),
             rate_limits=_limits(),
             keep_finished=_at_least_one("RUMMY_EMBEDDED_KEEP_FINISHED", "1000"),
             private_webhooks=_allow("RUMMY_WEBHOOK_PRIVATE", cls.private_webhooks),

@@ -449,6 +449,15 @@ class FanOut(Protocol):
     def close(self) -> None: ...
 
 
+@dataclass(frozen=True)
+class Sightings:
+    """Where a match's seats are, beside its log: the seats with a stream open now, and
+    when each seat was last here (epoch seconds) as far as presence knows."""
+
+    online: frozenset[int]
+    seen: Mapping[int, float]
+
+
 class PresenceStore(Protocol):
     """Which seats have a stream open, when each last acted, and the match's live key."""
 
@@ -467,6 +476,11 @@ class PresenceStore(Protocol):
     def acted(self, match_id: str, seat: int, ts: float) -> None: ...
 
     def of(self, match_id: str, seats: int) -> list[dict[str, Any]]: ...
+
+    def saw(self, match_id: str, seat: int) -> None:
+        """A seat is here now without a stream (its token read the match)."""
+
+    def sightings(self, match_ids: Sequence[str]) -> list[Sightings]: ...
 
     def message(self, fields: Mapping[Any, Any]) -> dict[str, Any] | None:
         """A live-key entry as a presence message (``{"seat", "online"}``), or None."""

@@ -9,6 +9,10 @@ share the match's hash tag (one Cluster slot, so one script may touch them all):
   not expired.
 - ``{prefix}:{<match_id>}:acted`` hash, seat -> the time (epoch seconds) of the seat's last
   action, i.e. of the first event its last successful action appended.
+- ``{prefix}:{<match_id>}:seen`` hash, seat -> the last time (epoch seconds, the process's
+  clock) the seat was here: a stream of it opened, was refreshed or closed, or its token
+  read the view of the match while it waited. The lobby reads it for a waiting match's
+  creator (``service.usecases.creator_presence``).
 - ``{prefix}:{<match_id>}:live`` capped stream (``MAXLEN ~ 64``) of ``presence`` messages
   (``seat``, ``online``): written by the script below when a seat's first stream opens or
   its last one closes (or expires), announced on its pub/sub channel, read by every
@@ -23,6 +27,7 @@ Every key expires when no process refreshes it, so an abandoned match leaves not
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -30,7 +35,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from service.adapters.slot_moves import SlotMoveScript
-from service.ports import StoreUnavailable
+from service.ports import Sightings, StoreUnavailable
 
 T = TypeVar("T")
 
@@ -40,8 +45,9 @@ LIVE_MAXLEN = 64
 KEY_TTL_MS = 24 * 3_600_000
 """The presence and live keys of a match no one watches go after a day."""
 
-# KEYS: presence zset, live stream. ARGV: op ("add"|"rem"), ttl ms, maxlen, key ttl ms,
-# members... Server time, so processes with skewed clocks agree on who has expired.
+# KEYS: presence zset, live stream, seen hash. ARGV: op ("add"|"rem"), ttl ms, maxlen, key
+# ttl ms, now (epoch seconds, for the seen hash), members... Expiry in server time, so
+# processes with skewed clocks agree on who has expired.
 _UPDATE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -55,7 +61,9 @@ local function online()
 end
 local before = online()
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-for i = 5, #ARGV do
+for i = 6, #ARGV do
+  local seen = string.match(ARGV[i], '^(%d+):')
+  if seen then redis.call('HSET', KEYS[3], seen, ARGV[5]) end
   if ARGV[1] == 'add' then
     redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[i])
   else
@@ -63,6 +71,7 @@ for i = 5, #ARGV do
   end
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
+if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('PEXPIRE', KEYS[3], ARGV[4]) end
 local after = online()
 local changed = 0
 local function publish(seat, flag)
@@ -78,7 +87,8 @@ end
 return changed
 """
 
-# KEYS: presence zset, acted hash. Returns [online members, acted field/value pairs].
+# KEYS: presence zset, a per-seat hash (acted or seen). Returns [online members, that
+# hash's field/value pairs].
 _READ = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -107,11 +117,14 @@ def _translated(method: Callable[..., T]) -> Callable[..., T]:
 class Presence:
     """Reads and writes a match's presence keys (see the module docstring)."""
 
-    def __init__(self, client: redis.Redis, key_of: Any, ttl_ms: int = TTL_MS) -> None:
-        """``key_of(match_id, suffix)``: the store's per-match key (same hash tag)."""
+    def __init__(self, client: redis.Redis, key_of: Any, ttl_ms: int = TTL_MS,
+                 clock: Callable[[], float] = time.time) -> None:
+        """``key_of(match_id, suffix)``: the store's per-match key (same hash tag);
+        ``clock``: the wall clock the seen times are in (the one lobby records are)."""
         self._client = client
         self._key = key_of
         self.ttl_ms = ttl_ms
+        self._clock = clock
         self._update = SlotMoveScript(client, _UPDATE)
         self._read = SlotMoveScript(client, _READ)
 
@@ -119,10 +132,11 @@ class Presence:
         return str(self._key(match_id, "live"))
 
     def _keys(self, match_id: str) -> list[str]:
-        return [self._key(match_id, "presence"), self.live_key(match_id)]
+        return [self._key(match_id, "presence"), self.live_key(match_id),
+                self._key(match_id, "seen")]
 
     def _args(self, op: str, members: Iterable[str]) -> list[Any]:
-        return [op, self.ttl_ms, LIVE_MAXLEN, KEY_TTL_MS, *members]
+        return [op, self.ttl_ms, LIVE_MAXLEN, KEY_TTL_MS, repr(self._clock()), *members]
 
     @_translated
     def open(self, match_id: str, member: str) -> None:
@@ -183,6 +197,31 @@ class Presence:
         pipe.pexpire(key, KEY_TTL_MS)
         pipe.execute()
 
+    @_translated
+    def saw(self, match_id: str, seat: int) -> None:
+        """Record that a seat is here now without a stream (its token read the match)."""
+        pipe = self._client.pipeline(transaction=False)
+        key = self._key(match_id, "seen")
+        pipe.hset(key, str(seat), repr(self._clock()))
+        pipe.pexpire(key, KEY_TTL_MS)
+        pipe.execute()
+
+    @_translated
+    def sightings(self, match_ids: Sequence[str]) -> list[Sightings]:
+        """Which seats of each match have a stream open now, and when each was last here:
+        one script per match, pipelined (on a Redis Cluster one call each, as
+        ``refresh``)."""
+        keys = [[self._key(match_id, "presence"), self._key(match_id, "seen")]
+                for match_id in match_ids]
+        if isinstance(self._client, RedisCluster):
+            answers = [self._read(keys=pair) for pair in keys]
+        else:
+            pipe = self._client.pipeline(transaction=False)
+            for pair in keys:
+                self._read(keys=pair, client=pipe)
+            answers = pipe.execute()
+        return [_sightings(members, pairs) for members, pairs in answers]
+
     def of(self, match_id: str, seats: int) -> list[dict[str, Any]]:
         """Each seat's ``{"online", "last_action_at"}``."""
         members, pairs = self._read(keys=[self._key(match_id, "presence"),
@@ -192,6 +231,13 @@ class Presence:
         return [{"online": str(seat) in online,
                  "last_action_at": float(acted[str(seat)]) if str(seat) in acted else None}
                 for seat in range(seats)]
+
+
+def _sightings(members: Sequence[Any], pairs: Sequence[Any] | Mapping[Any, Any]) -> Sightings:
+    online = {int(seat) for seat in (_text(m).split(":", 1)[0] for m in members)
+              if seat.isdigit()}
+    seen = {int(seat): float(at) for seat, at in _pairs(pairs).items() if seat.isdigit()}
+    return Sightings(frozenset(online), seen)
 
 
 def _pairs(flat: Sequence[Any] | Mapping[Any, Any]) -> dict[str, str]:

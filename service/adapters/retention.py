@@ -35,7 +35,7 @@ from service.adapters.auth import TokenIndex
 from service.adapters.catalog import MatchIndex, MatchInfo
 from service.adapters.work import WorkIndex
 
-PER_MATCH_SUFFIXES = ("events", "meta", "idem", "presence", "acted", "live", "rematch",
+PER_MATCH_SUFFIXES = ("events", "meta", "idem", "presence", "acted", "seen", "live", "rematch",
                       "snapshot")
 """Every lasting per-match key ``{prefix}:{<match_id>}:<suffix>`` (tests guard the list)."""
 

@@ -769,7 +769,23 @@ class LobbyQuerySchema(Schema):
         "description": "next_cursor of the previous page"})
 
 
+class LobbyMatchSchema(MatchViewSchema):
+    """A waiting match as the lobby lists it: its public view and its creator's presence."""
+
+    creator_present = fields.Boolean(required=True, allow_none=True, metadata={
+        "description": "Whether the match's creator is at its table now: a seat they named "
+                       "has a live stream open, or its token read the match within the "
+                       "last 30 s. null when nobody's presence can tell (an organiser's "
+                       "match, or no seat named for a person). A creator gone for "
+                       "RUMMY_LOBBY_ABANDON_S has their match called off (reason "
+                       "`creator left`) and no longer listed"})
+    creator_seen_at = fields.Float(required=True, allow_none=True, metadata={
+        "description": "When the creator was last here (epoch seconds); null when never "
+                       "seen since the match was created (created_at), or when "
+                       "creator_present is null"})
+
+
 class LobbySchema(Schema):
-    matches = fields.List(fields.Nested(MatchViewSchema), required=True, metadata={
+    matches = fields.List(fields.Nested(LobbyMatchSchema), required=True, metadata={
         "description": "Matches waiting for players (phase waiting), newest first"})
     next_cursor = fields.String(required=True, allow_none=True)

@@ -31,8 +31,13 @@ class Lobby(MethodView):
         """Matches waiting for players, newest first, each as its public view (phase
         ``waiting``; ``open_seats``, ``invite_only``). Follow ``next_cursor`` until null.
 
-        A waiting match leaves the lobby when its last seat is taken, or when nobody has
-        claimed a seat for a day (it then no longer exists).
+        Each says whether its creator is at the table now (``creator_present``) and when
+        they were last seen (``creator_seen_at``). A waiting match leaves the lobby when
+        its last seat is taken, when nobody has claimed a seat for a day (it then no
+        longer exists), or when its creator has been gone for ``RUMMY_LOBBY_ABANDON_S``
+        (default 120 s): no page of a seat they named open, no read with its token. It is
+        then called off (phase ``aborted``, reason ``creator left``), and claims answer
+        422 ``match_over``.
         """
         return use_cases().seats.listing(query.get("variant"), query["limit"],
                                        query.get("cursor"))

@@ -93,12 +93,16 @@ class MatchQueries:
         return self.repository.at(match_id, version)
 
     def view(self, match_id: str, token: str | None) -> dict[str, Any]:
-        """The match now, with each seat's presence (not a game fact: not in the log)."""
+        """The match now, with each seat's presence (not a game fact: not in the log). A
+        seat's read of a match that waits for players counts as that seat being here
+        (``service.usecases.creator_presence``: the lobby keeps its creator's table)."""
         viewer = self.access.viewer(match_id, token)
         try:
             out = self.render(match_id, self.load(match_id), viewer)
         except (MatchNotStarted, MatchCalledOff) as waiting:
             out = waiting_view(waiting.lobby, viewer)
+            if viewer.seat is not None and waiting.lobby.aborted is None:
+                self.live.presence.saw(match_id, viewer.seat)
         seats = out.get("seats") or []
         for seat, presence in zip(seats, self.live.seats(match_id, len(seats)), strict=True):
             seat["presence"] = presence

@@ -42,6 +42,12 @@ from service.ports import (
 from service.usecases.access import Access
 from service.usecases.bot_players import bot_seats, bot_view
 from service.usecases.creation import LOBBY_TTL_S, MatchCreation, seat_fields, tags_of
+from service.usecases.creator_presence import (
+    CREATOR_LEFT,
+    UNKNOWN,
+    CreatorPresence,
+    CreatorWatch,
+)
 from service.usecases.errors import (
     AppError,
     Conflict,
@@ -141,8 +147,9 @@ class Seats:
 
     def __init__(self, creation: MatchCreation, store: EventStore, lobby: Lobby,
                  access: Access, meta: Callable[[str], Mapping[str, str] | None],
-                 ttl_s: int = LOBBY_TTL_S) -> None:
+                 ttl_s: int = LOBBY_TTL_S, watch: CreatorWatch | None = None) -> None:
         self._creation = creation
+        self._watch = watch
         self._store = store
         self.lobby = lobby
         self._access = access
@@ -156,12 +163,36 @@ class Seats:
         return self.lobby.get(match_id) if storable(match_id) else None
 
     def listing(self, variant: str | None, limit: int, cursor: str | None) -> dict[str, Any]:
-        """Matches with open seats, newest first (``GET /v1/lobby``); ``variant`` and
-        ``cursor`` (an offset in digits) come validated by the API's schema."""
+        """Matches with open seats, newest first (``GET /v1/lobby``), each saying whether
+        its creator is here (``service.usecases.creator_presence``); one whose creator has
+        been gone too long is called off instead of listed. ``variant`` and ``cursor`` (an
+        offset in digits) come validated by the API's schema."""
         found, following = self.lobby.listing(variant, int(cursor or 0), limit)
-        return {"matches": [waiting_view(w, Viewer.public()) for w in found
-                            if w.aborted is None],
-                "next_cursor": None if following is None else str(following)}
+        listed = []
+        unlisted = 0
+        creators = self._watch.of_all(found) if self._watch else [UNKNOWN] * len(found)
+        for waiting, creator in zip(found, creators, strict=True):
+            if waiting.aborted is not None:
+                continue
+            if self._abandoned(waiting, creator):
+                unlisted += 1
+                continue
+            view = waiting_view(waiting, Viewer.public())
+            view.update(creator_present=creator.present, creator_seen_at=creator.seen_at)
+            listed.append(view)
+        return {"matches": listed,  # the next page starts where the unlisted ones were
+                "next_cursor": None if following is None else str(following - unlisted)}
+
+    def _creator(self, waiting: Waiting) -> CreatorPresence:
+        return UNKNOWN if self._watch is None else self._watch.of(waiting)
+
+    def _abandoned(self, waiting: Waiting, creator: CreatorPresence) -> bool:
+        """Call the match off when its creator has been gone too long; whether it was."""
+        if not creator.lapsed:
+            return False
+        if self._store.abandon_waiting(waiting.match_id, CREATOR_LEFT, "creator") is not None:
+            self.lobby.unlist(waiting.match_id, waiting.variant)
+        return True
 
     # --- claiming ------------------------------------------------------------------------
 
@@ -199,6 +230,8 @@ class Seats:
             raise NotFound("seat_not_found", f"the match has seats 0-{waiting.seats - 1}")
         if waiting.aborted is not None:
             raise MatchCalledOff(waiting)
+        if self._abandoned(waiting, self._creator(waiting)):
+            raise MatchCalledOff(self.waiting(match_id) or waiting)
         if not waiting.is_open(seat):
             raise _seat_taken(seat)
         return waiting

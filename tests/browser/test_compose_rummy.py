@@ -98,10 +98,9 @@ def compose_lay_down(player: Page, melds: list[dict[str, Any]],
         player.page.click(".composer button.make-meld")
         jokers = [r for c, r in zip(meld["cards"], meld.get("represents") or meld["cards"],
                                     strict=True) if c == "JK"]
-        slots = player.page.locator(".composer .pending li:last-child input.stands")
-        for n, stands in enumerate(jokers):
-            slots.nth(n).fill(stands)
-            slots.nth(n).dispatch_event("change")
+        slots = player.page.locator(".composer .pending li:last-child select.stands")
+        for n, stands in enumerate(jokers):  # the picker offers what the joker may be
+            slots.nth(n).select_option(stands)
     player.page.wait_for_selector(".composer .composer-result[data-legal='true'], "
                                   ".composer .composer-result[data-legal='false']")
     words = player.page.text_content(".composer .composer-result") or ""
@@ -120,7 +119,7 @@ def compose_single(player: Page, action: dict[str, Any]) -> None:
     if action["type"] == "lay_off":
         player.page.select_option("select[name=lay-off-meld]", str(action["meld"]))
         if action["card"] == "JK":
-            player.page.fill("input[name=lay-off-stands]", action["represents"])
+            player.page.select_option("select[name=lay-off-stands]", action["represents"])
         button = ".composer button.lay-off-send"
     else:
         player.page.select_option("select[name=exchange-meld]", str(action["meld"]))
@@ -202,3 +201,31 @@ def test_a_whole_rummy_hand_is_played_by_composition(browser, roomy_api, tmp_pat
         player.page.wait_for_selector(".showdown-panel .melds .card")
     for player in pages:
         player.close_clean()
+
+
+JOKER_CHOICES = """async () => {
+  const {jokerChoices} = await import("/web/js/compose.js");
+  return {
+    set: jokerChoices(["7H", "JK", "7S"]),
+    run: jokerChoices(["5H", "6H", "JK"]),
+    two_jokers: jokerChoices(["9C", "JK", "JK"], 2),
+    ace_high: jokerChoices(["QS", "KS", "JK"]),
+    ace_low: jokerChoices(["AD", "2D", "JK"]),
+    unsaid: jokerChoices(["JK", "JK", "JK"], 3).length,
+  };
+}"""
+
+
+def test_a_jokers_picker_offers_the_cards_it_may_stand_for(browser, api_url):
+    """A joker's value is chosen from the cards that fit its meld, not typed as a code
+    ("10H" did not fit the field; "7♠" was refused as malformed)."""
+    page = Page(browser, f"{api_url}/#/")
+    assert page.page.evaluate(JOKER_CHOICES) == {
+        "set": ["7C", "7D"],
+        "run": ["4H", "7H"],
+        "two_jokers": ["9D", "9H", "9S", "7C", "8C", "TC", "JC"],
+        "ace_high": ["JS", "AS"],
+        "ace_low": ["3D"],
+        "unsaid": 52,
+    }
+    page.close_clean()

@@ -161,7 +161,7 @@ def test_two_pages_play_a_gin_hand_a_spectator_watches_and_the_replay_verifies_i
     assert played["spectator_face_up"] == 0
     assert watcher.page.locator(".mine").count() == 0 and not watcher.actions()
     assert watcher.attribute(".table", "data-phase") == "complete"
-    assert bob.attribute(".table", "data-phase") == "complete"
+    bob.page.wait_for_selector(".table[data-phase=complete]")  # his page hears it live too
     assert "won" in (watcher.page.text_content(".status") or "")
 
     # The replay viewer steps to the knock: the event and the table at that step (the hand

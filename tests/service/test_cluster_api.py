@@ -56,6 +56,30 @@ def client(on_the_cluster: tuple[redis.Redis, str], redis_cluster: ClusterProces
                    jobs_inline=True).test_client()
 
 
+def closed_socket_polled() -> None:
+    """What redis-py does when a command takes a socket another thread has just closed."""
+    from redis._parsers.hiredis import _socket_is_closed
+
+    _socket_is_closed(None)
+
+
+def test_a_failure_inside_redis_py_is_a_connection_error_not_a_500(redis_cluster, monkeypatch):
+    events = connect(cluster_settings(redis_cluster.url, "unused"))
+    try:
+        monkeypatch.setattr(RedisCluster, "execute_command",
+                            lambda self, *args, **kwargs: closed_socket_polled())
+        with pytest.raises(redis.ConnectionError) as failed:
+            events.get("any key")
+        assert isinstance(failed.value.__cause__, TypeError)
+        monkeypatch.setattr(RedisCluster, "execute_command",
+                            lambda self, *args, **kwargs: len(None))  # type: ignore[arg-type]
+        with pytest.raises(TypeError):  # a fault of ours is not the store's
+            events.get("any key")
+    finally:
+        monkeypatch.undo()
+        disconnect(events)
+
+
 def test_the_server_connects_with_the_cluster_client(redis_cluster):
     settings = cluster_settings(redis_cluster.url, "unused")
     events = connect(settings)

@@ -21,7 +21,7 @@ export function card(code, {action, onAction, note, gems} = {}) {
     "data-card": code};
   if (!action) return h("span", attrs, face, extra);
   return h("button", {...attrs, class: `${attrs.class} playable`, "data-action": JSON.stringify(action),
-    title: `${actionLabel(action)}`, onclick: () => onAction(action)}, face, extra);
+    title: `${actionLabel(action)}`, "aria-label": actionLabel(action), onclick: () => onAction(action)}, face, extra);
 }
 
 // A gem as its initial (the eight are G, E, M, P, A, R, T, S: "GEM PARTS") in its colour,
@@ -30,7 +30,8 @@ const gem = (name) => h("abbr", {class: `gem gem-${name}`, title: name, "aria-la
   name.charAt(0).toUpperCase());
 
 export function back(count) {
-  return h("span", {class: "card back", title: count === undefined ? "hidden card" : `${count} cards`},
+  const said = count === undefined ? "hidden card" : `${count} cards`;
+  return h("span", {class: "card back", title: said, role: "img", "aria-label": said},
     count === undefined ? "" : h("span", {class: "count"}, String(count)));
 }
 

@@ -7,6 +7,47 @@ import {h} from "./dom.js";
 import {card, label} from "./cards.js";
 import {inWords} from "./words.js";
 
+const ORDER = "A23456789TJQK";
+const SUIT_ORDER = "CDHS";
+const EVERY_CARD = [...SUIT_ORDER].flatMap((suit) => [...ORDER].map((rank) => `${rank}${suit}`));
+
+// The cards a joker may stand for beside `naturals` (the meld's other cards, as they
+// stand): the rank's missing suits in a set, the suit's missing ranks next to the run (as
+// far as the meld's jokers reach, an ace at either end) in a run, and any card while the
+// meld says neither; the server still decides.
+export function jokerChoices(naturals, jokers = 1) {
+  const cards = naturals.filter((code) => code && code !== "JK");
+  if (!cards.length) return EVERY_CARD;
+  const ranks = new Set(cards.map((code) => code[0]));
+  const suits = new Set(cards.map((code) => code[1]));
+  const choices = [];
+  if (ranks.size === 1) {
+    const [rank] = ranks;
+    choices.push(...[...SUIT_ORDER].filter((suit) => !suits.has(suit)).map((suit) => `${rank}${suit}`));
+  }
+  if (suits.size === 1 && ranks.size === cards.length) {
+    const [suit] = suits;
+    const at = cards.map((code) => ORDER.indexOf(code[0]));
+    const highAce = at.includes(0) && at.some((n) => n >= 9);
+    const places = highAce ? at.map((n) => (n === 0 ? 13 : n)) : at;
+    const low = Math.max(Math.min(...places) - jokers, 0);
+    const high = Math.min(Math.max(...places) + jokers, 13);
+    for (let n = low; n <= high; n += 1) {
+      const code = `${ORDER[n % 13]}${suit}`;
+      if (!places.includes(n) && !choices.includes(code)) choices.push(code);
+    }
+  }
+  return choices.length ? choices : EVERY_CARD;
+}
+
+// A joker's picker: "stands for…" until chosen, then the card.
+function jokerPicker(attrs, choices, chosen, onchange) {
+  const options = chosen && !choices.includes(chosen) ? [chosen, ...choices] : choices;
+  return h("select", {...attrs, "aria-label": "the card this joker stands for", onchange},
+    h("option", {value: "", selected: !chosen}, "stands for…"),
+    options.map((code) => h("option", {value: code, selected: code === chosen}, label(code))));
+}
+
 export function newComposer() {
   return {picked: new Set(), melds: [], stands: {}, answer: null, asked: null};
 }
@@ -44,9 +85,9 @@ export function composer(view, state, {check, send, redraw}) {
       exchangeControls(view, state, hand, send)),
     state.melds.length ? h("ol", {class: "pending"}, state.melds.map((indices, n) => h("li", {"data-meld": n},
       indices.map((index) => hand[index] === "JK"
-        ? h("span", {class: "joker-slot"}, card("JK"), h("input", {class: "stands", size: 3, maxlength: 2,
-          placeholder: "9H", value: state.stands[index] || "", "data-index": index,
-          onchange: (e) => { state.stands[index] = e.target.value.trim().toUpperCase(); ask(view, state, check, redraw); }}))
+        ? h("span", {class: "joker-slot"}, card("JK"), jokerPicker({class: "stands", "data-index": index},
+          jokerChoices(indices.map((other) => hand[other]), indices.filter((other) => hand[other] === "JK").length),
+          state.stands[index], (e) => { state.stands[index] = e.target.value; ask(view, state, check, redraw); }))
         : card(hand[index])),
       h("button", {type: "button", class: "drop", title: "take this meld apart", onclick: () => drop(n)}, "✕")))) : null,
     state.melds.length ? h("p", {class: `composer-result${answer && answer.legal ? " legal" : ""}`,
@@ -95,7 +136,7 @@ async function ask(view, state, check, redraw) {
 }
 
 function resultText(answer, layDown, opening) {
-  if (!layDown) return "Say what each joker stands for (a card code such as 9H).";
+  if (!layDown) return "Choose the card each joker stands for.";
   if (!answer) return "Checking…";
   if (!answer.legal) return `Not yet: ${answer.message}`;
   const laid = (answer.events || []).find((e) => e.type === "MeldsLaidDown");
@@ -111,11 +152,19 @@ function layOffControls(view, state, hand, send) {
   const code = hand[index];
   const target = h("select", {name: "lay-off-meld"}, view.table.map((meld) =>
     h("option", {value: meld.id}, `#${meld.id} ${meld.cards.map(label).join(" ")}`)));
-  const stands = code === "JK" ? h("input", {name: "lay-off-stands", size: 3, maxlength: 2, placeholder: "9H"}) : null;
+  const standsFor = (meldId) => {
+    const meld = view.table.find((each) => String(each.id) === String(meldId));
+    return jokerChoices(meld ? (meld.represents || meld.cards) : []);
+  };
+  const stands = code === "JK" ? h("span", {class: "lay-off-joker"}) : null;
+  const pickFor = () => stands && stands.replaceChildren(
+    jokerPicker({name: "lay-off-stands"}, standsFor(target.value), null, () => {}));
+  target.addEventListener("change", pickFor);
+  pickFor();
   return h("span", {class: "lay-off"}, `Lay ${label(code)} off on `, target, stands,
     h("button", {type: "button", class: "lay-off-send", onclick: () => {
       const action = {type: "lay_off", meld: Number(target.value), card: code};
-      if (stands) action.represents = stands.value.trim().toUpperCase();
+      if (stands) action.represents = stands.querySelector("select").value;
       state.picked.clear();
       send(action);
     }}, "Lay off"));

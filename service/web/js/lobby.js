@@ -19,6 +19,7 @@ export async function openLobby(root) {
   const entries = entrySection(you, message);
   const refresh = () => Promise.all([list(listing, you, message), entries.refresh()]);
   replace(root, h("div", {class: "lobby"},
+    h("h1", {class: "page-title"}, "Lobby"),
     h("label", {class: "you"}, "Playing as ", you),
     message,
     h("div", {class: "computers"}, computerForm(variants, message, {you}),
@@ -224,7 +225,7 @@ async function list(container, you, message) {
     const code = match.invite_only ? h("input", {name: "invite", class: "invite", placeholder: "invite code",
       maxlength: 64, size: 12}) : null;
     return h("li", {"data-match": match.id},
-      h("strong", {}, match.variant), ` · ${age(match.created_at)} · `,
+      h("strong", {}, match.variant), ` · ${age(match.created_at)} · `, creatorHere(match),
       h("span", {class: "muted small"}, optionSummary(match.options)), " ",
       match.seats.map((seat) => seat.open
         ? claimButton(match, seat.seat, you, message, code)
@@ -236,10 +237,26 @@ async function list(container, you, message) {
 
 // "created 3 min ago"
 function age(createdAt) {
-  const seconds = Math.max(0, Math.round(Date.now() / 1000 - createdAt));
-  if (seconds < 60) return "created just now";
-  if (seconds < 3600) return `created ${Math.round(seconds / 60)} min ago`;
-  return `created ${Math.round(seconds / 3600)} h ago`;
+  return `created ${since(createdAt, "just now", " ago")}`;
+}
+
+// "3 min" (with `suffix`), or `recent` under a minute.
+function since(at, recent, suffix = "") {
+  const seconds = Math.max(0, Math.round(Date.now() / 1000 - at));
+  if (seconds < 60) return recent;
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min${suffix}`;
+  return `${Math.round(seconds / 3600)} h${suffix}`;
+}
+
+// "Ann here now", or "Ann away (here 2 min ago)": whether the table's creator is at it (the
+// server calls a table off once its creator has been away a while). Nothing when the
+// server cannot tell (an organiser's table, or no seat named for a person).
+function creatorHere(match) {
+  if (match.creator_present === null || match.creator_present === undefined) return null;
+  const creator = match.seats.find((seat) => !seat.open && !seat.bot && seat.name);
+  const seen = match.creator_seen_at ? ` (here ${since(match.creator_seen_at, "just now", " ago")})` : "";
+  return [h("span", {class: "creator", "data-present": String(match.creator_present)},
+    `${creator ? creator.name : "The creator"} ${match.creator_present ? "here now" : `away${seen}`}`), " · "];
 }
 
 // The options that shape a table, in words: "Target 100 · Knock limit 10".

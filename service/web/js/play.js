@@ -66,11 +66,22 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 // not change it.
 const passing = (error) => !error.status || error.status >= 500 || error.status === 429;
 
+// A redraw replaces the elements that had focus: a keyboard player is put back on the
+// hand, on its first move if it offers one, else on the table's first move, else on the
+// hand itself, so the next Tab goes on from where they play.
+function keepFocus(drawn) {
+  const target = drawn.querySelector(".mine [data-action]:not([disabled])")
+    || drawn.querySelector(".table [data-action]:not([disabled])")
+    || drawn.querySelector(".mine") || drawn.querySelector(".table .status");
+  if (target) target.focus({preventScroll: true});
+}
+
 export function openTable(root, matchId, {spectate = false} = {}) {
   const seat = spectate ? null : seatOf(matchId);
   const token = seat && seat.token;
   const message = h("div", {class: "messages"});
   const connection = h("p", {class: "connection", role: "status", "data-connection": "connecting"});
+  const announcer = h("p", {class: "visually-hidden announce", "aria-live": "polite"});
   const board = h("div", {class: "board"});
   const shown = h("div", {class: "showdown-box"});
   const log = moveLog();
@@ -94,7 +105,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
       : `Match ${matchId} · watching`, " · ", h("a", {href: `#/watch/${matchId}`}, "spectator view"),
       " · ", h("a", {href: `#/replay/${matchId}`}, "replay & verify"), tournamentLink(matchId)),
     hint,
-    handOver(matchId, token), connection, message,
+    handOver(matchId, token), connection, announcer, message,
     h("div", {class: "table-and-log"}, h("div", {class: "table-column"}, shown, board), log.element)));
 
   // "live" (the view is current and the stream open), "reconnecting" (a read failed or
@@ -117,11 +128,22 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     if (!token && !previous) replace(hint, spectatorHint(view));
     renders += 1;
     board.dataset.renders = String(renders);
+    const focused = board.contains(document.activeElement);
     replace(board, renderTable(view, {live: true, onAction: token && !busy && !stale ? act : null,
       controls: {seat: seatControls(), rematch: token && view.phase === "complete" ? rematchControl() : null,
         compose: token && ["rummy", "rami"].includes(view.variant) ? composeFor : null}}));
+    if (focused) keepFocus(board);
+    announceTurn(board);
     markLastMove(board, previous, view);
     alertTurn(previous, view);
+  }
+
+  // A screen reader hears whose turn it is, and what to do, each time that changes (the
+  // move log beside the table tells the moves themselves).
+  function announceTurn(drawn) {
+    const line = drawn.querySelector(".table .status");
+    const said = line ? line.textContent : "";
+    if (said !== announcer.textContent) announcer.textContent = said;
   }
 
   // Your turn, said where a player looks away to: the tab's title, and one short tone.
@@ -276,8 +298,9 @@ export function openTable(root, matchId, {spectate = false} = {}) {
   }
 
   // The running clock, redrawn as it runs down. The seat's own sounds when it turns red
-  // and again at LAST_CALL_SECONDS, and the tab's title counts down: a player looking
-  // elsewhere hears and sees it (a turn that runs out can lose the whole match).
+  // (and a screen reader says its warning) and again at LAST_CALL_SECONDS, and the tab's
+  // title counts down: a player looking elsewhere hears and sees it (a turn that runs out
+  // can lose the whole match).
   let warned = null;
   let lastCall = null;
   const ticker = setInterval(() => {
@@ -287,7 +310,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     const state = tickClock(running);
     if (running.dataset.mine !== "1" || state !== "warning") return;
     const deadline = running.dataset.deadline;
-    if (warned !== deadline) { warned = deadline; beep(); }
+    if (warned !== deadline) { warned = deadline; beep(); announcer.textContent = running.textContent; }
     if (lastCall !== deadline && Number(running.dataset.left) <= LAST_CALL_SECONDS) { lastCall = deadline; beep(); }
     document.title = `⚠ ${running.dataset.left} s left · Your turn · ${TITLE}`;
   }, CLOCK_TICK_MS);

@@ -14,11 +14,12 @@ import {inWords} from "./words.js";
 export function openReplay(root, matchId) {
   const message = h("div", {class: "messages"});
   const stage = h("div", {class: "stage"});
-  const file = h("input", {type: "file", accept: ".ndjson,.jsonl,application/x-ndjson", name: "log"});
+  const file = h("input", {type: "file", accept: ".ndjson,.jsonl,application/x-ndjson", name: "log",
+    "aria-label": "An exported log file (NDJSON) to replay and verify"});
   const id = h("input", {name: "match", placeholder: "match id", value: matchId || ""});
   file.addEventListener("change", () => file.files[0] && fromFile(file.files[0]));
   replace(root, h("div", {class: "replay"},
-    h("h2", {}, "Replay and verify"),
+    h("h1", {class: "page-title"}, "Replay and verify"),
     h("form", {class: "load", onsubmit: (e) => { e.preventDefault(); if (id.value) location.hash = `#/replay/${id.value.trim()}`; }},
       id, h("button", {type: "submit"}, "Load match"), h("span", {class: "muted"}, " or an exported log: "), file),
     message, stage));
@@ -156,7 +157,7 @@ function describe(event, names) {
       event.redacted ? h("span", {class: "chip"}, "redacted for you") : null),
     h("details", {class: "raw"}, h("summary", {}, "the event as logged"),
       event.command ? h("p", {class: "small"}, `command: ${JSON.stringify(event.command)}`) : null,
-      h("pre", {class: "data"}, JSON.stringify(event.data, null, 1)))];
+      h("pre", {class: "data", tabindex: 0, "aria-label": "the event's fields"}, JSON.stringify(event.data, null, 1)))];
 }
 
 async function verifyLog(box, log) {

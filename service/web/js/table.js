@@ -47,9 +47,9 @@ const handWinner = (view, hand) => (hand.winner !== undefined && hand.winner !==
 
 function heading(view, live) {
   return h("header", {class: "table-head"},
-    h("h2", {}, `${VARIANT_NAMES[view.variant] || view.variant}`,
+    h("h1", {}, `${VARIANT_NAMES[view.variant] || view.variant}`,
       view.hand_number ? h("span", {class: "muted"}, ` · hand ${view.hand_number}`) : null),
-    h("p", {class: "status", "data-status": view.phase}, status(view)),
+    h("p", {class: "status", "data-status": view.phase, tabindex: -1}, status(view)),
     live ? turnClock(view) : null,
     matchGoal(view) ? h("p", {class: "goal", "data-goal": ""}, matchGoal(view)) : null,
     view.commitment ? h("p", {class: "muted small mono", title: "SHA-256 of this hand's secret seed"},
@@ -79,10 +79,17 @@ const winnersOf = (view) => view.winners
 // already ("Bob resigned", "ran out of time", "called off ... by its creator").
 const SAID = new Set(["resigned", "time ran out", "called off by its creator"]);
 
+// The reason the server gives a waiting match it called off once its creator had been
+// away from the table too long (the lobby's RUMMY_LOBBY_ABANDON_S).
+const CREATOR_LEFT = "creator left";
+
 // Who ended the match early, and who won by it: "Fay resigned (had to go). Ann wins."
 function endedText(view) {
   const ended = view.ended;
   const why = ended.reason && !SAID.has(ended.reason.trim().toLowerCase()) ? ` (${ended.reason})` : "";
+  if (ended.by === "abort" && !view.version && ended.reason === CREATOR_LEFT) {
+    return "Called off before it started: its creator left the table. Nobody wins.";
+  }
   if (ended.by === "abort") {
     const who = {creator: "its creator", organiser: "the organiser", clock: "the clock"}[ended.initiator] || "the organiser";
     return `${view.version ? "Aborted" : "Called off before it started"} by ${who}${why}: nobody wins.`;
@@ -190,7 +197,8 @@ function middle(view, actions, onAction) {
   return h("div", {class: "middle"},
     h("div", {class: "pile stock"}, h("h3", {}, "Stock"),
       fromStock ? h("button", {class: "card back playable", "data-action": JSON.stringify(fromStock),
-        title: actionLabel(fromStock), onclick: () => onAction(fromStock)}, h("span", {class: "count"}, String(view.stock_count)))
+        title: actionLabel(fromStock), "aria-label": `${actionLabel(fromStock)} (${view.stock_count} cards left)`,
+        onclick: () => onAction(fromStock)}, h("span", {class: "count"}, String(view.stock_count)))
         : back(view.stock_count)),
     h("div", {class: "pile discards"}, h("h3", {}, "Discard pile"),
       pile.length ? h("span", {class: "cards fan"}, pile.map((code, index) =>
@@ -225,8 +233,8 @@ function mine(view, actions, onAction) {
   const melded = (view.melds || []).map((meld) => h("div", {class: "group meld"},
     h("span", {class: "muted small"}, meld.kind || "meld"), hand(meld.cards)));
   const loose = view.melds ? view.unmatched || [] : view.hand;
-  return h("div", {class: "mine"},
-    h("h3", {}, "Your hand"),
+  return h("div", {class: "mine", tabindex: -1, role: "region", "aria-labelledby": "your-hand"},
+    h("h3", {id: "your-hand"}, "Your hand"),
     h("div", {class: "groups"}, melded,
       h("div", {class: "group deadwood"}, h("span", {class: "muted small"}, view.melds ? "deadwood" : "hand"), hand(loose))),
     h("p", {class: "facts"},
