@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.playing import seated
+from tests.browser.playing import created, seated
 from tests.browser.test_reference_client import Page, click, shot
 from tests.conftest import server_env, serving_api
 
@@ -229,3 +229,25 @@ def test_a_jokers_picker_offers_the_cards_it_may_stand_for(browser, api_url):
         "unsaid": 52,
     }
     page.close_clean()
+
+
+def test_the_hand_is_shown_once_and_a_click_on_it_never_discards(browser, api_url):
+    """A rummy seat that has drawn holds its hand in the composer alone (it was drawn
+    twice, and a click on the upper copy threw the card at once): a click picks a card, and
+    the discard is its own button."""
+    match = created(api_url, "rummy")
+    ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
+    player = ann if ann.actions() else bob
+    click(player, {"type": "draw", "source": "stock"})
+    player.page.wait_for_selector(".composer .pickable")
+    held = len(seat_view(api_url, match, 0 if player is ann else 1)["hand"])
+    assert player.page.locator(".mine .card").count() == held  # one copy of the hand
+    before = player.version()
+    player.page.locator(".composer button.pick").first.click()
+    player.page.wait_for_selector(".composer button.discard-picked")
+    assert player.version() == before, "picking a card must not move the table"
+    player.page.click(".composer button.discard-picked")
+    await_next_version(player, before)
+    assert player.page.locator(".mine .card").count() == held - 1
+    for page in (ann, bob):
+        page.close_clean()

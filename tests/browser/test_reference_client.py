@@ -43,8 +43,13 @@ class Page:
         return int(self.attribute(".table", "data-version") or 0)
 
     def actions(self) -> list[dict[str, Any]]:
-        return [json.loads(text) for text in self.page.eval_on_selector_all(
+        """Every action the page offers: its buttons, and a rummy hand's discards (a card
+        picked, then its own Discard button)."""
+        shown = [json.loads(text) for text in self.page.eval_on_selector_all(
             ACTIONS, "els => els.map(e => e.dataset.action)")]
+        held = self.page.query_selector(".composer .pickable[data-discards]")
+        discards = json.loads(held.get_attribute("data-discards") or "[]") if held else []
+        return shown + [action for action in discards if action not in shown]
 
     def close_clean(self) -> None:
         """Close the page, asserting it logged no console error on the way."""
@@ -62,10 +67,18 @@ def choose(actions: list[dict[str, Any]], best: list[str]) -> dict[str, Any]:
 
 
 def click(player: Page, action: dict[str, Any]) -> None:
-    """Click the rendered element carrying exactly this action; wait for the new table."""
+    """Click the rendered element carrying exactly this action (a rummy discard: pick the
+    card, then its Discard button); wait for the new table."""
     before = player.version()
-    offered = player.actions()
-    player.page.locator(ACTIONS).nth(offered.index(action)).click()
+    shown = [json.loads(text) for text in player.page.eval_on_selector_all(
+        ACTIONS, "els => els.map(e => e.dataset.action)")]
+    if action not in shown:
+        picks = f".composer .pickable button.pick[data-card='{action['card']}']"
+        player.page.locator(picks).first.click()
+        player.page.wait_for_selector(".composer button.discard-picked")
+        shown = [json.loads(text) for text in player.page.eval_on_selector_all(
+            ACTIONS, "els => els.map(e => e.dataset.action)")]
+    player.page.locator(ACTIONS).nth(shown.index(action)).click()
     player.page.wait_for_function(
         "v => Number(document.querySelector('.table').dataset.version) > v", arg=before)
 

@@ -4,6 +4,13 @@ import {h} from "./dom.js";
 const SUITS = {C: "♣", D: "♦", H: "♥", S: "♠"};
 const RANKS = {T: "10"};
 
+// The gem deck's card -> gems (GET /v1/variants, the gem variant's `cards`), once a page
+// has read it: a finished hand's cards carry their gems, which its view no longer lists.
+let gemDeck = null;
+export const knowGemDeck = (cards) => { gemDeck = cards; };
+export const gemDeckKnown = () => gemDeck !== null;
+export const gemsOfDeck = () => gemDeck || {};
+
 export function label(code) {
   if (code === "JK") return "Joker";
   return `${RANKS[code[0]] || code[0]}${SUITS[code[1]] || code[1]}`;

@@ -68,17 +68,18 @@ export function composer(view, state, {check, send, redraw}) {
     ask(view, state, check, redraw);
   };
   const drop = (n) => { state.melds.splice(n, 1); ask(view, state, check, redraw); };
+  const discards = (view.legal_actions || []).filter((action) => action.type === "discard");
   const answer = state.answer;
   const layDown = layDownAction(view, state);
   return h("section", {class: "composer", "data-melds": state.melds.length},
-    h("h4", {}, "Compose a move"),
-    h("p", {class: "small muted"}, "Pick three or more cards and make them a meld; a joker needs the card it stands for. "
-      + "The server checks each placement before you lay it down."),
+    h("p", {class: "small muted compose-hint"}, "Pick cards: three or more make a meld; one picked card is "
+      + "discarded, laid off or swapped for a joker."),
     openingLine(view.opening),
-    h("div", {class: "pickable"}, free.map(({code, index}) => h("button", {type: "button",
+    h("div", {class: "pickable", "data-discards": JSON.stringify(discards)}, free.map(({code, index}) => h("button", {type: "button",
       class: `pick${state.picked.has(index) ? " picked" : ""}`, "data-index": index, "data-card": code,
       onclick: () => pick(index)}, card(code)))),
     h("div", {class: "compose-actions"},
+      discardControl(state, hand, discards, send),
       h("button", {type: "button", class: "make-meld", disabled: state.picked.size < 3, onclick: makeMeld},
         "Make a meld of the picked cards"),
       layOffControls(view, state, hand, send),
@@ -143,6 +144,16 @@ function resultText(answer, layDown, opening) {
   if (!laid) return "Legal";
   const needed = opening ? ` of the ${opening.minimum} needed` : "";
   return `Worth ${laid.data.value}${needed}${laid.data.opening ? ": this opens" : ""}`;
+}
+
+// Discard the one picked card: the turn's last act, a button of its own.
+function discardControl(state, hand, discards, send) {
+  if (state.picked.size !== 1) return null;
+  const [index] = [...state.picked];
+  const discard = discards.find((action) => action.card === hand[index]);
+  if (!discard) return null;
+  return h("button", {type: "button", class: "discard-picked", "data-action": JSON.stringify(discard),
+    onclick: () => { state.picked.clear(); send(discard); }}, `Discard ${label(hand[index])}`);
 }
 
 // Lay the one picked card off onto a table meld (a joker says what it stands for).

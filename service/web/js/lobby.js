@@ -94,7 +94,7 @@ function createForm(variants, you, message) {
   const variant = h("select", {name: "variant"}, variants.map((v) => h("option", {value: v.name}, v.name)));
   const players = h("div", {class: "players"});
   const options = h("div", {class: "options"});
-  const invite = h("input", {name: "invite_code", placeholder: "invite code (optional, 4+ characters)", minlength: 4, maxlength: 64});
+  const invite = h("input", {name: "invite_code", placeholder: "invite code (optional, 4+ characters)", minlength: 4, maxlength: 64, size: 36});
   const clock = clockFields();
   const described = () => variants.find((v) => v.name === variant.value);
   const redraw = () => { drawPlayers(players, described()); drawOptions(options, described()); };

@@ -5,6 +5,7 @@
 // and offers no move (the server would refuse a move made on a stale table).
 import {api, follow} from "./api.js";
 import {h, notice, replace} from "./dom.js";
+import {gemDeckKnown, knowGemDeck} from "./cards.js";
 import {composer, newComposer} from "./compose.js";
 import {moveLog} from "./movelog.js";
 import {rematchPanel} from "./rematch.js";
@@ -74,6 +75,16 @@ function keepFocus(drawn) {
     || drawn.querySelector(".table [data-action]:not([disabled])")
     || drawn.querySelector(".mine") || drawn.querySelector(".table .status");
   if (target) target.focus({preventScroll: true});
+}
+
+// A gem table reads the gem deck once, so a finished hand shows each card's gems.
+async function learnTheGemDeck() {
+  try {
+    const gem = (await api.variants()).find((variant) => variant.name === "gem");
+    if (gem && gem.cards) knowGemDeck(gem.cards);
+  } catch {
+    // the showdown then shows its cards without their gems
+  }
 }
 
 export function openTable(root, matchId, {spectate = false} = {}) {
@@ -317,6 +328,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
 
   reread().then(() => {
     if (!view) return;
+    if (view.variant === "gem" && !gemDeckKnown()) learnTheGemDeck();
     // The move log tells the log so far, then the stream from the view's version on.
     log.catchUp(() => api.log(matchId, token));
     startFollowing();

@@ -2,7 +2,7 @@
 // legal actions), the public view, or a replayed state. Nothing is inferred: a card the
 // view does not show is drawn face down.
 import {h} from "./dom.js";
-import {actionLabel, back, card, cards, label, meldText} from "./cards.js";
+import {actionLabel, back, card, cards, gemsOfDeck, label, meldText} from "./cards.js";
 import {handStory, matchGoal, matchStory} from "./explain.js";
 
 export const VARIANT_NAMES = {gin: "Gin Rummy", gem: "Gem Rummy", rummy: "Rummy", rami: "Rami"};
@@ -20,8 +20,8 @@ export function renderTable(view, {onAction = null, controls = {}, live = false}
     over ? matchEnd(view, controls.rematch) : null,
     seats(view),
     over || waiting ? null : middle(view, actions, onAction),
-    view.hand && !over && !waiting ? mine(view, actions, onAction) : null,
-    controls.compose && (view.moves || []).some((kind) => kind !== "draw") ? controls.compose(view) : null,
+    view.hand && !over && !waiting ? mine(view, actions, onAction,
+      controls.compose && (view.moves || []).some((kind) => kind !== "draw") ? controls.compose(view) : null) : null,
     actionBar(actions, onAction),
     controls.seat || null,
     history(view));
@@ -226,7 +226,10 @@ function tableMelds(view) {
       : h("span", {class: "muted"}, "no melds yet"));
 }
 
-function mine(view, actions, onAction) {
+// The seat's hand, once. A rummy or rami seat that may meld, lay off or discard holds
+// it in the composer (`composed`): a click there picks a card, and discarding the one
+// picked card is a second, separate act, so no click throws a card by accident.
+function mine(view, actions, onAction, composed = null) {
   const discards = new Map(actions.filter((a) => a.type === "discard").map((a) => [a.card, a]));
   const hand = (codes) => h("span", {class: "cards"}, codes.map((code) =>
     card(code, {action: discards.get(code), onAction, gems: view.gems && view.gems[code]})));
@@ -235,7 +238,7 @@ function mine(view, actions, onAction) {
   const loose = view.melds ? view.unmatched || [] : view.hand;
   return h("div", {class: "mine", tabindex: -1, role: "region", "aria-labelledby": "your-hand"},
     h("h3", {id: "your-hand"}, "Your hand"),
-    h("div", {class: "groups"}, melded,
+    composed || h("div", {class: "groups"}, melded,
       h("div", {class: "group deadwood"}, h("span", {class: "muted small"}, view.melds ? "deadwood" : "hand"), hand(loose))),
     h("p", {class: "facts"},
       view.deadwood !== undefined ? h("span", {"data-deadwood": view.deadwood}, `Deadwood ${view.deadwood}`) : null,
@@ -246,7 +249,7 @@ function mine(view, actions, onAction) {
       view.opening.best_melds.map((m) => h("span", {class: "chip"}, meldText(m)))) : null,
     view.meld_candidates && view.meld_candidates.length ? h("p", {class: "small"}, "Melds in hand: ",
       view.meld_candidates.map((m) => h("span", {class: "chip"}, meldText(m)))) : null,
-    discards.size ? h("p", {class: "hint"}, "Click a card to discard it.") : null);
+    discards.size && !composed ? h("p", {class: "hint"}, "Click a card to discard it.") : null);
 }
 
 function actionBar(actions, onAction) {
@@ -311,6 +314,7 @@ export function handHeadline(view, hand) {
 
 // One finished hand laid open: each seat's melds (apart), deadwood, lay-offs and points.
 export function showdown(view, hand) {
+  const gems = view.variant === "gem" ? gemsOfDeck() : null;  // each card's gems, in a gem hand
   return h("div", {class: "showdown-hand", "data-hand": hand.hand_number},
     h("p", {class: "showdown-title"}, handHeadline(view, hand)),
     story(handStory(view, hand), "hand-story"),
@@ -319,9 +323,10 @@ export function showdown(view, hand) {
         h("span", {class: "melds"}, hand.table.map((meld) => cards(meld.cards)))) : null,
     (hand.seats || []).map((seat) => h("div", {class: "showdown", "data-seat": seat.seat},
       h("strong", {class: "who"}, seatNameOf(view, seat.seat)),
-      h("span", {class: "melds"}, (seat.melds || []).map((meld) => cards(meld.cards))),
-      seat.unmatched && seat.unmatched.length ? h("span", {class: "deadwood"}, "deadwood ", cards(seat.unmatched)) : null,
-      !seat.melds && seat.hand && seat.hand.length ? h("span", {class: "deadwood"}, "left in hand ", cards(seat.hand)) : null,
+      h("span", {class: "melds"}, (seat.melds || []).map((meld) => h("span", {class: "shown-meld"},
+        meld.kind ? h("small", {class: "meld-kind"}, meld.kind) : null, cards(meld.cards, {gems})))),
+      seat.unmatched && seat.unmatched.length ? h("span", {class: "deadwood"}, "deadwood ", cards(seat.unmatched, {gems})) : null,
+      !seat.melds && seat.hand && seat.hand.length ? h("span", {class: "deadwood"}, "left in hand ", cards(seat.hand, {gems})) : null,
       !seat.melds && seat.hand && !seat.hand.length ? h("span", {class: "muted"}, "went out") : null,
       seat.deadwood !== undefined ? h("span", {class: "muted"}, ` ${seat.deadwood} deadwood`) : null,
       seat.minus_points !== undefined ? h("span", {class: "muted"}, ` ${seat.minus_points} minus points`) : null,

@@ -1,0 +1,41 @@
+"""A gem hand's showdown shows each card's gems and each meld's kind (stashes looked like
+random cards without them), and the discard pile's fan leaves each card room for its
+gems (they collided)."""
+
+from __future__ import annotations
+
+from tests.browser.playing import created, play_until, seated
+
+ROOM = """() => {
+  const cards = [...document.querySelectorAll('.pile.discards .fan .card')]
+    .map(e => e.getBoundingClientRect());
+  const gem = document.querySelector('.pile.discards .gem').getBoundingClientRect().width;
+  const steps = cards.slice(1).map((r, i) => r.left - cards[i].left);
+  return {narrowest: Math.min(...steps), two_gems: 2 * gem + 1};
+}"""
+"""A gem card has up to two gems: each card of the fan shows at least their width."""
+
+def test_a_gem_showdown_shows_gems_and_meld_kinds(browser, api_url):
+    match = created(api_url, "gem", target=300)
+    ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
+    play_until([ann, bob], lambda: bool(ann.page.query_selector(".showdown-panel")))
+    panel = ".showdown-panel .showdown"
+    ann.page.wait_for_selector(f"{panel} .card")
+    cards = ann.page.locator(f"{panel} .card").count()
+    with_gems = ann.page.locator(f"{panel} .card .gems").count()
+    assert cards and with_gems == cards, (cards, with_gems)
+    kinds = ann.page.locator(f"{panel} .meld-kind").all_inner_texts()
+    melds = ann.page.locator(f"{panel} .shown-meld").count()
+    assert len(kinds) == melds and all(kinds), kinds
+    for player in (ann, bob):
+        player.close_clean()
+
+
+def test_the_gem_discard_fan_leaves_room_for_each_cards_gems(browser, api_url):
+    match = created(api_url, "gem", target=300)
+    ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
+    play_until([ann, bob], lambda: ann.page.locator(".pile.discards .fan .card").count() >= 4)
+    room = ann.page.evaluate(ROOM)
+    assert room["narrowest"] >= room["two_gems"], room
+    for player in (ann, bob):
+        player.close_clean()
