@@ -27,8 +27,12 @@ class ClockSchema(Schema):
                        "beyond turn_seconds (all of it without turn_seconds) is taken from "
                        "it; null: no bank", "example": 120})
     on_timeout = fields.String(load_default="forfeit", validate=validate.OneOf(ON_TIMEOUT),
-                               metadata={"description": "forfeit: the seat loses the match; "
-                                         "auto_play: a safe move is played for it"})
+                               metadata={"description": "What happens when a turn's deadline "
+                                         "passes (turn_seconds plus the seat's bank left): "
+                                         "forfeit: the seat forfeits, the match ends at once "
+                                         "and the seat loses it (SeatForfeited, initiator "
+                                         "clock); auto_play: the server plays a safe move for "
+                                         "the seat (and forfeits it when no safe move exists)"})
 
     @validates_schema
     def _some_limit(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -50,7 +54,9 @@ def document_clock(spec: APISpec) -> None:
 class ClockViewSchema(Schema):
     turn_seconds = fields.Float(allow_none=True, required=True)
     bank_seconds = fields.Float(allow_none=True, required=True)
-    on_timeout = fields.String(required=True)
+    on_timeout = fields.String(required=True, metadata={
+        "description": "What happens at the deadline: forfeit (the seat loses the match, "
+                       "which ends at once) or auto_play (a safe move is played for it)"})
     turn_seat = fields.Integer(allow_none=True, metadata={
         "description": "The seat whose turn is running (null while a job is awaited or "
                        "the match is over)"}, required=True)

@@ -45,6 +45,34 @@ def test_a_hands_showdown_stays_until_the_player_continues(browser, api_url, tmp
         player.close_clean()
 
 
+SHOWDOWN_S = 12
+"""play.js's SHOWDOWN_MS, in seconds: how long the showdown stays open by itself."""
+
+BOARD_TOP = "document.querySelector('.board').getBoundingClientRect().top"
+
+
+def test_the_board_stays_put_when_the_showdown_closes_by_itself(browser, api_url):
+    """Closing by itself, the panel folds to its headline and keeps its place (it once
+    took 255 px with it, and the board jumped up under the player's pointer)."""
+    match = created(api_url, target=500)
+    ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
+    panel = ".showdown-panel .showdown-hand[data-hand='1']"
+    play_until([ann, bob], lambda: ann.page.locator(panel).count() > 0)
+    ann.page.evaluate("window.scrollTo(0, 0)")
+    before = ann.page.evaluate(BOARD_TOP)
+    ann.page.wait_for_selector(".showdown-panel", state="detached", timeout=(SHOWDOWN_S + 5) * 1000)
+    assert abs(ann.page.evaluate(BOARD_TOP) - before) <= 2
+    assert (ann.page.text_content(".showdown-folded") or "").startswith("Hand 1: ")
+    ann.page.click(".showdown-folded button.show-again")  # the hand laid open again, to stay
+    ann.page.wait_for_selector(panel)
+    assert abs(ann.page.evaluate(BOARD_TOP) - before) <= 2
+    ann.page.click(".showdown-panel button.continue")  # the player's own close frees the space
+    assert ann.page.locator(".showdown-panel, .showdown-folded").count() == 0
+    assert ann.page.evaluate(BOARD_TOP) < before - 50
+    for player in (ann, bob):
+        player.close_clean()
+
+
 def created_with_bob_handed_over(browser: Any, api_url: str) -> tuple[Page, Page, str]:
     """Ann creates a one-point gin match from the lobby with Bob named in seat 1, and hands
     Bob his seat by its link."""

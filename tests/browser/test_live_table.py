@@ -1,7 +1,8 @@
 """A live table recovers by itself (issue 19, finding 1): a re-read that fails, or a few
 seconds without the network, once left a page stale for good ("Kim's turn", no moves)
 until a reload. Now the page says it is reconnecting, offers no move meanwhile, and comes
-back to the current table with its moves once the server answers again."""
+back to the current table with its moves once the server answers again. A read that gets
+no answer at all fails the same way once its time is up (api.js's ANSWER_TIMEOUT_MS)."""
 
 from __future__ import annotations
 
@@ -59,6 +60,38 @@ def test_a_failed_read_is_retried_until_the_table_is_current(browser, api_url):
     mover(ann, bob)  # and whoever's turn it is now has their moves again
     for page in (ann, bob):
         page.page.close()
+
+
+ANSWER_TIMEOUT_S = 8
+"""api.js's ANSWER_TIMEOUT_MS, in seconds."""
+
+
+def test_a_read_that_gets_no_answer_times_out_and_the_table_recovers(browser, api_url):
+    ann, bob = Page(browser, f"{api_url}/#/"), Page(browser, f"{api_url}/#/")
+    match_id = create_and_join(ann, bob)
+    player, other = mover(ann, bob)
+    other.page.wait_for_function("document.getElementById('app').dataset.following === '1'")
+    held: list[Any] = []
+
+    def hold_one_read(route: Any) -> None:
+        if route.request.method == "GET" and not held:
+            held.append(route)  # never answered: the server's side of the read is lost
+        else:
+            route.continue_()
+
+    other.page.route(re.compile(rf".*/v1/matches/{match_id}$"), hold_one_read)
+    click(player, choose(player.actions(), player.best_discard()))
+    asked = time.monotonic()
+    other.page.wait_for_selector(".connection[data-connection=reconnecting]",
+                                 timeout=(ANSWER_TIMEOUT_S + 4) * 1000)
+    assert len(held) == 1
+    assert time.monotonic() - asked < ANSWER_TIMEOUT_S + 4
+    assert not other.actions()  # nothing offered while the table may be stale
+    recovered(other, player.version())
+    assert other.page.text_content(".connection") == ""
+    assert mover(ann, bob)[0] is other  # the turn it could not see is now offered to it
+    for page in (ann, bob):
+        page.close_clean()
 
 
 def test_a_table_comes_back_after_seconds_without_the_network(browser, api_url):

@@ -10,13 +10,39 @@ export class ApiError extends Error {
   }
 }
 
-export async function call(method, path, {token, body, headers = {}, raw} = {}) {
+// How long a call may wait for the server's whole answer. A request that gets no answer
+// must fail like any other failed read (a no-status error the caller retries), or a page
+// would wait on it for good, showing a table that moved on long ago.
+export const ANSWER_TIMEOUT_MS = 8000;
+// An uploaded log is checked before it is answered: it gets longer.
+const AUDIT_TIMEOUT_MS = 60000;
+
+// No answer in time: a failure with no status, as the network's own TypeError.
+export class NoAnswer extends Error {
+  constructor(ms) {
+    super(`The server did not answer within ${Math.round(ms / 1000)} s.`);
+    this.name = "NoAnswer";
+    this.status = undefined;
+  }
+}
+
+export async function call(method, path, {token, body, headers = {}, raw, timeout = ANSWER_TIMEOUT_MS} = {}) {
   const sent = {...headers};
   if (token) sent.Authorization = `Bearer ${token}`;
   if (body !== undefined && raw === undefined) sent["Content-Type"] = "application/json";
-  const response = await fetch(path, {
-    method, headers: sent, body: raw !== undefined ? raw : body === undefined ? undefined : JSON.stringify(body)});
-  const text = await response.text();
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeout);
+  let response;
+  let text;
+  try {
+    response = await fetch(path, {method, headers: sent, signal: controller.signal,
+      body: raw !== undefined ? raw : body === undefined ? undefined : JSON.stringify(body)});
+    text = await response.text();
+  } catch (error) {
+    throw controller.signal.aborted ? new NoAnswer(timeout) : error;
+  } finally {
+    clearTimeout(timer);
+  }
   const parsed = text && (response.headers.get("Content-Type") || "").includes("json") ? JSON.parse(text) : null;
   if (!response.ok) throw new ApiError(response.status, parsed);
   return {status: response.status, body: parsed, text, headers: response.headers};
@@ -56,7 +82,7 @@ export const api = {
   ticket: async (id, token) => (await call("POST", `${match(id)}/stream-tickets`, {token})).body.ticket,
   verify: async (id) => (await call("POST", `${match(id)}/verifications`)).headers.get("Location"),
   verification: async (location) => (await call("GET", location)).body,
-  audit: async (ndjson) => (await call("POST", "/v1/audits?states=true", {
+  audit: async (ndjson) => (await call("POST", "/v1/audits?states=true", {timeout: AUDIT_TIMEOUT_MS,
     raw: ndjson, body: null, headers: {"Content-Type": "application/x-ndjson"}})).body,
   // A tournament, one of its rounds, and (with an entrant's player token) that entrant.
   tournament: async (id) => (await call("GET", tournament(id))).body,

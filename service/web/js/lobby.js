@@ -166,13 +166,18 @@ function drawOptions(container, variant, prefix = "option") {
 // sets it: by leaving the field empty.
 const helpText = (description) => (description || "").replace(/\bnull\b/g, "left empty");
 
-// The match clock (optional): a per-turn limit and/or a time bank per seat.
+// The match clock (optional): a per-turn limit and/or a time bank per seat, and what
+// happens at zero in plain words (domain/clocks.py): a forfeit loses the whole match.
 function clockFields() {
   return h("div", {class: "clock-fields"},
     h("label", {}, "Seconds per turn ", h("input", {type: "number", name: "clock-turn", min: 1, placeholder: "no limit"})),
     h("label", {}, "Time bank per player (seconds) ", h("input", {type: "number", name: "clock-bank", min: 1, placeholder: "none"})),
     h("label", {}, "When time runs out ", h("select", {name: "clock-timeout"},
-      h("option", {value: "forfeit"}, "the player forfeits"), h("option", {value: "auto_play"}, "a safe move is played"))));
+      h("option", {value: "forfeit"}, "the player forfeits: the match ends, and they lose it"),
+      h("option", {value: "auto_play"}, "a safe move is played for them (a forfeit if there is none)"))),
+    h("small", {class: "muted option-help clock-help"}, "A turn may take its seconds plus what is left of the "
+      + "player's bank. The table shows the running clock, amber when it runs low and red with a warning "
+      + "(and a tone) in its last 10 seconds."));
 }
 
 function readClock(container) {

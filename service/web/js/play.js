@@ -10,12 +10,15 @@ import {composer, newComposer} from "./compose.js";
 import {moveLog} from "./movelog.js";
 import {rematchPanel} from "./rematch.js";
 import {creatorOf, handOverLink, otherSeats, seatOf, tournamentOf} from "./store.js";
-import {isOver, renderTable, secondsLeft, showdown} from "./table.js";
+import {handHeadline, isOver, renderTable, showdown, tickClock} from "./table.js";
 import {inWords} from "./words.js";
 
 const SHOWDOWN_MS = 12000;
 const RETRY_FIRST_MS = 500;
 const RETRY_MAX_MS = 8000;
+const CLOCK_TICK_MS = 250;
+// The seconds left at which a seat's own running clock sounds again after its warning.
+const LAST_CALL_SECONDS = 5;
 
 const TITLE = "Rummy reference client";
 
@@ -59,8 +62,9 @@ function spectatorHint(view) {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // A failure that passes by itself: the server busy or down (5xx, 429) or no answer at
-// all (the network: fetch's TypeError has no status). A 4xx is an answer: the match or
-// the token is gone, and asking again would not change it.
+// all (the network's TypeError, or api.js's NoAnswer when none came in time: neither has
+// a status). A 4xx is an answer: the match or the token is gone, and asking again would
+// not change it.
 const passing = (error) => !error.status || error.status >= 500 || error.status === 429;
 
 // A redraw replaces the elements that had focus: a keyboard player is put back on the
@@ -136,7 +140,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     renders += 1;
     board.dataset.renders = String(renders);
     const focused = board.contains(document.activeElement);
-    replace(board, renderTable(view, {onAction: token && !busy && !stale ? act : null,
+    replace(board, renderTable(view, {live: true, onAction: token && !busy && !stale ? act : null,
       controls: {seat: seatControls(), rematch: token && view.phase === "complete" ? rematchControl() : null,
         compose: token && ["rummy", "rami"].includes(view.variant) ? composeFor : null}}));
     if (focused) keepFocus(board);
@@ -175,17 +179,35 @@ export function openTable(root, matchId, {spectate = false} = {}) {
 
   // The hand that just ended, laid open above the new deal until the player continues
   // (or SHOWDOWN_MS pass): the next hand is dealt within milliseconds of a knock.
-  function openShowdown(next) {
+  function openShowdown(next, {lasting = false} = {}) {
     const hand = next.hands[next.hands.length - 1];
     clearTimeout(showdownTimer);
+    shown.style.minHeight = "";
     replace(shown, h("section", {class: "showdown-panel", role: "dialog", "aria-label": "hand result"},
       showdown(next, hand),
       h("button", {type: "button", class: "continue primary", onclick: closeShowdown}, "Continue")));
-    showdownTimer = setTimeout(closeShowdown, SHOWDOWN_MS);
+    if (!lasting) showdownTimer = setTimeout(() => foldShowdown(next, hand), SHOWDOWN_MS);
+  }
+
+  // Closing by itself, the panel folds to its headline but keeps its height: the board
+  // must not jump up under a player's pointer. The space goes when the player closes it.
+  function foldShowdown(next, hand) {
+    const panel = shown.querySelector(".showdown-panel");
+    const height = panel ? panel.offsetHeight : 0;
+    shown.style.minHeight = `${shown.offsetHeight}px`;
+    const folded = replace(shown, h("section", {class: "showdown-folded", "aria-label": "hand result"},
+      h("p", {class: "showdown-title"}, handHeadline(next, hand)),
+      h("p", {class: "muted small"}, "The hand's result folded away by itself; its place stays so that "
+        + "the table does not move under your pointer."),
+      h("p", {}, h("button", {type: "button", class: "show-again", onclick: () => openShowdown(next, {lasting: true})},
+        "Show again"), " ",
+      h("button", {type: "button", class: "continue", onclick: closeShowdown}, "Close")))).firstChild;
+    folded.style.minHeight = `${height}px`;
   }
 
   function closeShowdown() {
     clearTimeout(showdownTimer);
+    shown.style.minHeight = "";
     replace(shown);
   }
 
@@ -286,12 +308,23 @@ export function openTable(root, matchId, {spectate = false} = {}) {
     }
   }
 
+  // The running clock, redrawn as it runs down. The seat's own sounds when it turns red
+  // (and a screen reader says its warning) and again at LAST_CALL_SECONDS, and the tab's
+  // title counts down: a player looking elsewhere hears and sees it (a turn that runs out
+  // can lose the whole match).
+  let warned = null;
+  let lastCall = null;
   const ticker = setInterval(() => {
     if (!root.contains(board)) { stop(); return; }
-    board.querySelectorAll("[data-deadline]").forEach((el) => {
-      el.textContent = el.textContent.replace(/[^·]*left$/, ` ${secondsLeft(Number(el.dataset.deadline))}`);
-    });
-  }, 1000);
+    const running = board.querySelector(".turn-clock[data-deadline]");
+    if (!running) return;
+    const state = tickClock(running);
+    if (running.dataset.mine !== "1" || state !== "warning") return;
+    const deadline = running.dataset.deadline;
+    if (warned !== deadline) { warned = deadline; beep(); announcer.textContent = running.textContent; }
+    if (lastCall !== deadline && Number(running.dataset.left) <= LAST_CALL_SECONDS) { lastCall = deadline; beep(); }
+    document.title = `⚠ ${running.dataset.left} s left · Your turn · ${TITLE}`;
+  }, CLOCK_TICK_MS);
 
   reread().then(() => {
     if (!view) return;

@@ -9,13 +9,14 @@ export const VARIANT_NAMES = {gin: "Gin Rummy", gem: "Gem Rummy", rummy: "Rummy"
 
 // `controls`: buttons of the page around the table (resign, leave, rematch...), drawn in
 // the table's own places: seat controls under the hand, the rematch on the end screen.
-export function renderTable(view, {onAction = null, controls = {}} = {}) {
+// `live`: the table is followed now, so its running clock is shown (not in a replay).
+export function renderTable(view, {onAction = null, controls = {}, live = false} = {}) {
   const actions = onAction ? view.legal_actions || [] : [];
   const over = isOver(view);
   const waiting = view.phase === "waiting";
   return h("section", {class: `table variant-${view.variant}${over ? " over" : ""}`,
       "data-version": view.version, "data-phase": view.phase, "data-turn": view.turn ?? ""},
-    heading(view),
+    heading(view, live),
     over ? matchEnd(view, controls.rematch) : null,
     seats(view),
     over || waiting ? null : middle(view, actions, onAction),
@@ -44,11 +45,12 @@ const seatNameOf = (view, seat) => (view.seats[seat] ? seatName(view.seats[seat]
 // The name of a finished hand's winner, or null (a drawn or void hand).
 const handWinner = (view, hand) => (hand.winner !== undefined && hand.winner !== null ? nameOf(view, hand.winner) : null);
 
-function heading(view) {
+function heading(view, live) {
   return h("header", {class: "table-head"},
     h("h1", {}, `${VARIANT_NAMES[view.variant] || view.variant}`,
       view.hand_number ? h("span", {class: "muted"}, ` · hand ${view.hand_number}`) : null),
     h("p", {class: "status", "data-status": view.phase, tabindex: -1}, status(view)),
+    live ? turnClock(view) : null,
     matchGoal(view) ? h("p", {class: "goal", "data-goal": ""}, matchGoal(view)) : null,
     view.commitment ? h("p", {class: "muted small mono", title: "SHA-256 of this hand's secret seed"},
       `deal commitment ${view.commitment.slice(0, 16)}…`) : null);
@@ -130,19 +132,62 @@ function presence(seat) {
     title: `${p.online ? "online" : "offline"}${acted}`, "data-online": p.online ? "1" : "0"});
 }
 
+// A seat's time bank; the running turn's clock is the turn line's (turnClock).
 function clockOf(view, seat) {
   const clock = view.clock;
-  if (!clock) return null;
-  const bank = clock.banks ? ` bank ${Math.round(clock.banks[seat])} s` : "";
-  if (clock.turn_seat !== seat || !clock.deadline) return bank ? h("span", {class: "clock"}, bank) : null;
-  return h("span", {class: "clock running", "data-deadline": clock.deadline},
-    `${bank} · ${secondsLeft(clock.deadline)}`);
+  if (!clock || !clock.banks) return null;
+  return h("span", {class: "clock"}, `bank ${Math.round(clock.banks[seat])} s`);
 }
 
-export function secondsLeft(deadline) {
-  const left = Math.max(0, Math.round(deadline - Date.now() / 1000));
-  return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left`;
+// The seconds a clock turns amber and red in: amber under 30% of the turn's time (at
+// least 15 s), red with a warning in words under 10 s.
+export const CLOCK_LOW_SECONDS = 15;
+export const CLOCK_LOW_SHARE = 0.3;
+export const CLOCK_WARNING_SECONDS = 10;
+
+// The running turn's clock, under the turn line and larger than it: a turn that runs out
+// costs the seat the match (or a move the server picks), so nobody may miss it. One line
+// is kept while the clock stops (a deal, a score) so the table does not jump each turn.
+function turnClock(view) {
+  const clock = view.clock;
+  if (!clock || isOver(view)) return null;
+  if (clock.turn_seat === null || clock.turn_seat === undefined || !clock.deadline) {
+    return h("p", {class: "turn-clock", "data-clock": "stopped"}, "Clock stopped: no turn is running");
+  }
+  const element = h("p", {class: "turn-clock", role: "timer", "data-deadline": clock.deadline,
+    "data-started": clock.turn_started_at ?? "", "data-mine": view.seat === clock.turn_seat ? "1" : "0",
+    "data-who": nameOf(view, clock.turn_seat), "data-on-timeout": clock.on_timeout});
+  tickClock(element);
+  return element;
 }
+
+// Redraws a running clock (turnClock's element) from its deadline; its state ("running",
+// "low", "warning", "out") is in data-clock, for the colours and the page's alarm.
+export function tickClock(element, now = Date.now() / 1000) {
+  const deadline = Number(element.dataset.deadline);
+  const started = Number(element.dataset.started) || deadline;
+  const left = Math.max(0, Math.ceil(deadline - now));
+  const low = Math.max(CLOCK_LOW_SECONDS, CLOCK_LOW_SHARE * (deadline - started));
+  const state = left === 0 ? "out" : left <= CLOCK_WARNING_SECONDS ? "warning" : left <= low ? "low" : "running";
+  element.dataset.clock = state;
+  element.dataset.left = String(left);
+  element.textContent = clockText(element.dataset, left, state);
+  return state;
+}
+
+// What happens at zero, as domain/clocks.py decides it: "forfeit" ends the match with the
+// seat's loss; "auto_play" makes a safe move for it (a forfeit when there is none).
+function clockText({mine, who, onTimeout}, left, state) {
+  const yours = mine === "1";
+  if (state === "out") return yours ? "Time is up." : `${who}'s time is up.`;
+  if (state !== "warning") return `${yours ? "Your time" : `${who}'s time`}: ${secondsLeft(left)}`;
+  const seconds = `${left} second${left === 1 ? "" : "s"} left`;
+  if (!yours) return `${who}: ${seconds}`;
+  return onTimeout === "auto_play" ? `${seconds}: move, or a safe move is played for you`
+    : `${seconds}: move, or you forfeit and lose the match`;
+}
+
+const secondsLeft = (left) => `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left`;
 
 function middle(view, actions, onAction) {
   const draws = actions.filter((a) => a.type === "draw");
@@ -260,14 +305,19 @@ function handsTable(view) {
       view.seats.map((seat) => h("td", {}, String((hand.points || [])[seat.seat] ?? ""))))));
 }
 
+// "Hand 2: knock by Ann · Ann wins the hand".
+export function handHeadline(view, hand) {
+  const winner = handWinner(view, hand);
+  return `Hand ${hand.hand_number}: ${hand.result || ""}`
+    + `${hand.knocker !== undefined && hand.knocker !== null ? ` by ${nameOf(view, hand.knocker)}` : ""}`
+    + `${winner ? ` · ${winner} wins the hand` : ""}`;
+}
+
 // One finished hand laid open: each seat's melds (apart), deadwood, lay-offs and points.
 export function showdown(view, hand) {
-  const winner = handWinner(view, hand);
   const gems = view.variant === "gem" ? gemsOfDeck() : null;  // each card's gems, in a gem hand
   return h("div", {class: "showdown-hand", "data-hand": hand.hand_number},
-    h("p", {class: "showdown-title"}, `Hand ${hand.hand_number}: ${hand.result || ""}`,
-      hand.knocker !== undefined && hand.knocker !== null ? ` by ${nameOf(view, hand.knocker)}` : "",
-      winner ? ` · ${winner} wins the hand` : ""),
+    h("p", {class: "showdown-title"}, handHeadline(view, hand)),
     story(handStory(view, hand), "hand-story"),
     hand.table && hand.table.length && hand.table[0].owner !== undefined
       ? h("div", {class: "showdown table-at-end"}, h("strong", {class: "who"}, "Table"),
