@@ -5,7 +5,9 @@ player leaves an option unset rather than the API's "null"."""
 
 from __future__ import annotations
 
+import json
 import re
+import urllib.request
 from typing import Any
 
 from tests.browser.playing import created, seated
@@ -80,4 +82,30 @@ def test_the_create_forms_help_says_how_to_leave_an_option_unset(browser, api_ur
     helps = page.page.eval_on_selector_all(".option-help", "els => els.map(e => e.textContent)")
     assert helps and not [text for text in helps if "null" in text], helps
     assert any("left empty: never" in text for text in helps), helps
+    page.close_clean()
+
+
+PLACEHOLDERS_CUT = """() => [...document.querySelectorAll('input[placeholder]')]
+  .filter(e => e.offsetParent !== null)
+  .filter(e => {
+    const style = getComputedStyle(e);
+    const pen = document.createElement('canvas').getContext('2d');
+    pen.font = `${style.fontSize} ${style.fontFamily}`;
+    const room = e.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    return pen.measureText(e.placeholder).width > room + 0.5;
+  }).map(e => `${e.name}: ${e.placeholder}`)"""
+
+
+def test_no_field_cuts_its_placeholder_off(browser, api_url):
+    """A field's hint is read whole (the invite code's was cut off), in the lobby and on an
+    invite-only table's row."""
+    request = urllib.request.Request(
+        f"{api_url}/v1/matches", headers={"Content-Type": "application/json"},
+        data=json.dumps({"variant": "gin", "players": [{"name": "Ann"}, {"open": True}],
+                         "invite_code": "table-5"}).encode())
+    urllib.request.urlopen(request, timeout=10).close()
+    page = Page(browser, f"{api_url}/#/")
+    page.page.wait_for_selector("input[name=invite]")
+    page.page.click("form.create summary")
+    assert page.page.evaluate(PLACEHOLDERS_CUT) == []
     page.close_clean()
