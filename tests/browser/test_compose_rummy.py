@@ -105,7 +105,9 @@ def compose_lay_down(player: Page, melds: list[dict[str, Any]],
                                   ".composer .composer-result[data-legal='false']")
     words = player.page.text_content(".composer .composer-result") or ""
     assert player.attribute(".composer .composer-result", "data-legal") == "true", words
-    if screenshot is not None:
+    if screenshot is not None:  # the opening lay-down, three melds composed: no page scroll
+        height = player.page.evaluate("[document.documentElement.scrollHeight, innerHeight]")
+        assert height[0] <= height[1], f"the page scrolls on a laptop screen: {height}"
         shot(player, screenshot.parent, screenshot.name)
     before = player.version()
     player.page.click(".composer button.lay-down")

@@ -10,8 +10,10 @@ ROOM = """() => {
   const cards = [...document.querySelectorAll('.pile.discards .fan .card')]
     .map(e => e.getBoundingClientRect());
   const gem = document.querySelector('.pile.discards .gem').getBoundingClientRect().width;
-  const steps = cards.slice(1).map((r, i) => r.left - cards[i].left);
-  return {narrowest: Math.min(...steps), two_gems: 2 * gem + 1};
+  const steps = cards.slice(1).map((r, i) => [r, cards[i]])
+    .filter(([r, before]) => Math.abs(r.top - before.top) < 2)  // neighbours on one row
+    .map(([r, before]) => r.left - before.left);
+  return {narrowest: Math.min(...steps), two_gems: 2 * gem + 1, pairs: steps.length};
 }"""
 """A gem card has up to two gems: each card of the fan shows at least their width."""
 
@@ -36,6 +38,6 @@ def test_the_gem_discard_fan_leaves_room_for_each_cards_gems(browser, api_url):
     ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
     play_until([ann, bob], lambda: ann.page.locator(".pile.discards .fan .card").count() >= 4)
     room = ann.page.evaluate(ROOM)
-    assert room["narrowest"] >= room["two_gems"], room
+    assert room["pairs"] and room["narrowest"] >= room["two_gems"], room
     for player in (ann, bob):
         player.close_clean()

@@ -245,7 +245,7 @@ function mine(view, actions, onAction, composed = null) {
       view.best_discard ? h("span", {"data-best-discard": JSON.stringify(view.best_discard.cards)}, ` · best discard ${view.best_discard.cards.map(label).join(" or ")} (leaves ${view.best_discard.deadwood})`) : null,
       view.minus_points !== undefined ? h("span", {}, `Minus points in hand ${view.minus_points}`) : null,
       view.opening ? h("span", {}, ` · opening ${view.opening.best_value}/${view.opening.minimum}${view.opening.can_open_now ? " (can open now)" : ""}`) : null),
-    view.opening && view.opening.best_melds && view.opening.best_melds.length ? h("p", {class: "small"}, "Best opening: ",
+    !composed && view.opening && view.opening.best_melds && view.opening.best_melds.length ? h("p", {class: "small"}, "Best opening: ",
       view.opening.best_melds.map((m) => h("span", {class: "chip"}, meldText(m)))) : null,
     view.meld_candidates && view.meld_candidates.length ? h("details", {class: "small meld-candidates"},
       h("summary", {}, `Melds in hand (${view.meld_candidates.length})`),
