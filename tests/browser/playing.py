@@ -6,15 +6,19 @@ from __future__ import annotations
 import json
 import time
 import urllib.request
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlencode
 
 from tests.browser.test_reference_client import Page, choose, click
 
 
-def created(api_url: str, variant: str = "gin", **options: Any) -> dict[str, Any]:
-    body = {"variant": variant, "players": [{"name": "Ann"}, {"name": "Bob"}],
-            "options": options}
+def created(api_url: str, variant: str = "gin", *, names: Sequence[str] = ("Ann", "Bob"),
+            also: dict[str, Any] | None = None, **options: Any) -> dict[str, Any]:
+    """A match made through the API: seats named ``names``, ``options``, and ``also``
+    beside them in the body (a clock, an open seat, an invite code)."""
+    body = {"variant": variant, "players": [{"name": name} for name in names],
+            "options": options, **(also or {})}
     request = urllib.request.Request(f"{api_url}/v1/matches", data=json.dumps(body).encode(),
                                      headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=10) as answer:

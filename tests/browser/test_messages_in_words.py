@@ -5,9 +5,7 @@ player leaves an option unset rather than the API's "null"."""
 
 from __future__ import annotations
 
-import json
 import re
-import urllib.request
 from typing import Any
 
 from tests.browser.playing import created, seated
@@ -99,11 +97,8 @@ PLACEHOLDERS_CUT = """() => [...document.querySelectorAll('input[placeholder]')]
 def test_no_field_cuts_its_placeholder_off(browser, api_url):
     """A field's hint is read whole (the invite code's was cut off), in the lobby and on an
     invite-only table's row."""
-    request = urllib.request.Request(
-        f"{api_url}/v1/matches", headers={"Content-Type": "application/json"},
-        data=json.dumps({"variant": "gin", "players": [{"name": "Ann"}, {"open": True}],
-                         "invite_code": "table-5"}).encode())
-    urllib.request.urlopen(request, timeout=10).close()
+    created(api_url, also={"players": [{"name": "Ann"}, {"open": True}],
+                           "invite_code": "table-5"})
     page = Page(browser, f"{api_url}/#/")
     page.page.wait_for_selector("input[name=invite]")
     page.page.click("form.create summary")

@@ -4,8 +4,6 @@ wide)."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
 from typing import Any
 from urllib.parse import urlencode
 
@@ -31,7 +29,7 @@ def on_a_phone(browser: Any, url: str) -> Page:
 
 def seat_on_turn(browser: Any, api_url: str, variant: str) -> Page:
     """The phone page of the seat whose turn it is in a new match of ``variant``."""
-    match = created_with(api_url, variant, ["Ann", "Bob", "Cy", "Dee"][:TABLES[variant]])
+    match = created(api_url, variant, names=["Ann", "Bob", "Cy", "Dee"][:TABLES[variant]])
     for seat, handed in enumerate(match["seats"]):
         fragment = urlencode({"seat": seat, "token": handed["token"], "name": handed["name"]})
         page = on_a_phone(browser, f"{api_url}/#/table/{match['id']}?{fragment}")
@@ -41,14 +39,6 @@ def seat_on_turn(browser: Any, api_url: str, variant: str) -> Page:
             return page
         page.page.close()
     raise AssertionError(f"no seat of the {variant} match is on turn")
-
-
-def created_with(api_url: str, variant: str, names: list[str]) -> dict[str, Any]:
-    body = {"variant": variant, "players": [{"name": name} for name in names], "options": {}}
-    request = urllib.request.Request(f"{api_url}/v1/matches", data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        return json.load(answer)
 
 
 @pytest.mark.parametrize("variant", list(TABLES))

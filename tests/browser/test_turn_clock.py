@@ -1,4 +1,4 @@
-"""A clock people notice (issue 19, finding 5): the running turn's clock was a small
+"""A clock people notice: the running turn's clock was a small
 "· 0:04 left" in a seat's facts, with no colour and no sound, and one slow turn forfeited
 a whole match. Now it stands under the turn line, larger, turns amber as it runs low and
 red in its last 10 seconds, where the seat's own page also says in words what happens at
@@ -6,11 +6,10 @@ zero and sounds a tone; at zero the seat forfeits and the match ends."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
 from typing import Any
 from urllib.parse import urlencode
 
+from tests.browser.playing import created
 from tests.browser.test_reference_client import Page
 
 TURN_SECONDS = 20
@@ -33,12 +32,8 @@ window.AudioContext = class {
 
 
 def clocked(api_url: str) -> dict[str, Any]:
-    body = {"variant": "gin", "players": [{"name": "Ann"}, {"name": "Bob"}],
-            "clock": {"turn_seconds": TURN_SECONDS, "on_timeout": "forfeit"}}
-    request = urllib.request.Request(f"{api_url}/v1/matches", data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        return json.load(answer)
+    clock = {"turn_seconds": TURN_SECONDS, "on_timeout": "forfeit"}
+    return created(api_url, also={"clock": clock})
 
 
 def listening(browser: Any, api_url: str, match: dict[str, Any], seat: int) -> Page:
