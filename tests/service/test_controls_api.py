@@ -422,10 +422,17 @@ class TestTimeouts:
 
 
     @pytest.mark.parametrize("variant", ["gem", "rummy"])
-    def test_auto_play_in_other_variants_draws_from_stock_then_discards(self, app, client,
-                                                                       variant):
+    def test_auto_play_in_other_variants_draws_from_stock_then_discards(
+            self, redis_client, key_prefix, variant):
+        """The stalled seat's turn is timed out by the test, twice: the first timeout
+        draws from the stock, the second discards (never a joker)."""
+        now = [time.time()]
+        app = clocked_app(redis_client, key_prefix, lambda: now[0])
+        client = app.test_client()
+        stop_clock_timer(app)
+        obligations = app.extensions["rummy"].obligations
         match = new_match(client, variant, players=3,
-                          clock={"turn_seconds": 0.2, "on_timeout": "auto_play"})
+                          clock={"turn_seconds": 30, "on_timeout": "auto_play"})
         url = f"/v1/matches/{match['id']}"
         seat = client.get(url).json["turn"]
         hand = client.get(url, headers=bearer(match["seats"][seat]["token"])).json["hand"]
@@ -435,10 +442,13 @@ class TestTimeouts:
             return [e["command"] for e in events
                     if (e["command_id"] or "").startswith("clock:") and e["command"]]
 
-        moves = wait_for(lambda: len(auto_moves()) >= 2 and auto_moves())
-        stop_clock_timer(app)
+        while len(auto_moves()) < 2:
+            now[0] = client.get(url).json["clock"]["deadline"] + 0.5
+            assert obligations.pay(match["id"], DeadlineDue.kind, now=now[0]).appended
+        moves = auto_moves()
         assert moves[0] == {"seat": seat, "action": {"type": "draw", "source": "stock"},
                             "auto": True}
+        assert moves[1]["seat"] == seat
         discarded = moves[1]["action"]
         assert discarded["type"] == "discard" and discarded["card"] != "JK"
         if variant == "rummy":  # the highest-valued card it held (ace 11, faces 10)

@@ -169,13 +169,13 @@ def test_presence_reaches_streams_and_views_but_never_the_log(wiring):
 def test_presence_expires_unless_refreshed(redis_client, key_prefix):
     wiring = bootstrap(Settings(redis_url="redis://unused", key_prefix=key_prefix),
                        redis_client, in_process=True)
-    presence = Presence(redis_client, wiring.store.key, ttl_ms=300)
+    presence = Presence(redis_client, wiring.store.key, ttl_ms=1500)
     live = LiveStreams(wiring.store, presence, wiring.streams.live.hub)
     presence.open("m1", "0:dead")  # a process that then crashed: nobody refreshes it
     held = live.follow("m1", 0, 50, seat_holder(1))
     next(held)  # seat 1's stream, kept alive by this process
     assert [s["online"] for s in presence.of("m1", 2)] == [True, True]
-    time.sleep(0.4)
+    time.sleep(1.6)
     live.refresh()
     assert [s["online"] for s in presence.of("m1", 2)] == [False, True]
     held.close()
