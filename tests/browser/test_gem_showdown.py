@@ -9,7 +9,9 @@ from tests.browser.playing import created, play_until, seated
 ROOM = """() => {
   const cards = [...document.querySelectorAll('.pile.discards .fan .card')]
     .map(e => e.getBoundingClientRect());
-  const gem = document.querySelector('.pile.discards .gem').getBoundingClientRect().width;
+  const gemmed = document.querySelector('.pile.discards .gem');
+  if (!gemmed) return {narrowest: Infinity, two_gems: 0, pairs: 0};
+  const gem = gemmed.getBoundingClientRect().width;
   const steps = cards.slice(1).map((r, i) => [r, cards[i]])
     .filter(([r, before]) => Math.abs(r.top - before.top) < 2)  // neighbours on one row
     .map(([r, before]) => r.left - before.left);
@@ -36,8 +38,16 @@ def test_a_gem_showdown_shows_gems_and_meld_kinds(browser, api_url):
 def test_the_gem_discard_fan_leaves_room_for_each_cards_gems(browser, api_url):
     match = created(api_url, "gem", target=300)
     ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
-    play_until([ann, bob], lambda: ann.page.locator(".pile.discards .fan .card").count() >= 4)
-    room = ann.page.evaluate(ROOM)
-    assert room["pairs"] and room["narrowest"] >= room["two_gems"], room
+    rooms: list[dict[str, float]] = []
+
+    def fanned() -> bool:
+        """Measured as the fan is drawn: a move still on its way may end the hand and
+        deal again, leaving a single card to measure afterwards."""
+        rooms.append(ann.page.evaluate(ROOM))
+        return rooms[-1]["pairs"] >= 3
+
+    play_until([ann, bob], fanned)
+    room = rooms[-1]
+    assert room["narrowest"] >= room["two_gems"], room
     for player in (ann, bob):
         player.close_clean()
