@@ -278,7 +278,8 @@ LIVE_ADMIN = "live-admin-secret"
 def serving_api(name: str, argv: Callable[[int], list[str]], env: dict[str, str],
                 log: Path) -> Iterator[str]:
     """An API process (``argv(port)`` on a free port) until the block ends; its URL once
-    ``/healthz`` answers. The process is stopped however the block ends."""
+    ``/healthz`` answers. The process is stopped however the block ends, within a few
+    seconds: a test has no use for gunicorn's graceful wait on streams nobody reads."""
     from tests.faults.conftest import Proc, free_port, wait_until
 
     port = free_port()
@@ -298,7 +299,7 @@ def serving_api(name: str, argv: Callable[[int], list[str]], env: dict[str, str]
         wait_until(healthy, 30, f"the API on port {port}", 0.1)
         yield url
     finally:
-        server.stop()
+        server.stop(grace=3.0)
 
 
 def server_env(**settings: str) -> dict[str, str]:

@@ -60,9 +60,22 @@ class Follower:
         return [event["version"] for event in self.received]
 
     def stop(self) -> None:
-        self._stop.set()
+        self.ask_to_stop()
         self.thread.join(5)
         assert not self.thread.is_alive()
+
+    def ask_to_stop(self) -> None:
+        """The stream ends at its next item (a keep-alive tick at the latest)."""
+        self._stop.set()
+
+
+def stop_all(followers: list[Follower]) -> None:
+    """Every stream asked to stop before any is waited for: each ends at its own next
+    keep-alive tick, all of them within one tick."""
+    for follower in followers:
+        follower.ask_to_stop()
+    for follower in followers:
+        follower.stop()
 
 def seat_holder(seat: int) -> SeatHolder:
     """A seat's stream whose token is never rotated."""
@@ -89,8 +102,7 @@ def test_two_hundred_subscribers_each_get_every_event_once_in_order_redacted_for
         drawn = follower.received[-1]
         assert drawn["type"] == "CardDrawn"
         assert (drawn["data"].get("card") == "AH") is (viewers[n] == tokens[1]), n
-    for follower in followers:
-        follower.stop()
+    stop_all(followers)
     assert hub.watched() == set()
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import threading
 import time
 import urllib.request
@@ -80,7 +81,7 @@ class Stream:
                     elif line.startswith("data: ") and name is not None:
                         self.events.append((name, json.loads(line[len("data: "):])))
                         name = None
-        except (OSError, AttributeError):  # the test closed it (http.client drops its fp)
+        except (OSError, AttributeError, http.client.HTTPException):  # the test hung up
             return
         self.closed_at = time.monotonic()
 
@@ -88,6 +89,14 @@ class Stream:
         return [name for name, _ in self.events]
 
     def close(self) -> None:
+        """Hang up: a shutdown wakes the reading thread at once (closing the response
+        would first wait for the read in progress, until the server's next keep-alive)."""
+        if self.connection.sock is not None:
+            try:
+                self.connection.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self.thread.join(5)
         self.connection.close()
 
 
@@ -100,7 +109,8 @@ def two_apis(tmp_path: Path) -> Iterator[tuple[str, str]]:
         cannot_run("REAL-MODE STREAM CUT-OFF", f"no Redis at {REAL_REDIS_URL}: {exc}")
     prefix = f"t{uuid.uuid4().hex[:10]}"
     env = server_env(REDIS_URL=REAL_REDIS_URL, RUMMY_KEY_PREFIX=prefix,
-                     RUMMY_ADMIN_TOKEN=ADMIN, RUMMY_RATE_LIMITS="off")
+                     RUMMY_ADMIN_TOKEN=ADMIN, RUMMY_RATE_LIMITS="off",
+                     RUMMY_SSE_KEEPALIVE_MS="500")  # a hung-up stream is noticed soon
     try:
         with rq_left_as_found(client, prefix), \
                 serving_api("api-a", gunicorn_argv, env, tmp_path / "a.log") as first, \
