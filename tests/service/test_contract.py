@@ -46,7 +46,7 @@ def checker() -> SpecChecker:
 @pytest.fixture
 def api(checker: SpecChecker, serving: Callable[..., Flask]) -> CheckedClient:
     settings = Settings(redis_url="redis://unused", admin_token=ADMIN, key_prefix="contract",
-                        sse_keepalive_ms=50)
+                        sse_keepalive_ms=10)  # a stream read is over at its first tick
     app = serving(settings, fakeredis.FakeRedis(), jobs_inline=True)
     return CheckedClient(app.test_client(), checker)
 
