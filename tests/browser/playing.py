@@ -14,13 +14,18 @@ from tests.browser.test_reference_client import Page, choose, click
 
 
 def created(api_url: str, variant: str = "gin", *, names: Sequence[str] = ("Ann", "Bob"),
-            also: dict[str, Any] | None = None, **options: Any) -> dict[str, Any]:
+            also: dict[str, Any] | None = None, admin: str | None = None,
+            **options: Any) -> dict[str, Any]:
     """A match made through the API: seats named ``names``, ``options``, and ``also``
-    beside them in the body (a clock, an open seat, an invite code)."""
+    beside them in the body (a clock, an open seat, an invite code; with the server's
+    ``admin`` token, a seed)."""
     body = {"variant": variant, "players": [{"name": name} for name in names],
             "options": options, **(also or {})}
+    headers = {"Content-Type": "application/json"}
+    if admin is not None:
+        headers["Authorization"] = f"Bearer {admin}"
     request = urllib.request.Request(f"{api_url}/v1/matches", data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
+                                     headers=headers)
     with urllib.request.urlopen(request, timeout=10) as answer:
         return json.load(answer)
 

@@ -87,10 +87,9 @@ def pick(player: Page, code: str, used: set[str]) -> None:
     player.page.click(f".composer button.pick[data-index='{free[0]}']")
 
 
-def compose_lay_down(player: Page, melds: list[dict[str, Any]],
-                     screenshot: Path | None = None) -> str:
-    """Pick each meld's cards, make it a meld, say what its jokers stand for, read the
-    server's check and lay all of them down in one move; the check's words."""
+def compose(player: Page, melds: list[dict[str, Any]]) -> str:
+    """Pick each meld's cards, make it a meld, say what its jokers stand for and wait for
+    the server's check, which must find them legal; its words."""
     used: set[str] = set()
     for meld in melds:
         for code in meld["cards"]:
@@ -105,9 +104,20 @@ def compose_lay_down(player: Page, melds: list[dict[str, Any]],
                                   ".composer .composer-result[data-legal='false']")
     words = player.page.text_content(".composer .composer-result") or ""
     assert player.attribute(".composer .composer-result", "data-legal") == "true", words
+    return words
+
+
+def assert_no_page_scroll(player: Page) -> None:
+    height = player.page.evaluate("[document.documentElement.scrollHeight, innerHeight]")
+    assert height[0] <= height[1], f"the page scrolls on a laptop screen: {height}"
+
+
+def compose_lay_down(player: Page, melds: list[dict[str, Any]],
+                     screenshot: Path | None = None) -> str:
+    """Compose the melds, then lay all of them down in one move; the check's words."""
+    words = compose(player, melds)
     if screenshot is not None:  # the opening lay-down, three melds composed: no page scroll
-        height = player.page.evaluate("[document.documentElement.scrollHeight, innerHeight]")
-        assert height[0] <= height[1], f"the page scrolls on a laptop screen: {height}"
+        assert_no_page_scroll(player)
         shot(player, screenshot.parent, screenshot.name)
     before = player.version()
     player.page.click(".composer button.lay-down")

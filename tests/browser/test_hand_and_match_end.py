@@ -260,7 +260,7 @@ def test_the_replay_lists_every_move_in_words_and_jumps_to_any(browser, api_url)
     viewer.page.click(f".moves li[data-move='{discard}'] button")
     viewer.page.wait_for_selector(f".replay-table[data-version='{discard}']")
     assert viewer.attribute(".event", "data-version") == str(discard)
-    assert " discards " in (viewer.page.text_content(".event h4") or "")
+    assert " discards " in (viewer.page.text_content(".event h3") or "")
     assert viewer.attribute(".moves li.current", "data-move") == str(discard)
     for player in (ann, bob):
         player.close_clean()

@@ -87,7 +87,7 @@ export function analysisPanel(matchId, {moves, names, token = null}) {
   const samples = h("input", {type: "number", name: "analysis-samples", min: 1, max: 1000, placeholder: "server's default"});
   const start = h("button", {type: "button", class: "analyse primary", onclick: () => run()}, "Analyse");
   const element = h("section", {class: "analysis", "data-analysis": "none"},
-    h("h4", {}, "Post-game analysis"),
+    h("h3", {}, "Post-game analysis"),
     h("p", {class: "muted small"}, "Every decision of every seat weighed against the expert's choice, with what "
       + "each seat knew then."),
     h("div", {class: "analysis-start"}, start,

@@ -69,33 +69,42 @@ export function composer(view, state, {check, send, redraw}) {
   };
   const drop = (n) => { state.melds.splice(n, 1); ask(view, state, check, redraw); };
   const discards = (view.legal_actions || []).filter((action) => action.type === "discard");
-  const answer = state.answer;
   const layDown = layDownAction(view, state);
   return h("section", {class: "composer", "data-melds": state.melds.length},
     h("p", {class: "small muted compose-hint"}, "Pick cards: three or more make a meld; one picked card is "
       + "discarded, laid off or swapped for a joker."),
     openingLine(view.opening),
-    h("div", {class: "pickable", "data-discards": JSON.stringify(discards)}, free.map(({code, index}) => h("button", {type: "button",
-      class: `pick${state.picked.has(index) ? " picked" : ""}`, "data-index": index, "data-card": code,
-      onclick: () => pick(index)}, card(code)))),
-    h("div", {class: "compose-actions"},
-      discardControl(state, hand, discards, send),
-      h("button", {type: "button", class: "make-meld", disabled: state.picked.size < 3, onclick: makeMeld},
-        "Make a meld of the picked cards"),
-      layOffControls(view, state, hand, send),
-      exchangeControls(view, state, hand, send)),
-    state.melds.length ? h("ol", {class: "pending"}, state.melds.map((indices, n) => h("li", {"data-meld": n},
+    h("div", {class: "compose-row"},
+      h("div", {class: "pickable", "data-discards": JSON.stringify(discards)}, free.map(({code, index}) => h("button", {type: "button",
+        class: `pick${state.picked.has(index) ? " picked" : ""}`, "data-index": index, "data-card": code,
+        onclick: () => pick(index)}, card(code)))),
+      h("div", {class: "compose-actions"},
+        discardControl(state, hand, discards, send),
+        h("button", {type: "button", class: "make-meld", disabled: state.picked.size < 3, onclick: makeMeld},
+          "Make a meld of the picked cards"),
+        layOffControls(view, state, hand, send),
+        exchangeControls(view, state, hand, send))),
+    state.melds.length ? pendingMelds(view, state, {check, send, redraw, drop, layDown}) : null);
+}
+
+// The melds composed so far, each with its jokers' pickers, then the server's word on
+// them and the button that lays them down: one row where the width allows.
+function pendingMelds(view, state, {check, send, redraw, drop, layDown}) {
+  const hand = view.hand || [];
+  const answer = state.answer;
+  return h("div", {class: "compose-row pending-row"},
+    h("ol", {class: "pending"}, state.melds.map((indices, n) => h("li", {"data-meld": n},
       indices.map((index) => hand[index] === "JK"
         ? h("span", {class: "joker-slot"}, card("JK"), jokerPicker({class: "stands", "data-index": index},
           jokerChoices(indices.map((other) => hand[other]), indices.filter((other) => hand[other] === "JK").length),
           state.stands[index], (e) => { state.stands[index] = e.target.value; ask(view, state, check, redraw); }))
         : card(hand[index])),
-      h("button", {type: "button", class: "drop", title: "take this meld apart", onclick: () => drop(n)}, "✕")))) : null,
-    state.melds.length ? h("p", {class: `composer-result${answer && answer.legal ? " legal" : ""}`,
-      "data-legal": answer ? String(answer.legal) : ""}, resultText(answer, layDown, view.opening)) : null,
-    state.melds.length ? h("button", {type: "button", class: "lay-down primary",
+      h("button", {type: "button", class: "drop", title: "take this meld apart", onclick: () => drop(n)}, "✕")))),
+    h("p", {class: `composer-result${answer && answer.legal ? " legal" : ""}`,
+      "data-legal": answer ? String(answer.legal) : ""}, resultText(answer, layDown, view.opening)),
+    h("button", {type: "button", class: "lay-down primary",
       disabled: !(answer && answer.legal && layDown), "data-composed": layDown ? JSON.stringify(layDown) : null,
-      onclick: () => send(layDown)}, "Lay these melds down") : null);
+      onclick: () => send(layDown)}, "Lay these melds down"));
 }
 
 // Before the seat has opened: what one lay-down must be worth, and the hand's best.

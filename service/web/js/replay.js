@@ -129,7 +129,7 @@ function show(stage, log) {
   }
 
   replace(stage, h("div", {},
-    h("h3", {}, `${log.title}: ${total} events`),
+    h("h2", {}, `${log.title}: ${total} events`),
     h("div", {class: "controls"},
       h("button", {type: "button", class: "first", title: "first event", onclick: () => go(1)}, "◀◀"),
       h("button", {type: "button", class: "prev", onclick: () => go(step - 1)}, "◀ prev"),
@@ -140,7 +140,7 @@ function show(stage, log) {
       h("button", {type: "button", class: "verify primary", onclick: () => verifyLog(verdict, log)}, "Verify")),
     verdict, analysable(log) ? analysisPanel(log.matchId, {moves, names, token: (seatOf(log.matchId) || {}).token})
       : null,
-    h("div", {class: "replay-body"}, h("nav", {class: "move-list"}, h("h4", {}, "Moves"), moves),
+    h("div", {class: "replay-body"}, h("nav", {class: "move-list"}, h("h3", {}, "Moves"), moves),
       h("div", {class: "replay-step"}, event, table))));
   draw();
 }
@@ -152,7 +152,7 @@ const analysable = (log) => Boolean(log.matchId) && log.events.some((event) => e
 
 // One event: in words first; its type, time and raw fields for an auditor, folded.
 function describe(event, names) {
-  return [h("h4", {}, `#${event.version} ${sentence(event, names)}`),
+  return [h("h3", {}, `#${event.version} ${sentence(event, names)}`),
     h("p", {class: "muted small"}, `${event.type} · ${new Date(event.ts * 1000).toISOString()}`,
       event.redacted ? h("span", {class: "chip"}, "redacted for you") : null),
     h("details", {class: "raw"}, h("summary", {}, "the event as logged"),

@@ -14,17 +14,25 @@ export function renderTable(view, {onAction = null, controls = {}, live = false}
   const actions = onAction ? view.legal_actions || [] : [];
   const over = isOver(view);
   const waiting = view.phase === "waiting";
-  return h("section", {class: `table variant-${view.variant}${over ? " over" : ""}`,
+  const revealed = !over && view.all_hands ? " revealed" : "";  // a replay shows every hand
+  return h("section", {class: `table variant-${view.variant}${over ? " over" : ""}${revealed}`,
       "data-version": view.version, "data-phase": view.phase, "data-turn": view.turn ?? ""},
     heading(view, live),
     over ? matchEnd(view, controls.rematch) : null,
     seats(view),
     over || waiting ? null : middle(view, actions, onAction),
+    over || waiting ? null : tableMelds(view),
     view.hand && !over && !waiting ? mine(view, actions, onAction,
       controls.compose && (view.moves || []).some((kind) => kind !== "draw") ? controls.compose(view) : null) : null,
-    actionBar(actions, onAction),
-    controls.seat || null,
+    tableFoot(actionBar(actions, onAction), controls.seat || null),
     history(view));
+}
+
+// The moves and the seat's own controls (resign...): one row on a laptop. The row is no
+// box of its own elsewhere (display: contents), so a phone's move bar still sticks to the
+// bottom of the screen over the whole table.
+function tableFoot(actions, controls) {
+  return actions || controls ? h("div", {class: "table-foot"}, actions, controls) : null;
 }
 
 export const isOver = (view) => view.phase === "complete" || view.phase === "aborted";
@@ -195,23 +203,22 @@ function middle(view, actions, onAction) {
   const pile = view.discard_pile || [];
   const depthAction = (index) => draws.find((a) => a.source === "discard" && (a.depth || 1) === pile.length - index);
   return h("div", {class: "middle"},
-    h("div", {class: "pile stock"}, h("h3", {}, "Stock"),
+    h("div", {class: "pile stock"}, h("h2", {}, "Stock"),
       fromStock ? h("button", {class: "card back playable", "data-action": JSON.stringify(fromStock),
         title: actionLabel(fromStock), "aria-label": `${actionLabel(fromStock)} (${view.stock_count} cards left)`,
         onclick: () => onAction(fromStock)}, h("span", {class: "count"}, String(view.stock_count)))
         : back(view.stock_count)),
-    h("div", {class: "pile discards"}, h("h3", {}, "Discard pile"),
+    h("div", {class: "pile discards"}, h("h2", {}, "Discard pile"),
       pile.length ? h("span", {class: "cards fan"}, pile.map((code, index) =>
         card(code, {action: depthAction(index), onAction, gems: view.gems && view.gems[code]})))
         : h("span", {class: "muted"}, "empty")),
-    view.stock ? h("div", {class: "pile"}, h("h3", {}, "Stock order (revealed)"), cards(view.stock)) : null,
-    gemFacts(view),
-    tableMelds(view));
+    view.stock ? h("div", {class: "pile"}, h("h2", {}, "Stock order (revealed)"), cards(view.stock)) : null,
+    gemFacts(view));
 }
 
 function gemFacts(view) {
   if (view.variant !== "gem" || !view.dice) return null;
-  return h("div", {class: "pile gem-facts"}, h("h3", {}, "Dice"),
+  return h("div", {class: "pile gem-facts"}, h("h2", {}, "Dice"),
     h("p", {}, `${view.dice.join(" + ")} · knock limit ${view.knock_limit} · diamond `,
       view.diamond ? card(view.diamond) : "—"),
     view.must_meld ? h("p", {class: "warn"}, `must meld ${label(view.must_meld)}`) : null);
@@ -219,7 +226,7 @@ function gemFacts(view) {
 
 function tableMelds(view) {
   if (!view.table) return null;
-  return h("div", {class: "pile table-melds"}, h("h3", {}, "Table"),
+  return h("div", {class: "pile table-melds"}, h("h2", {}, "Table"),
     view.table.length ? h("ul", {class: "melds"}, view.table.map((meld) =>
       h("li", {"data-meld": meld.id}, h("span", {class: "muted"}, `#${meld.id} ${nameOf(view, meld.owner)} `),
         cards(meld.cards, {notes: (meld.represents || []).map((r, i) => meld.cards[i] === "JK" ? label(r) : null)}))))
@@ -237,20 +244,29 @@ function mine(view, actions, onAction, composed = null) {
     h("span", {class: "muted small"}, meld.kind || "meld"), hand(meld.cards)));
   const loose = view.melds ? view.unmatched || [] : view.hand;
   return h("div", {class: "mine", tabindex: -1, role: "region", "aria-labelledby": "your-hand"},
-    h("h3", {id: "your-hand"}, "Your hand"),
+    h("div", {class: "hand-head"}, h("h2", {id: "your-hand"}, "Your hand"), handFacts(view), meldCandidates(view)),
     composed || h("div", {class: "groups"}, melded,
       h("div", {class: "group deadwood"}, h("span", {class: "muted small"}, view.melds ? "deadwood" : "hand"), hand(loose))),
-    h("p", {class: "facts"},
+    !composed && view.opening && view.opening.best_melds && view.opening.best_melds.length ? h("p", {class: "small"}, "Best opening: ",
+      view.opening.best_melds.map((m) => h("span", {class: "chip"}, meldText(m)))) : null,
+    discards.size && !composed ? h("p", {class: "hint"}, "Click a card to discard it.") : null);
+}
+
+// What the hand is worth, under the hand's heading: deadwood and the best discard, or
+// the minus points and how far the hand is from opening.
+function handFacts(view) {
+  return h("p", {class: "facts"},
       view.deadwood !== undefined ? h("span", {"data-deadwood": view.deadwood}, `Deadwood ${view.deadwood}`) : null,
       view.best_discard ? h("span", {"data-best-discard": JSON.stringify(view.best_discard.cards)}, ` · best discard ${view.best_discard.cards.map(label).join(" or ")} (leaves ${view.best_discard.deadwood})`) : null,
       view.minus_points !== undefined ? h("span", {}, `Minus points in hand ${view.minus_points}`) : null,
-      view.opening ? h("span", {}, ` · opening ${view.opening.best_value}/${view.opening.minimum}${view.opening.can_open_now ? " (can open now)" : ""}`) : null),
-    !composed && view.opening && view.opening.best_melds && view.opening.best_melds.length ? h("p", {class: "small"}, "Best opening: ",
-      view.opening.best_melds.map((m) => h("span", {class: "chip"}, meldText(m)))) : null,
-    view.meld_candidates && view.meld_candidates.length ? h("details", {class: "small meld-candidates"},
-      h("summary", {}, `Melds in hand (${view.meld_candidates.length})`),
-      view.meld_candidates.map((m) => h("span", {class: "chip"}, meldText(m)))) : null,
-    discards.size && !composed ? h("p", {class: "hint"}, "Click a card to discard it.") : null);
+      view.opening ? h("span", {}, ` · opening ${view.opening.best_value}/${view.opening.minimum}${view.opening.can_open_now ? " (can open now)" : ""}`) : null);
+}
+
+function meldCandidates(view) {
+  if (!view.meld_candidates || !view.meld_candidates.length) return null;
+  return h("details", {class: "small meld-candidates"},
+    h("summary", {}, `Melds in hand (${view.meld_candidates.length})`),
+    view.meld_candidates.map((m) => h("span", {class: "chip"}, meldText(m))));
 }
 
 function actionBar(actions, onAction) {
@@ -273,7 +289,7 @@ function matchEnd(view, rematch) {
   const bonus = (seat) => (view.bonuses || []).find((b) => b.seat === seat);
   const finals = view.final_scores || view.scores || [];
   return h("section", {class: "match-end", "data-winners": JSON.stringify(won)},
-    h("h3", {class: "headline"}, headline),
+    h("h2", {class: "headline"}, headline),
     story(matchStory(view), "match-story"),
     view.seats.length ? h("table", {class: "final"},
       h("tr", {}, h("th", {}, "player"), h("th", {}, "score"), h("th", {}, "bonuses"), h("th", {}, "final")),
@@ -339,7 +355,7 @@ export function showdown(view, hand) {
 
 function history(view) {
   if (!view.hands || !view.hands.length) return null;
-  return h("div", {class: "history"}, h("h3", {}, "Finished hands"),
+  return h("div", {class: "history"}, h("h2", {}, "Finished hands"),
     view.hands.map((hand) => h("details", {class: "hand-result"},
       h("summary", {}, `Hand ${hand.hand_number}: ${hand.result || ""}`,
         handWinner(view, hand) ? `, ${handWinner(view, hand)} wins` : "",
