@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from redis.cluster import RedisCluster
 
+from domain.chain import event_hash
 from service.adapters.store import (
     GENESIS_HASH,
     AppendResult,
@@ -28,7 +29,6 @@ from service.adapters.store import (
     StoredEvent,
     UnknownMatch,
     VersionConflict,
-    event_hash,
 )
 from service.ports import Appending, Reading
 from tests.conftest import backend
