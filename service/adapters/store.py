@@ -100,6 +100,10 @@ def _check_new_event(event: NewEvent) -> None:
         raise TypeError(f"event data must be a mapping, got {type(event.data).__name__}")
 
 
+_PLAIN = json.JSONEncoder(allow_nan=False)
+"""What ``json.dumps(..., allow_nan=False)`` builds anew at each call, kept."""
+
+
 @dataclass(frozen=True)
 class _Chained:
     """New events numbered and hashed, and the script's ARGV that stores them."""
@@ -123,10 +127,10 @@ def _chain(
     chained, argv = [], []
     for offset, event in enumerate(events, start=1):
         _check_new_event(event)
-        data = json.loads(json.dumps(dict(event.data), allow_nan=False))
+        data = json.loads(_PLAIN.encode(dict(event.data)))
         data_json = canonical_json(data)
         version = after + offset
-        sent = json.loads(json.dumps(dict(command), allow_nan=False)) if (
+        sent = json.loads(_PLAIN.encode(dict(command))) if (
             command is not None and offset == 1) else None
         sent_json = None if sent is None else canonical_json(sent)
         digest = hash_of_encoded(version, event.type, event.schema, data_json, command_id, ts,
