@@ -412,11 +412,8 @@ class RedisEventStore:
         if isinstance(self._client, RedisCluster) or len(appends) < 2:
             return [self._append_or_error(each) for each in appends]
         prepared = [self._appending(each, None, "") for each in appends]
-        with self._client.pipeline(transaction=False) as pipe:
-            for keys, args, _ in prepared:
-                self._append_script(keys=keys, args=args, client=pipe)
-            self._trip("append_many")
-            replies = pipe.execute(raise_on_error=False)
+        self._trip("append_many")
+        replies = self._append_script.many([(keys, args) for keys, args, _ in prepared])
         results: list[AppendResult | StoreError] = []
         for each, (_, _, stored), reply in zip(appends, prepared, replies, strict=True):
             if isinstance(reply, Exception):  # this match's script failed, not the others'

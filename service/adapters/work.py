@@ -29,11 +29,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from hashlib import sha1
+from typing import cast
 
 import redis
 from redis.cluster import RedisCluster
-from redis.exceptions import NoScriptError
 
 from service.adapters.slot_moves import SlotMoveScript
 from service.ports import Backlog
@@ -82,7 +81,6 @@ class WorkIndex:
         self._release_all = SlotMoveScript(client, _RELEASE_ALL)
         self._wake_key = f"{prefix}:work:wake"
         self._claim = SlotMoveScript(client, _CLAIM)
-        self._claim_sha = sha1(_CLAIM.encode()).hexdigest()
         self._release = SlotMoveScript(client, _RELEASE)
 
     def key(self, kind: str) -> str:
@@ -119,21 +117,11 @@ class WorkIndex:
                 for kind, due in zip(self.kinds, replies, strict=True)}
 
     def _claims(self, args: list[str]) -> list[list[bytes]]:
-        """The claim script's replies for every kind, by its digest: a pipeline of scripts
-        registered with redis-py asks the server for them first (one more round trip).
-        A server that lost its scripts (restarted) is given it again, then asked again."""
-        for _ in range(2):
-            with self._client.pipeline(transaction=False) as pipe:
-                for kind in self.kinds:
-                    pipe.evalsha(self._claim_sha, 1, self.key(kind), *args)
-                replies = pipe.execute(raise_on_error=False)
-            if not any(isinstance(reply, NoScriptError) for reply in replies):
-                break
-            self._claim_sha = self._client.script_load(_CLAIM)
+        replies = self._claim.many([([self.key(kind)], args) for kind in self.kinds])
         for reply in replies:
             if isinstance(reply, Exception):
                 raise reply
-        return replies
+        return cast(list[list[bytes]], replies)
 
     def release(self, kind: str, match_id: str, lease: float) -> bool:
         """Forget the match unless it was marked again since it was claimed."""
