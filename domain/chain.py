@@ -53,12 +53,11 @@ def hash_of_encoded(
 ) -> str:
     """``event_hash`` of an event whose data (and command) are already canonical JSON: the
     same bytes, since canonical JSON of the whole event is its fields' canonical JSON in
-    key order. The store encodes an event's data once, for its hash and for its record."""
-    fields = {"command_id": canonical_json(command_id), "data": data_json,
-              "prev_hash": canonical_json(prev_hash), "schema": canonical_json(schema),
-              "ts": canonical_json(ts), "type": canonical_json(type),
-              "version": canonical_json(version)}
-    if command_json is not None:
-        fields["command"] = command_json
-    body = ",".join(f'"{key}":{fields[key]}' for key in sorted(fields))
-    return hashlib.sha256(("{" + body + "}").encode("utf-8")).hexdigest()
+    sorted key order, written out here in that order. The store encodes an event's data
+    once, for its hash and for its record."""
+    head = "{" if command_json is None else '{"command":' + command_json + ","
+    body = (f'{head}"command_id":{canonical_json(command_id)},"data":{data_json},'
+            f'"prev_hash":{canonical_json(prev_hash)},"schema":{canonical_json(schema)},'
+            f'"ts":{canonical_json(ts)},"type":{canonical_json(type)},'
+            f'"version":{canonical_json(version)}}}')
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
