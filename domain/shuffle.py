@@ -11,22 +11,25 @@ label, so anyone holding the seed can recompute every deck order:
 
 from __future__ import annotations
 
-import hashlib
 import hmac
+import struct
 from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
 _WORD = 8
 _SPACE = 1 << (8 * _WORD)
+_BLOCK_WORDS = struct.Struct(">4Q")
+"""One HMAC-SHA256 block (32 bytes) read as its four 8-byte big-endian words."""
 
 
 def _words(seed: bytes, label: str) -> Iterator[int]:
+    """The (seed, label) stream's words. ``hmac.digest`` and one ``struct`` unpack a block
+    give the same words as building an HMAC object and slicing: a shuffle draws dozens of
+    them, and a worker deals every hand it scores."""
     counter = 0
     while True:
-        block = hmac.new(seed, f"{label}:{counter}".encode(), hashlib.sha256).digest()
-        for start in range(0, len(block), _WORD):
-            yield int.from_bytes(block[start : start + _WORD], "big")
+        yield from _BLOCK_WORDS.unpack(hmac.digest(seed, f"{label}:{counter}".encode(), "sha256"))
         counter += 1
 
 

@@ -8,8 +8,9 @@ a match whose running turn's deadline has come. It pays through the same command
 as everyone else, so paying twice appends nothing more. It needs no client to read the
 match, no RQ job and no RQ scheduler lock (which a killed worker leaves held).
 
-It works a batch at a time, in a few round trips whatever the batch's size: the claim
-(up to ``BATCH`` matches of a kind), one pipelined read of their logs
+It works a batch at a time, in a few round trips whatever the batch's size: the claims
+(up to ``BATCH`` matches of each kind, every kind's in one round trip on a plain Redis:
+``WorkIndex.claim_each``), one pipelined read of their logs
 (``Obligations.load``), one pipelined write of the appends their commands decided
 (``Obligations.pay_many``, ``CommandRunner.run_many``; a match another writer moved
 meanwhile is decided again alone), the organisers' feeds once per owner, and one script
@@ -79,10 +80,10 @@ class Reconciler:
         self._promoted = -INTERVAL_S
 
     def tick(self) -> int:
-        """Pay one batch of due matches of each kind; how many were handled."""
+        """Pay one batch of due matches of each kind, all claimed at once; how many were
+        handled."""
         handled = 0
-        for kind in KINDS:
-            lease, due = self.index.claim(kind, LEASE_S, BATCH)
+        for kind, (lease, due) in self.index.claim_each(LEASE_S, BATCH).items():
             if due:
                 self._pay_batch(kind, due, lease)
             handled += len(due)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import redis
-from redis.exceptions import ClusterError, TryAgainError
+from redis.exceptions import ClusterError, NoScriptError, TryAgainError
 
 if TYPE_CHECKING:
     from service.adapters.replica_acks import ReplicaAcks
@@ -67,3 +67,26 @@ class SlotMoveScript:
         if self._acks is not None and self._acks.asked:
             return self._acks.run(self._client, self._script, keys or [], args or [])
         return through_slot_moves(lambda: self._script(keys=keys, args=args))
+
+    def many(self, calls: Sequence[tuple[Sequence[Any], Sequence[Any]]]) -> list[Any]:
+        """The script run once per (keys, args) in one pipeline on a plain Redis: each
+        call's reply, or the error it met, in order. Called by its digest: a pipeline of
+        scripts registered with redis-py first asks the server whether it has them, one
+        more round trip each time. Calls a server that lost its scripts (restarted)
+        refused are run again once it has been given the script: refused, they did not
+        run."""
+        replies: list[Any] = [None] * len(calls)
+        todo = list(range(len(calls)))
+        for _ in range(2):
+            with self._client.pipeline(transaction=False) as pipe:
+                for at in todo:
+                    keys, args = calls[at]
+                    pipe.evalsha(self._script.sha, len(keys), *keys, *args)
+                answers = pipe.execute(raise_on_error=False)
+            for at, answer in zip(todo, answers, strict=True):
+                replies[at] = answer
+            todo = [at for at in todo if isinstance(replies[at], NoScriptError)]
+            if not todo:
+                break
+            self._script.sha = self._client.script_load(self._script.script)
+        return replies

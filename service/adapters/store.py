@@ -30,12 +30,13 @@ import json
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 import redis
 from redis.cluster import RedisCluster
 
-from domain.chain import GENESIS_HASH, canonical_json, event_hash
+from domain.chain import GENESIS_HASH, canonical_json, hash_of_encoded
 from service.adapters import store_scripts as scripts
 from service.adapters.presence import KEY_TTL_MS as LIVE_KEY_TTL_MS
 from service.adapters.presence import LIVE_MAXLEN
@@ -99,49 +100,64 @@ def _check_new_event(event: NewEvent) -> None:
         raise TypeError(f"event data must be a mapping, got {type(event.data).__name__}")
 
 
+_PLAIN = json.JSONEncoder(allow_nan=False)
+"""What ``json.dumps(..., allow_nan=False)`` builds anew at each call, kept."""
+
+
+@dataclass(frozen=True)
+class _Chained:
+    """New events numbered and hashed, and the script's ARGV that stores them."""
+
+    events: list[StoredEvent]
+    argv: list[str]
+
+
 def _chain(
     events: Sequence[NewEvent], after: int, prev_hash: str, command_id: str | None, ts: float,
     command: Mapping[str, Any] | None = None,
-) -> list[StoredEvent]:
-    """Number and hash new events after (after, prev_hash).
+) -> _Chained:
+    """Number and hash new events after (after, prev_hash), and encode them for the script.
 
     Data goes through JSON first, so the hash covers exactly what read() will return
     (tuples become lists, int keys become strings) and the returned events equal the read
-    ones. Not sorted on this first pass: sorting mixed int and str keys would fail.
+    ones. Not sorted on this first pass: sorting mixed int and str keys would fail. The
+    canonical JSON that is hashed is the one stored (encoded once: a worker appends a
+    whole deck with every hand it deals).
     """
-    chained = []
+    chained, argv = [], []
     for offset, event in enumerate(events, start=1):
         _check_new_event(event)
-        data = json.loads(json.dumps(dict(event.data), allow_nan=False))
+        data = json.loads(_PLAIN.encode(dict(event.data)))
+        data_json = canonical_json(data)
         version = after + offset
-        sent = json.loads(json.dumps(dict(command), allow_nan=False)) if (
+        sent = json.loads(_PLAIN.encode(dict(command))) if (
             command is not None and offset == 1) else None
-        digest = event_hash(version, event.type, event.schema, data, command_id, ts, prev_hash,
-                            sent)
-        chained.append(StoredEvent(version, event.type, event.schema, data, command_id, ts,
-                                   prev_hash, digest, sent))
+        sent_json = None if sent is None else canonical_json(sent)
+        digest = hash_of_encoded(version, event.type, event.schema, data_json, command_id, ts,
+                                 prev_hash, sent_json)
+        stored = StoredEvent(version, event.type, event.schema, data, command_id, ts,
+                             prev_hash, digest, sent)
+        chained.append(stored)
+        argv += _encoded(stored, data_json, sent_json)
         prev_hash = digest
-    return chained
+    return _Chained(chained, argv)
 
 
-def _encode(events: Sequence[StoredEvent]) -> list[str]:
-    """Flatten events into the script's ARGV layout: id, field count, field/value pairs."""
-    argv: list[str] = []
-    for event in events:
-        fields = [
-            "type", event.type,
-            "schema", str(event.schema),
-            "data", canonical_json(event.data),
-            "ts", repr(event.ts),
-            "prev", event.prev_hash,
-            "hash", event.hash,
-        ]  # fmt: skip
-        if event.command_id is not None:
-            fields += ["cmd", event.command_id]
-        if event.command is not None:
-            fields += ["command", canonical_json(event.command)]
-        argv += [f"{event.version}-0", str(len(fields) // 2), *fields]
-    return argv
+def _encoded(event: StoredEvent, data_json: str, command_json: str | None) -> list[str]:
+    """One event in the script's ARGV layout: id, field count, field/value pairs."""
+    fields = [
+        "type", event.type,
+        "schema", str(event.schema),
+        "data", data_json,
+        "ts", repr(event.ts),
+        "prev", event.prev_hash,
+        "hash", event.hash,
+    ]  # fmt: skip
+    if event.command_id is not None:
+        fields += ["cmd", event.command_id]
+    if command_json is not None:
+        fields += ["command", command_json]
+    return [f"{event.version}-0", str(len(fields) // 2), *fields]
 
 
 def _decode(entry_id: Any, raw: Mapping[Any, Any]) -> StoredEvent:
@@ -271,11 +287,12 @@ class RedisEventStore:
         keys = [self._key(match_id, "events"), self._key(match_id, "meta")]
         pairs = _check_meta(meta)
         now = self._now()
-        stored = _chain(events, 0, GENESIS_HASH, command_id, now)
+        chained = _chain(events, 0, GENESIS_HASH, command_id, now)
+        stored = chained.events
         last_hash = stored[-1].hash if stored else GENESIS_HASH
         args = [str(len(stored)), last_hash, str(len(pairs) // 2), *pairs, str(len(stored))]
         self._trip("create")
-        reply = self._create_script(keys=keys, args=args + _encode(stored))
+        reply = self._create_script(keys=keys, args=args + chained.argv)
         if int(reply[0]) == EXISTS:
             raise MatchExists(match_id)
         # Derived index, outside the per-match script (cluster-safe); rebuildable if lost.
@@ -308,10 +325,11 @@ class RedisEventStore:
             args.append("0")
         else:
             pairs = _check_meta(start.meta)
-            stored = _chain(start.events, 0, GENESIS_HASH, f"create:{match_id}", self._now())
+            chained = _chain(start.events, 0, GENESIS_HASH, f"create:{match_id}", self._now())
+            stored = chained.events
             last_hash = stored[-1].hash if stored else GENESIS_HASH
             args += ["1", start.revision, str(len(stored)), last_hash, str(len(pairs) // 2), *pairs,
-                     str(len(stored)), *_encode(stored)]
+                     str(len(stored)), *chained.argv]
         self._trip("claim_seat")
         reply = self._claim_script(keys=keys, args=args)
         status = int(reply[0])
@@ -394,11 +412,8 @@ class RedisEventStore:
         if isinstance(self._client, RedisCluster) or len(appends) < 2:
             return [self._append_or_error(each) for each in appends]
         prepared = [self._appending(each, None, "") for each in appends]
-        with self._client.pipeline(transaction=False) as pipe:
-            for keys, args, _ in prepared:
-                self._append_script(keys=keys, args=args, client=pipe)
-            self._trip("append_many")
-            replies = pipe.execute(raise_on_error=False)
+        self._trip("append_many")
+        replies = self._append_script.many([(keys, args) for keys, args, _ in prepared])
         results: list[AppendResult | StoreError] = []
         for each, (_, _, stored), reply in zip(appends, prepared, replies, strict=True):
             if isinstance(reply, Exception):  # this match's script failed, not the others'
@@ -426,13 +441,14 @@ class RedisEventStore:
             raise ValueError("append needs at least one event")
         keys = [self._key(each.match_id, suffix) for suffix in ("events", "meta", "idem")]
         head_hash = each.prev_hash if each.prev_hash is not None else self._last_hash(keys[1])
-        stored = _chain(each.events, each.expected_version, head_hash, each.command_id,
-                        self._now(), each.command)
+        chained = _chain(each.events, each.expected_version, head_hash, each.command_id,
+                         self._now(), each.command)
+        stored = chained.events
         args = [
             str(each.expected_version), head_hash,
             "0" if idempotency_key is None else "1", idempotency_key or "", fingerprint,
             str(stored[-1].version), stored[-1].hash, str(len(stored)), secrets.token_hex(8),
-            *_encode(stored),
+            *chained.argv,
         ]  # fmt: skip
         return keys, args, stored
 

@@ -12,12 +12,14 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any, cast
 
+import fakeredis
 import pytest
 import redis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from redis.cluster import RedisCluster
 
+from domain.chain import event_hash
 from service.adapters.store import (
     GENESIS_HASH,
     AppendResult,
@@ -28,7 +30,6 @@ from service.adapters.store import (
     StoredEvent,
     UnknownMatch,
     VersionConflict,
-    event_hash,
 )
 from service.ports import Appending, Reading
 from tests.conftest import backend
@@ -495,3 +496,16 @@ def test_a_batch_reads_and_appends_as_each_alone_would(store: RedisEventStore) -
     assert isinstance(results[1], VersionConflict) and isinstance(results[2], UnknownMatch)
     assert store.read(first)[-1] == results[0].events[0]
     assert [event.type for event in store.read(moved)] == ["E0", "E1", "Elsewhere"]
+
+
+def test_a_batch_is_appended_once_by_a_server_that_forgot_its_scripts() -> None:
+    """On a Redis of its own (forgetting a shared server's scripts would trouble the other
+    tests): the appends a restarted Redis refused for want of the script are sent again,
+    each stored once."""
+    store = RedisEventStore(fakeredis.FakeRedis(), prefix="forgetful")
+    first, second = _new_match(store), _new_match(store)
+    store.client.script_flush()
+    results = store.append_many([Appending(first, 2, tuple(_events("Paid"))),
+                                 Appending(second, 2, tuple(_events("Paid")))])
+    assert [result.version for result in results if isinstance(result, AppendResult)] == [3, 3]
+    assert [len(store.read(match_id)) for match_id in (first, second)] == [3, 3]

@@ -32,3 +32,10 @@ def test_draws_are_roughly_uniform():
 
 def test_choose_stays_in_range():
     assert {choose(4, f"s{i}".encode(), "first_dealer") for i in range(200)} == {0, 1, 2, 3}
+
+
+def test_a_seed_gives_the_order_every_verifier_computes():
+    """The stream is public (docs/rules.md section 0): an auditor's own HMAC-SHA256 code must
+    arrive at this order, so it may never change with how the words are computed."""
+    assert shuffled(standard_deck(), b"seed", "deck")[:8] == (
+        "8C", "4S", "8D", "8H", "6S", "4D", "3H", "5S")

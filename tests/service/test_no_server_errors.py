@@ -21,13 +21,13 @@ from domain.aggregate import Recorded
 from domain.audit import verify
 from domain.bot_seats import show_bots
 from domain.cards import standard_deck
+from domain.chain import GENESIS_HASH, event_hash
 from domain.events import Event
 from domain.gin import GIN
 from domain.gin.options import SPECS
 from domain.match import Match
 from domain.variants import VARIANTS
 from domain.viewer import Viewer
-from service.adapters.store import GENESIS_HASH, event_hash
 from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer, create
 
 FUZZ = settings(max_examples=40, deadline=None,

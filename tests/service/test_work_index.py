@@ -6,6 +6,7 @@ meanwhile; two reconcilers never hold the same match at once.
 
 from __future__ import annotations
 
+import fakeredis
 import pytest
 
 from domain.match import DeadlineDue, StepDue
@@ -85,3 +86,27 @@ def test_settling_a_batch_forgets_the_paid_unless_marked_again_and_times_the_res
     assert index.claim(STEPS, lease_s=2)[1] == []
     assert index.due_in(STEPS) == 1.5  # "marked again" stays; "next turn" comes at 1030
     assert index.pending(STEPS) == 2
+
+
+def test_every_kind_is_claimed_at_once_each_under_its_own_limit(index):
+    for match_id in ("a", "b", "c"):
+        index.mark(STEPS, match_id, 999.0)
+    index.mark(CLOCKS, "d", 999.0)
+    index.mark(CLOCKS, "e", 1001.0)  # not yet due
+    claimed = index.claim_each(lease_s=2, limit=2)
+    assert list(claimed) == list(KINDS)
+    assert claimed[STEPS] == (1002.0, ["a", "b"]) and claimed[CLOCKS] == (1002.0, ["d"])
+    assert all(due == [] for kind, (_, due) in claimed.items() if kind not in (STEPS, CLOCKS))
+    assert index.claim_each(lease_s=2, limit=2)[STEPS][1] == ["c"]  # a and b are leased
+
+
+def test_claiming_at_once_survives_a_server_that_forgot_its_scripts(now):
+    """On a Redis of its own: forgetting the scripts of a shared server would trouble the
+    other tests that use it."""
+    client = fakeredis.FakeRedis()
+    index = WorkIndex(client, "forgetful", KINDS, clock=lambda: now[0])
+    index.mark(STEPS, "a", 999.0)
+    client.script_flush()  # a restarted Redis
+    assert index.claim_each(lease_s=2)[STEPS][1] == ["a"]
+    index.mark(STEPS, "b", 999.0)
+    assert index.claim_each(lease_s=2)[STEPS][1] == ["b"]

@@ -9,6 +9,7 @@ import pytest
 from domain.errors import RuleError
 from domain.fairness import Deal
 from domain.gin import GIN
+from domain.gin.options import GinOptions
 from domain.gin.rules import (
     CompleteMatch,
     DealHand,
@@ -18,7 +19,9 @@ from domain.gin.rules import (
     Knock,
     PassUpcard,
     ScoreHand,
+    check_deck,
     legal_actions,
+    match_deck,
 )
 from domain.gin.state import COMPLETING, DEALING, DISCARD, DRAW, SCORING, UPCARD, GinState
 from domain.viewer import Viewer
@@ -286,3 +289,19 @@ class TestThreePlayers:
         state, _ = act(state, Draw(1, "discard"))
         state, _ = act(state, Discard(1, "JS"))
         assert state.turn == 2  # clockwise from the taker
+
+
+class TestPreparedDecks:
+    @pytest.mark.parametrize("deck", [
+        tuple(match_deck(GinOptions())[:-1]) + ("AC",),  # a card twice, one missing
+        tuple(match_deck(GinOptions())[:-1]),  # one card short
+        tuple(match_deck(GinOptions())[:-1]) + (7,),  # not a card code
+    ])
+    def test_a_deck_that_is_not_the_match_s_cards_is_refused(self, deck):
+        with pytest.raises(RuleError) as caught:
+            check_deck(GinOptions(), deck)
+        assert caught.value.code == "invalid_deck"
+
+    def test_the_match_s_cards_in_any_order_are_accepted(self):
+        options = GinOptions(jokers=2, decks=2)
+        check_deck(options, tuple(reversed(match_deck(options))))
