@@ -113,6 +113,14 @@ class Repository(Generic[A]):
         self._remember(match_id, loaded)
         return loaded
 
+    def cached(self, match_id: str) -> A | None:
+        """The aggregate as this process last loaded or saved it, reading nothing; it may be
+        behind the log (another process appended since), so a command decided on it is
+        appended only if the log is still at its version (``CommandRunner.run``'s
+        ``loaded``)."""
+        with self._lock:
+            return self._cache.get(match_id)
+
     def get_along(self, match_id: str, reading: Callable[[int], tuple[list[StoredEvent], T]]
                   ) -> tuple[A, T] | None:
         """``get`` of a cached aggregate, whose newer events ``reading(version)`` reads with
