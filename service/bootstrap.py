@@ -32,6 +32,7 @@ from service.adapters.auth import TokenIndex
 from service.adapters.batches import BatchStore
 from service.adapters.catalog import MatchIndex
 from service.adapters.cluster_client import REINITIALIZE_STEPS, ClusterClient
+from service.adapters.connections import quick_connections
 from service.adapters.deliveries import DeliveryRunner
 from service.adapters.fanout import StreamHub
 from service.adapters.feed import FeedStore
@@ -205,8 +206,14 @@ def connect_jobs(settings: Settings, events: redis.Redis) -> redis.Redis:
 def _plain(url: str) -> redis.Redis:
     pool = redis.BlockingConnectionPool.from_url(
         url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_POOL_WAIT_S,
-        health_check_interval=10, socket_keepalive=True)
+        health_check_interval=10, socket_keepalive=True, **quick_connections(url))
     return redis.Redis(connection_pool=pool)
+
+
+def limiter_options(settings: Settings) -> dict[str, Any]:
+    """The options of the rate limiter's storage client: on a plain Redis, the matches'
+    client's cheap readiness check (``service.adapters.connections``)."""
+    return quick_connections(settings.limiter_storage)
 
 
 MIN_REDIS = (7, 0)

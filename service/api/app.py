@@ -44,7 +44,7 @@ from service.api.deadlines import BodyDeadlines
 from service.api.event_schemas import document_commands, document_events, document_options
 from service.api.limits import limit_abuse
 from service.api.schemas import document_players
-from service.bootstrap import Wiring, bootstrap
+from service.bootstrap import Wiring, bootstrap, limiter_options
 from service.config import Settings
 
 log = logging.getLogger("rummy")
@@ -115,7 +115,7 @@ def create_app(settings: Settings | None = None, client: Any = None,
     app.register_blueprint(observed.blp)  # GET /metrics, for Prometheus: not an API operation
     errors.register(app, wiring.unavailable)
     app.after_request(keep_private)
-    limit_abuse(app, wiring.settings)
+    limit_abuse(app, wiring.settings, limiter_options(wiring.settings))
     serve_reference(app, api.spec.to_dict())
     app.wsgi_app = BodyDeadlines(  # type: ignore[method-assign]
         observed.Observed(app, app.wsgi_app), wiring.settings.deadlines)

@@ -299,8 +299,10 @@ def log_outages_once(outage: StorageOutageLog) -> None:
     flask_limiter_log.addFilter(outage)
 
 
-def limit_abuse(app: Flask, settings: Settings) -> None:
-    """Put the limits of ``settings`` on the app's routes (none when they are off)."""
+def limit_abuse(app: Flask, settings: Settings,
+                storage_options: dict[str, Any] | None = None) -> None:
+    """Put the limits of ``settings`` on the app's routes (none when they are off);
+    ``storage_options``: the limits' storage client's (``bootstrap.limiter_options``)."""
     limits = settings.rate_limits
     if limits is None:
         return
@@ -309,6 +311,7 @@ def limit_abuse(app: Flask, settings: Settings) -> None:
     limiter = Limiter(client_address, app=app, headers_enabled=True,
                       header_name_mapping=HEADERS, retry_after="delta-seconds",
                       storage_uri=settings.limiter_storage,
+                      storage_options=storage_options or {},
                       key_prefix=f"{settings.key_prefix}:limits", strategy="moving-window",
                       swallow_errors=True)
     limiter._limiter = WindowFromHit(limiter.storage)  # Flask-Limiter names no hook for it
