@@ -189,7 +189,7 @@ def _cluster(url: str) -> redis.Redis:
         url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_POOL_WAIT_S,
         reinitialize_steps=REINITIALIZE_STEPS,
         connection_pool_class=redis.BlockingConnectionPool, health_check_interval=10,
-        socket_keepalive=True, socket_connect_timeout=5,
+        socket_keepalive=True, socket_connect_timeout=5, **quick_connections(url),
         # no read timeout, as the plain client: the cluster client's default (5 s) would
         # cut the reconciler's BLPOP and the hub's blocking reads, and retry them for 55 s
         socket_timeout=None))
