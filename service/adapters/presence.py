@@ -35,7 +35,14 @@ import redis
 from redis.cluster import RedisCluster
 
 from service.adapters.slot_moves import SlotMoveScript
-from service.ports import PresenceNow, Sightings, StoredEvent, StoreUnavailable
+from service.ports import (
+    UNMEASURED,
+    Metrics,
+    PresenceNow,
+    Sightings,
+    StoredEvent,
+    StoreUnavailable,
+)
 
 T = TypeVar("T")
 
@@ -121,14 +128,16 @@ class Presence:
                  clock: Callable[[], float] = time.time,
                  events: tuple[Callable[[str], str],
                                Callable[[Any, Mapping[Any, Any]], StoredEvent]] | None = None,
-                 ) -> None:
+                 metrics: Metrics = UNMEASURED) -> None:
         """``key_of(match_id, suffix)``: the store's per-match key (same hash tag);
         ``clock``: the wall clock the seen times are in (the one lobby records are);
         ``events``: the store's events key of a match and its reading of an entry, as the
-        stream hub reads them (``with_events``)."""
+        stream hub reads them (``with_events``, which counts its reads in ``metrics`` as
+        the store's own)."""
         self._client = client
         self._key = key_of
         self._events = events
+        self._metrics = metrics
         self.ttl_ms = ttl_ms
         self._clock = clock
         self._update = SlotMoveScript(client, _UPDATE)
@@ -241,16 +250,28 @@ class Presence:
             raise TypeError("with_events needs the store's events key and decoding")
         key_of_events, decode = self._events
         events_key, first = key_of_events(match_id), f"{max(after, 0) + 1}-0"
+        self._metrics.store_round_trip("matches", "read")
         if isinstance(self._client, RedisCluster):
             entries = self._client.xrange(events_key, first, "+")
-            now = self._read(keys=self._presence_keys(match_id))
+            now = _presence_now(*self._read(keys=self._presence_keys(match_id)))
         else:
-            pipe = self._client.pipeline(transaction=False)
-            pipe.xrange(events_key, first, "+")
-            self._read(keys=self._presence_keys(match_id), client=pipe)
-            entries, now = pipe.execute()
-        return ([decode(entry_id, fields or {}) for entry_id, fields in entries or []],
-                _presence_now(*now))
+            entries, now = self._events_and_presence(events_key, first, match_id)
+        return [decode(entry_id, fields or {}) for entry_id, fields in entries or []], now
+
+    def _events_and_presence(self, events_key: str, first: str,
+                             match_id: str) -> tuple[Any, PresenceNow]:
+        """The events and the presence keys in one pipeline of plain commands, the server's
+        ``TIME`` among them: what the read script answers, without a script (redis-py asks
+        ``SCRIPT EXISTS`` before every pipeline that holds one, a round trip more)."""
+        presence_key, acted_key = self._presence_keys(match_id)
+        pipe = self._client.pipeline(transaction=False)
+        pipe.xrange(events_key, first, "+")
+        pipe.zrange(presence_key, 0, -1, withscores=True)
+        pipe.hgetall(acted_key)
+        pipe.time()
+        entries, scored, acted, (seconds, micros) = pipe.execute()
+        now_ms = int(seconds) * 1000 + int(micros) // 1000
+        return entries, _presence_now([m for m, expiry in scored if expiry > now_ms], acted)
 
     def _presence_keys(self, match_id: str) -> list[str]:
         return [self._key(match_id, "presence"), self._key(match_id, "acted")]

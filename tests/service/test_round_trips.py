@@ -30,6 +30,9 @@ def trips(redis_client, monkeypatch) -> Callable[[Callable[[], Any]], tuple[Any,
     monkeypatch.setattr(redis_client, "execute_command", counted(redis_client.execute_command))
     for pipeline in (Pipeline, ClusterPipeline):
         monkeypatch.setattr(pipeline, "execute", counted(pipeline.execute))
+    # a pipeline's own commands sent at once (the SCRIPT EXISTS before a pipelined script)
+    monkeypatch.setattr(Pipeline, "immediate_execute_command",
+                        counted(Pipeline.immediate_execute_command))
 
     def measure(request: Callable[[], Any]) -> tuple[Any, int]:
         made[0] = 0
