@@ -315,6 +315,10 @@ def limit_abuse(app: Flask, settings: Settings,
                       key_prefix=f"{settings.key_prefix}:limits", strategy="moving-window",
                       swallow_errors=True)
     limiter._limiter = WindowFromHit(limiter.storage)  # Flask-Limiter names no hook for it
+    # Every limit here is a route's own (``limit`` below), checked as its view is called;
+    # the check Flask-Limiter also runs before every request, for app-wide and default
+    # limits, finds none and cost every request of every route its work.
+    app.before_request_funcs[None].remove(limiter._check_request_limit)
     views = app.view_functions
 
     def limit(endpoint: str, value: str, methods: list[str], **options: Any) -> None:
