@@ -282,8 +282,9 @@ class Access:
 
     def seat_hashes(self, match_id: str) -> list[str]:
         """Token hashes by seat ("" for an open seat of a waiting match); [] when there is
-        no such match. Read on every request, never cached: a rotated token must stop
-        working at once in every API process."""
+        no such match. Read on every request, never cached across requests: a rotated token
+        must stop working at once in every API process (within a request, the token
+        check's read is handed on once: ``request_begins``)."""
         if not storable(match_id):
             return []
         meta = self._meta_now(match_id)
