@@ -47,6 +47,8 @@ class PlainPollConnection(Connection):
 
 
 def quick_connections(url: str) -> dict[str, Any]:
-    """The pool options that give a ``redis://`` URL's connections the cheap check; none
-    for any other kind (TLS, a Unix socket, a cluster, memory), which keep redis-py's."""
+    """The pool options that give a ``redis://`` URL's connections the cheap check (a
+    cluster client's too: its nodes' URLs are ``redis://``); none for any other kind (TLS,
+    a Unix socket, the limits' ``redis+cluster://`` or ``memory://``), which keep
+    redis-py's."""
     return {"connection_class": PlainPollConnection} if urlsplit(url).scheme == "redis" else {}
