@@ -32,6 +32,7 @@ from service.adapters.auth import TokenIndex
 from service.adapters.batches import BatchStore
 from service.adapters.catalog import MatchIndex
 from service.adapters.cluster_client import REINITIALIZE_STEPS, ClusterClient
+from service.adapters.connections import quick_connections
 from service.adapters.deliveries import DeliveryRunner
 from service.adapters.fanout import StreamHub
 from service.adapters.feed import FeedStore
@@ -188,7 +189,7 @@ def _cluster(url: str) -> redis.Redis:
         url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_POOL_WAIT_S,
         reinitialize_steps=REINITIALIZE_STEPS,
         connection_pool_class=redis.BlockingConnectionPool, health_check_interval=10,
-        socket_keepalive=True, socket_connect_timeout=5,
+        socket_keepalive=True, socket_connect_timeout=5, **quick_connections(url),
         # no read timeout, as the plain client: the cluster client's default (5 s) would
         # cut the reconciler's BLPOP and the hub's blocking reads, and retry them for 55 s
         socket_timeout=None))
@@ -205,8 +206,14 @@ def connect_jobs(settings: Settings, events: redis.Redis) -> redis.Redis:
 def _plain(url: str) -> redis.Redis:
     pool = redis.BlockingConnectionPool.from_url(
         url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_POOL_WAIT_S,
-        health_check_interval=10, socket_keepalive=True)
+        health_check_interval=10, socket_keepalive=True, **quick_connections(url))
     return redis.Redis(connection_pool=pool)
+
+
+def limiter_options(settings: Settings) -> dict[str, Any]:
+    """The options of the rate limiter's storage client: on a plain Redis, the matches'
+    client's cheap readiness check (``service.adapters.connections``)."""
+    return quick_connections(settings.limiter_storage)
 
 
 MIN_REDIS = (7, 0)
@@ -289,7 +296,9 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
                                          verification_id))
     else:
         work = QueuedWork(JobQueue(job_client, prefix, TIME_LIMIT_S), index, clock)
-    live = LiveStreams(store, Presence(client, store.key, clock=clock),
+    live = LiveStreams(store, Presence(client, store.key, clock=clock,
+                                       events=(store.events_key, store.decode),
+                                       metrics=metrics),
                        StreamHub(client, f"{prefix}:hub:{uuid.uuid4().hex}",
                                  idle_ms=block_slice_ms(client), metrics=metrics))
     notices = OrganiserNotices(feed, webhooks, organiser_keys, repository.meta, work.deliver)

@@ -458,6 +458,20 @@ class Sightings:
     seen: Mapping[int, float]
 
 
+@dataclass(frozen=True)
+class PresenceNow:
+    """A match's presence as read: the seats with a stream open now, and when each seat
+    last acted (epoch seconds)."""
+
+    online: frozenset[int]
+    acted: Mapping[int, float]
+
+    def of(self, seats: int) -> list[dict[str, Any]]:
+        """Each seat's ``{"online", "last_action_at"}``."""
+        return [{"online": seat in self.online, "last_action_at": self.acted.get(seat)}
+                for seat in range(seats)]
+
+
 class PresenceStore(Protocol):
     """Which seats have a stream open, when each last acted, and the match's live key."""
 
@@ -476,6 +490,10 @@ class PresenceStore(Protocol):
     def acted(self, match_id: str, seat: int, ts: float) -> None: ...
 
     def of(self, match_id: str, seats: int) -> list[dict[str, Any]]: ...
+
+    def with_events(self, match_id: str, after: int) -> tuple[list[StoredEvent], PresenceNow]:
+        """The match's events after version ``after`` and its presence, read together (a
+        view needs both)."""
 
     def saw(self, match_id: str, seat: int) -> None:
         """A seat is here now without a stream (its token read the match)."""

@@ -35,7 +35,14 @@ import redis
 from redis.cluster import RedisCluster
 
 from service.adapters.slot_moves import SlotMoveScript
-from service.ports import Sightings, StoreUnavailable
+from service.ports import (
+    UNMEASURED,
+    Metrics,
+    PresenceNow,
+    Sightings,
+    StoredEvent,
+    StoreUnavailable,
+)
 
 T = TypeVar("T")
 
@@ -118,11 +125,19 @@ class Presence:
     """Reads and writes a match's presence keys (see the module docstring)."""
 
     def __init__(self, client: redis.Redis, key_of: Any, ttl_ms: int = TTL_MS,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 events: tuple[Callable[[str], str],
+                               Callable[[Any, Mapping[Any, Any]], StoredEvent]] | None = None,
+                 metrics: Metrics = UNMEASURED) -> None:
         """``key_of(match_id, suffix)``: the store's per-match key (same hash tag);
-        ``clock``: the wall clock the seen times are in (the one lobby records are)."""
+        ``clock``: the wall clock the seen times are in (the one lobby records are);
+        ``events``: the store's events key of a match and its reading of an entry, as the
+        stream hub reads them (``with_events``, which counts its reads in ``metrics`` as
+        the store's own)."""
         self._client = client
         self._key = key_of
+        self._events = events
+        self._metrics = metrics
         self.ttl_ms = ttl_ms
         self._clock = clock
         self._update = SlotMoveScript(client, _UPDATE)
@@ -224,13 +239,51 @@ class Presence:
 
     def of(self, match_id: str, seats: int) -> list[dict[str, Any]]:
         """Each seat's ``{"online", "last_action_at"}``."""
-        members, pairs = self._read(keys=[self._key(match_id, "presence"),
-                                          self._key(match_id, "acted")])
-        online = {_text(member).split(":", 1)[0] for member in members}
-        acted = _pairs(pairs)
-        return [{"online": str(seat) in online,
-                 "last_action_at": float(acted[str(seat)]) if str(seat) in acted else None}
-                for seat in range(seats)]
+        return _presence_now(*self._read(keys=self._presence_keys(match_id))).of(seats)
+
+    @_translated
+    def with_events(self, match_id: str, after: int) -> tuple[list[StoredEvent], PresenceNow]:
+        """The match's events after version ``after`` (as the store reads them) and its
+        presence, in one pipeline: a view reads both, and they share the match's slot. On a
+        Redis Cluster one call each (``refresh``: no scripts in a cluster pipeline)."""
+        if self._events is None:
+            raise TypeError("with_events needs the store's events key and decoding")
+        key_of_events, decode = self._events
+        events_key, first = key_of_events(match_id), f"{max(after, 0) + 1}-0"
+        self._metrics.store_round_trip("matches", "read")
+        if isinstance(self._client, RedisCluster):
+            entries = self._client.xrange(events_key, first, "+")
+            now = _presence_now(*self._read(keys=self._presence_keys(match_id)))
+        else:
+            entries, now = self._events_and_presence(events_key, first, match_id)
+        return [decode(entry_id, fields or {}) for entry_id, fields in entries or []], now
+
+    def _events_and_presence(self, events_key: str, first: str,
+                             match_id: str) -> tuple[Any, PresenceNow]:
+        """The events and the presence keys in one pipeline of plain commands, the server's
+        ``TIME`` among them: what the read script answers, without a script (redis-py asks
+        ``SCRIPT EXISTS`` before every pipeline that holds one, a round trip more)."""
+        presence_key, acted_key = self._presence_keys(match_id)
+        pipe = self._client.pipeline(transaction=False)
+        pipe.xrange(events_key, first, "+")
+        pipe.zrange(presence_key, 0, -1, withscores=True)
+        pipe.hgetall(acted_key)
+        pipe.time()
+        entries, scored, acted, (seconds, micros) = pipe.execute()
+        now_ms = int(seconds) * 1000 + int(micros) // 1000
+        return entries, _presence_now([m for m, expiry in scored if expiry > now_ms], acted)
+
+    def _presence_keys(self, match_id: str) -> list[str]:
+        return [self._key(match_id, "presence"), self._key(match_id, "acted")]
+
+
+def _presence_now(members: Sequence[Any], pairs: Sequence[Any] | Mapping[Any, Any]
+                  ) -> PresenceNow:
+    """The presence script's answer: who has a stream open, and when each seat acted."""
+    online = {int(seat) for seat in (_text(m).split(":", 1)[0] for m in members)
+              if seat.isdigit()}
+    acted = {int(seat): float(at) for seat, at in _pairs(pairs).items() if seat.isdigit()}
+    return PresenceNow(frozenset(online), acted)
 
 
 def _sightings(members: Sequence[Any], pairs: Sequence[Any] | Mapping[Any, Any]) -> Sightings:

@@ -33,13 +33,18 @@ from service.api import (
     webhooks,
 )
 from service.api.action_schemas import document_actions
-from service.api.base import RummyApi, keep_private, null_only_for_none
+from service.api.base import (
+    RummyApi,
+    keep_private,
+    null_only_for_none,
+    one_meta_read_per_token_check,
+)
 from service.api.control_schemas import document_clock
 from service.api.deadlines import BodyDeadlines
 from service.api.event_schemas import document_commands, document_events, document_options
 from service.api.limits import limit_abuse
 from service.api.schemas import document_players
-from service.bootstrap import Wiring, bootstrap
+from service.bootstrap import Wiring, bootstrap, limiter_options
 from service.config import Settings
 
 log = logging.getLogger("rummy")
@@ -88,6 +93,7 @@ def create_app(settings: Settings | None = None, client: Any = None,
     wiring = wire(settings, client, jobs_inline, clock)
     app = Flask("rummy")
     app.config.update(API_SPEC, MAX_CONTENT_LENGTH=256 * 1024)
+    one_meta_read_per_token_check(app)
     serve_wiring(app, wiring)
     allow_browsers(app, wiring.settings.cors_origins)
     api = RummyApi(app, spec_kwargs={"extra_plugins": [observed.RequestIdHeader()]})
@@ -109,7 +115,7 @@ def create_app(settings: Settings | None = None, client: Any = None,
     app.register_blueprint(observed.blp)  # GET /metrics, for Prometheus: not an API operation
     errors.register(app, wiring.unavailable)
     app.after_request(keep_private)
-    limit_abuse(app, wiring.settings)
+    limit_abuse(app, wiring.settings, limiter_options(wiring.settings))
     serve_reference(app, api.spec.to_dict())
     app.wsgi_app = BodyDeadlines(  # type: ignore[method-assign]
         observed.Observed(app, app.wsgi_app), wiring.settings.deadlines)

@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
-from flask import Response, current_app, request
+from flask import Flask, Response, current_app, request
 from flask_smorest import Api, Blueprint
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
 from service.api.inputs import INVALID_TEXT, text_refusals_only
 from service.api.schemas import IDEMPOTENCY_KEY_MAX, ErrorSchema
+from service.usecases.access import Access
 from service.usecases.errors import Unauthenticated
 
 if TYPE_CHECKING:
@@ -171,6 +172,13 @@ def _token_first() -> None:
     caller = getattr(handler, "caller", None)
     if caller is not None:
         use_cases().access.require_caller(token, caller, match_id)
+
+
+def one_meta_read_per_token_check(app: Flask) -> None:
+    """Each request's token check hands the match's meta it read to the use case's own
+    check of the token (``Access.request_begins``), within the request only."""
+    app.before_request(Access.request_begins)
+    app.teardown_request(lambda _error: Access.request_ends())
 
 
 def credentials_sent() -> bool:

@@ -31,10 +31,13 @@ import logging
 import time
 from typing import Any
 
-from flask import Flask, Response, request
+from flask import Flask, Response, g, has_request_context, request
 from flask_limiter import HeaderNames, Limiter
 from flask_limiter.util import get_remote_address
-from limits import parse
+from limits import RateLimitItem, parse
+from limits.storage import RedisStorage, Storage
+from limits.strategies import MovingWindowRateLimiter
+from limits.util import WindowStats
 from werkzeug.exceptions import TooManyRequests
 
 from service.api.base import bearer_token, credentials_sent, use_cases
@@ -96,6 +99,74 @@ def match_in_path() -> str:
 def tournament_in_path() -> str:
     """The tournament a request names, as ``match_in_path`` (its verifications)."""
     return "tournament:" + str((request.view_args or {}).get("tournament_id", ""))
+
+
+# KEYS: the limit's list of hit times, newest first. ARGV: now, limit, expiry (s), cost.
+# limits' own moving-window acquire, then its window read, in one script: returns
+# {acquired (1/0), the oldest time still in the window, how many are in it}.
+_HIT_AND_WINDOW = """
+local now, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
+local expiry, cost = tonumber(ARGV[3]), tonumber(ARGV[4])
+local acquired = 0
+if cost <= limit then
+  local entry = redis.call('lindex', KEYS[1], limit - cost)
+  if not (entry and tonumber(entry) >= now - expiry) then
+    local entries = {}
+    for i = 1, cost do entries[i] = now end
+    for i = 1, #entries, 5000 do
+      redis.call('lpush', KEYS[1], unpack(entries, i, math.min(i + 4999, #entries)))
+    end
+    redis.call('ltrim', KEYS[1], 0, limit - 1)
+    redis.call('expire', KEYS[1], expiry)
+    acquired = 1
+  end
+end
+local low, high, found = 0, limit - 1, nil
+while low <= high do
+  local mid = math.floor((low + high) / 2)
+  local value = tonumber(redis.call('lindex', KEYS[1], mid))
+  if value and value >= now - expiry then
+    found = mid
+    low = mid + 1
+  else
+    high = mid - 1
+  end
+end
+if found == nil then return {acquired, tostring(now), 0} end
+return {acquired, redis.call('lindex', KEYS[1], found), found + 1}
+"""
+
+
+class WindowFromHit(MovingWindowRateLimiter):
+    """The moving window whose hit also answers with the window it leaves, kept for the
+    request: the ``RateLimit-*`` headers of a limited route are read from it instead of
+    a second script after the view (one round trip to the limits' storage less per
+    limited request). The headers say what a read right after the hit would have said;
+    a storage other than Redis (embedded mode's memory) is read as before."""
+
+    def __init__(self, storage: Storage) -> None:
+        super().__init__(storage)
+        redis_storage: Any = storage if isinstance(storage, RedisStorage) else None
+        self._script = (None if redis_storage is None
+                        else redis_storage.get_connection().register_script(_HIT_AND_WINDOW))
+
+    def hit(self, item: RateLimitItem, *identifiers: str, cost: int = 1) -> bool:
+        if self._script is None or not has_request_context():
+            return super().hit(item, *identifiers, cost=cost)
+        key = item.key_for(*identifiers)
+        storage: Any = self.storage
+        acquired, oldest, count = self._script(
+            [storage.prefixed_key(key)], [time.time(), item.amount, item.get_expiry(), cost])
+        windows = g.setdefault("rate_limit_windows", {})
+        windows[key] = WindowStats(float(oldest) + item.get_expiry(), item.amount - int(count))
+        return bool(acquired)
+
+    def get_window_stats(self, item: RateLimitItem, *identifiers: str) -> WindowStats:
+        if has_request_context():
+            known = g.get("rate_limit_windows", {}).get(item.key_for(*identifiers))
+            if known is not None:
+                return known  # type: ignore[no-any-return]
+        return super().get_window_stats(item, *identifiers)
 
 
 class StorageOutageLog(logging.Filter):
@@ -228,8 +299,10 @@ def log_outages_once(outage: StorageOutageLog) -> None:
     flask_limiter_log.addFilter(outage)
 
 
-def limit_abuse(app: Flask, settings: Settings) -> None:
-    """Put the limits of ``settings`` on the app's routes (none when they are off)."""
+def limit_abuse(app: Flask, settings: Settings,
+                storage_options: dict[str, Any] | None = None) -> None:
+    """Put the limits of ``settings`` on the app's routes (none when they are off);
+    ``storage_options``: the limits' storage client's (``bootstrap.limiter_options``)."""
     limits = settings.rate_limits
     if limits is None:
         return
@@ -238,8 +311,14 @@ def limit_abuse(app: Flask, settings: Settings) -> None:
     limiter = Limiter(client_address, app=app, headers_enabled=True,
                       header_name_mapping=HEADERS, retry_after="delta-seconds",
                       storage_uri=settings.limiter_storage,
+                      storage_options=storage_options or {},
                       key_prefix=f"{settings.key_prefix}:limits", strategy="moving-window",
                       swallow_errors=True)
+    limiter._limiter = WindowFromHit(limiter.storage)  # Flask-Limiter names no hook for it
+    # Every limit here is a route's own (``limit`` below), checked as its view is called;
+    # the check Flask-Limiter also runs before every request, for app-wide and default
+    # limits, finds none and cost every request of every route its work.
+    app.before_request_funcs[None].remove(limiter._check_request_limit)
     views = app.view_functions
 
     def limit(endpoint: str, value: str, methods: list[str], **options: Any) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 
 from domain.viewer import Viewer
 from service.credentials import same_secret, token_hash
@@ -34,6 +35,11 @@ OWNER_OR_CREATOR_CALLER = "owner_or_creator"
 for players also its creator token (calling it off)."""
 ORGANISER_KEY_PREFIX = "rk_"
 """How every organiser key begins (``service.adapters.organisers``)."""
+
+_CHECKED: ContextVar[dict[str, Mapping[str, str]] | None] = ContextVar("checked_meta",
+                                                                       default=None)
+"""The meta a request's token check read, handed to the request's next read of a match's
+meta (``Access.request_begins``); None outside a request."""
 
 
 class Access:
@@ -74,11 +80,47 @@ class Access:
         return self._tokens.owner(digest) is not None
 
     def _known_to(self, match_id: str, digest: str) -> bool:
-        """Whether ``digest`` is one of the match's seat tokens or its creator token."""
-        if self._seat_by_hash(self.seat_hashes(match_id), digest) is not None:
+        """Whether ``digest`` is one of the match's seat tokens or its creator token, from
+        one read of its meta (or of its lobby record while it waits). A started match's meta
+        is handed on to the request's next read of it (``request_begins``)."""
+        meta = self.store.meta(match_id)
+        if meta is not None:
+            hashes, creator = _seat_hashes_in(meta), meta.get("creator", "")
+            checked = _CHECKED.get()
+            if checked is not None:
+                checked[match_id] = meta
+        else:
+            waiting = self._waiting(match_id)
+            if waiting is None:
+                return False
+            hashes, creator = waiting.token_hashes(), waiting.fields.get("creator", "")
+        if self._seat_by_hash(hashes, digest) is not None:
             return True
-        creator = self.creator_hash(match_id)
         return bool(creator) and same_secret(digest, creator)
+
+    @staticmethod
+    def request_begins() -> None:
+        """A request begins (the API calls this): the meta its token check reads is handed,
+        once, to its next read of a match's meta, which is the use case's own check of the
+        same token right after (a seat view's viewer, an action's seat). One meta read per
+        request instead of two; the meta is still read on every request, so a rotated
+        token is refused at once. Once handed on, or for another match, every later read
+        goes to the store: a write in the request (a rotation) is never read past."""
+        _CHECKED.set({})
+
+    @staticmethod
+    def request_ends() -> None:
+        _CHECKED.set(None)
+
+    def _meta_now(self, match_id: str) -> Mapping[str, str] | None:
+        """The match's meta: the one the request's token check just read, else the store's."""
+        checked = _CHECKED.get()
+        if checked:
+            meta = checked.pop(match_id, None)
+            checked.clear()
+            if meta is not None:
+                return meta
+        return self.store.meta(match_id)
 
     def forget(self, digests: list[str]) -> None:
         """Tokens that no longer name anybody (a seat given back): 401 from now on."""
@@ -217,7 +259,7 @@ class Access:
         None when there is no such match)."""
         if not storable(match_id):
             return None
-        meta = self.store.meta(match_id)
+        meta = self._meta_now(match_id)
         if meta is not None:
             return meta.get("creator", "")
         waiting = self._waiting(match_id)
@@ -240,15 +282,16 @@ class Access:
 
     def seat_hashes(self, match_id: str) -> list[str]:
         """Token hashes by seat ("" for an open seat of a waiting match); [] when there is
-        no such match. Read on every request, never cached: a rotated token must stop
-        working at once in every API process."""
+        no such match. Read on every request, never cached across requests: a rotated token
+        must stop working at once in every API process (within a request, the token
+        check's read is handed on once: ``request_begins``)."""
         if not storable(match_id):
             return []
-        meta = self.store.meta(match_id)
+        meta = self._meta_now(match_id)
         if meta is None:
             waiting = self._waiting(match_id)
             return [] if waiting is None else waiting.token_hashes()
-        return [meta[f"token:{seat}"] for seat in range(len(meta)) if f"token:{seat}" in meta]
+        return _seat_hashes_in(meta)
 
     def acting_seat(self, match_id: str, token: str | None) -> int:
         """The seat ``token`` plays for in ``match_id`` (actions, checks, resigning)."""
@@ -262,3 +305,7 @@ class Access:
             raise self.no_seat_here(match_id, token)
         return seat
 
+
+def _seat_hashes_in(meta: Mapping[str, str]) -> list[str]:
+    """A started match's token hashes by seat, from its meta."""
+    return [meta[f"token:{seat}"] for seat in range(len(meta)) if f"token:{seat}" in meta]

@@ -10,13 +10,20 @@ from typing import Any
 
 from domain.controls import AbortMatch, ForfeitSeat
 from domain.errors import MALFORMED_ACTION, RuleError
+from domain.match import Match
 from domain.viewer import Viewer
 from service.ports import UNMEASURED, Metrics
 from service.usecases.access import Access
 from service.usecases.commands import EndMatch, SeatAction
 from service.usecases.errors import AppError, Forbidden, NotFound, invalid
 from service.usecases.queries import MatchQueries
-from service.usecases.runner import CommandRunner, Idempotency, command_id, fingerprint_of
+from service.usecases.runner import (
+    CommandRunner,
+    Idempotency,
+    Outcome,
+    command_id,
+    fingerprint_of,
+)
 from service.usecases.seats import Seats
 
 
@@ -41,8 +48,7 @@ class Play:
         command = SeatAction(seat, action, command_id(f"seat{seat}", idempotency_key))
         once = Idempotency(f"{seat}:{idempotency_key}", fingerprint) if idempotency_key else None
         try:
-            outcome = self.runner.run(match_id, command, expected_version=if_match,
-                                      idempotency=once)
+            outcome = self._run(match_id, command, if_match, once)
         except NotFound:
             self.queries.load(match_id)
             raise
@@ -52,6 +58,23 @@ class Play:
         self.metrics.action_taken(self._variant(match_id),
                                   "accepted" if outcome.replayed is None else "replayed")
         return self.queries.render(match_id, outcome.aggregate, Viewer.for_seat(seat))
+
+    def _run(self, match_id: str, command: SeatAction, if_match: int | None,
+             once: Idempotency | None) -> Outcome[Match]:
+        """The runner's run of a seat's action. Without If-Match or an idempotency key it
+        is decided first on the match as this process holds it, with no read: most often
+        that is the newest version (the seat's view just brought it up to date), and the
+        append's version check says when it is not, and the runner then reads anew. A
+        refusal decided on it is decided again on the newest version: a move made
+        elsewhere may have changed the answer."""
+        plain = if_match is None and once is None
+        held = self.runner.repository.cached(match_id) if plain else None
+        if held is not None:
+            try:
+                return self.runner.run(match_id, command, loaded=held)
+            except (AppError, RuleError):
+                pass
+        return self.runner.run(match_id, command, expected_version=if_match, idempotency=once)
 
     def _variant(self, match_id: str) -> str:
         """The match's variant as a label (its cached metadata)."""

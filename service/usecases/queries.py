@@ -17,7 +17,7 @@ from domain.match import Match
 from domain.variant import Variant
 from domain.viewer import Viewer
 from service.codec import to_domain
-from service.ports import Lobby, MatchInfo, StoredEvent
+from service.ports import Lobby, MatchInfo, PresenceNow, StoredEvent
 from service.usecases.access import Access
 from service.usecases.errors import NotFound, storable
 from service.usecases.live import LiveStreams
@@ -97,16 +97,28 @@ class MatchQueries:
         seat's read of a match that waits for players counts as that seat being here
         (``service.usecases.creator_presence``: the lobby keeps its creator's table)."""
         viewer = self.access.viewer(match_id, token)
+        now: PresenceNow | None = None
         try:
-            out = self.render(match_id, self.load(match_id), viewer)
+            loaded, now = self._load_with_presence(match_id)
+            out = self.render(match_id, loaded, viewer)
         except (MatchNotStarted, MatchCalledOff) as waiting:
             out = waiting_view(waiting.lobby, viewer)
             if viewer.seat is not None and waiting.lobby.aborted is None:
                 self.live.presence.saw(match_id, viewer.seat)
         seats = out.get("seats") or []
-        for seat, presence in zip(seats, self.live.seats(match_id, len(seats)), strict=True):
+        presences = (now.of(len(seats)) if now is not None
+                     else self.live.seats(match_id, len(seats)))
+        for seat, presence in zip(seats, presences, strict=True):
             seat["presence"] = presence
         return out
+
+    def _load_with_presence(self, match_id: str) -> tuple[Match, PresenceNow | None]:
+        """``load``; a match already loaded here has its newer events and its presence read
+        in one round trip (None beside one loaded from scratch: its presence is read
+        apart)."""
+        along = self.repository.get_along(
+            match_id, lambda after: self.live.presence.with_events(match_id, after))
+        return along if along is not None else (self.load(match_id), None)
 
     def render(self, match_id: str, loaded: Match, viewer: Viewer) -> dict[str, Any]:
         out = show_bots(loaded.variant.view(loaded.state, viewer), loaded.bots)

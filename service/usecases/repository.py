@@ -20,7 +20,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic
+from typing import Any, Generic, TypeVar
 
 from domain.aggregate import A
 from domain.events import Event
@@ -32,6 +32,8 @@ from service.codec import to_recorded
 from service.ports import EventStore, Reading, StoredEvent
 from service.usecases.errors import NotFound, storable
 from service.usecases.snapshots import Snapshots
+
+T = TypeVar("T")
 
 CACHE_SIZE = 512
 GONE_KEPT = 4096
@@ -110,6 +112,32 @@ class Repository(Generic[A]):
             loaded = self.fold(loaded, fresh)
         self._remember(match_id, loaded)
         return loaded
+
+    def cached(self, match_id: str) -> A | None:
+        """The aggregate as this process last loaded or saved it, reading nothing; it may be
+        behind the log (another process appended since), so a command decided on it is
+        appended only if the log is still at its version (``CommandRunner.run``'s
+        ``loaded``)."""
+        with self._lock:
+            return self._cache.get(match_id)
+
+    def get_along(self, match_id: str, reading: Callable[[int], tuple[list[StoredEvent], T]]
+                  ) -> tuple[A, T] | None:
+        """``get`` of a cached aggregate, whose newer events ``reading(version)`` reads with
+        something else in the same round trip (a view's presence), returned beside it;
+        None when the aggregate is not cached (``get`` it, and read the rest apart)."""
+        if not storable(match_id):
+            return None
+        with self._lock:
+            cached = self._cache.get(match_id)
+        if cached is None:
+            return None
+        fresh, beside = reading(cached.version)
+        self.stats.reads += 1
+        self.stats.events += len(fresh)
+        loaded = self.fold(cached, fresh) if fresh else cached
+        self._remember(match_id, loaded)
+        return loaded, beside
 
     def get_many(self, match_ids: Sequence[str]) -> dict[str, A | NotFound]:
         """Each aggregate at its newest version as ``get`` loads it, all read in one round

@@ -3,6 +3,8 @@ every limited route, and room enough for real play with the defaults."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from domain.bots.policies import eager
@@ -55,6 +57,37 @@ def test_actions_are_limited_per_token(tight):
     refused_properly(act(tight, match, 1, {"type": "discard", "card": "AH"}))  # Bob's 4th
     assert act(tight, match, 0, {"type": "pass"}).status_code == 200  # Ann has her own budget
     assert tight.get(f"/v1/matches/{match['id']}").status_code == 200  # reads are not
+
+
+def test_an_actions_budget_headers_count_down_with_each_action(tight):
+    match = create(tight, DECK)
+    answers = [act(tight, match, 1, {"type": "pass"}), act(tight, match, 0, {"type": "pass"}),
+               act(tight, match, 1, {"type": "draw", "source": "stock"}),
+               act(tight, match, 1, {"type": "knock", "discard": "5S"})]
+    assert [a.status_code for a in answers] == [200] * 4
+    assert [a.headers["RateLimit-Remaining"] for a in answers] == ["2", "2", "1", "0"]
+    first_reset = int(answers[0].headers["RateLimit-Reset"])
+    assert time.time() < first_reset <= time.time() + 61
+    assert int(answers[3].headers["RateLimit-Reset"]) == first_reset  # Bob's first hit
+    assert "Retry-After" not in answers[3].headers
+
+
+@pytest.mark.parametrize("redis_backend", ["real_redis"], indirect=True)  # limits in Redis
+def test_a_limited_action_asks_the_limits_storage_twice(request, redis_client, key_prefix,
+                                                        monkeypatch):
+    """The lockout's test and the action's hit, whose answer carries the window the
+    ``RateLimit-*`` headers are read from (no third script after the view)."""
+    app = limited_app(request, redis_client, key_prefix, TIGHT)
+    storage = next(iter(app.extensions["limiter"])).storage.get_connection()
+    client = app.test_client()
+    match = create(client, DECK)
+    sent = []
+    plain = storage.execute_command
+    monkeypatch.setattr(storage, "execute_command",
+                        lambda *args, **options: sent.append(args[0]) or plain(*args, **options))
+    answer = act(client, match, 1, {"type": "pass"})
+    assert answer.status_code == 200 and answer.headers["RateLimit-Remaining"] == "2"
+    assert sent == ["EVALSHA", "EVALSHA"]
 
 
 def test_tickets_and_stream_opens_are_limited(tight):

@@ -36,6 +36,31 @@ def test_a_match_another_process_moved_is_fast_forwarded_with_the_new_events_onl
         there.close()
 
 
+def test_a_cached_match_is_fast_forwarded_with_what_reads_its_events_along(clock):
+    """A view reads a cached match's newer events and its presence in one round trip: the
+    repository folds what the reading brought and hands back the rest; a match it has not
+    loaded is for ``get``."""
+    server = fakeredis.FakeServer()
+    here, there = wired(clock, False, server), wired(clock, False, server)
+    try:
+        match = new_match(here)
+        assert here.repository.get_along("not-loaded-here", lambda after: ([], "x")) is None
+        here.repository.get(match["id"])
+        there.play.act(match["id"], token(match, 1), {"type": "pass"})
+        asked = []
+
+        def reading(after: int) -> tuple[list, str]:
+            asked.append(after)
+            return here.store.read(match["id"], after), "beside"
+
+        loaded, beside = here.repository.get_along(match["id"], reading)
+        assert asked == [3] and beside == "beside"
+        assert loaded.version == 4 and here.repository.get(match["id"]) == loaded
+    finally:
+        here.close()
+        there.close()
+
+
 def test_a_match_embedded_retention_deleted_is_not_found(clock):
     wiring = wired(clock, True, keep_finished=1)
     try:
