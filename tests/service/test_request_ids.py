@@ -102,6 +102,7 @@ def test_a_log_line_of_the_request_is_json_with_its_id(client, app, json_lines, 
 
     monkeypatch.setattr(store, "read", down)
     monkeypatch.setattr(store, "meta", down)
+    monkeypatch.setattr(app.extensions["rummy"].streams.live.presence, "with_events", down)
     answer = client.get(f"/v1/matches/{match['id']}", headers={"X-Request-Id": "down-1"})
     assert answer.status_code == 503 and rid(answer) == "down-1"
     (line,) = [line for line in lines(json_lines) if "redis unavailable" in line["message"]]
