@@ -379,9 +379,10 @@ class EventStore(Protocol):
         """Many ``read``s (each with its ``meta`` when asked), in one round trip."""
         ...
 
-    def append_many(self, appends: Sequence[Appending]) -> list[AppendResult | StoreError]:
+    def append_many(self, appends: Sequence[Appending]) -> list[AppendResult | Exception]:
         """Many matches' ``append``s in one round trip: each one's result, or the error
-        its ``append`` would have raised."""
+        its ``append`` would have raised (a refusal, or a write the replicas asked for did
+        not confirm)."""
         ...
 
     def create(self, match_id: str, events: Sequence[NewEvent], meta: Mapping[str, str], *,

@@ -40,7 +40,7 @@ from domain.chain import GENESIS_HASH, canonical_json, hash_of_encoded
 from service.adapters import store_scripts as scripts
 from service.adapters.presence import KEY_TTL_MS as LIVE_KEY_TTL_MS
 from service.adapters.presence import LIVE_MAXLEN
-from service.adapters.replica_acks import NO_REPLICA_ACKS, ReplicaAcks
+from service.adapters.replica_acks import NO_REPLICA_ACKS, ReplicaAcks, ReplicasBehind
 from service.adapters.slot_moves import SlotMoveScript
 from service.adapters.store_scripts import CONFLICT, EXISTS, KEY_REUSED, OK, REPLAYED, UNKNOWN
 from service.ports import (
@@ -213,6 +213,7 @@ class RedisEventStore:
         self._index = index
         self._clock = clock
         self._metrics = metrics
+        self._acks = acks
         self._create_script = SlotMoveScript(client, scripts.CREATE, acks)
         self._append_script = SlotMoveScript(client, scripts.APPEND, acks)
         self._claim_script = SlotMoveScript(client, scripts.CLAIM, acks)
@@ -403,18 +404,20 @@ class RedisEventStore:
         reply = self._append_script(keys=keys, args=args)
         return self._append_outcome(match_id, expected_version, idempotency_key, reply, stored)
 
-    def append_many(self, appends: Sequence[Appending]) -> list[AppendResult | StoreError]:
+    def append_many(self, appends: Sequence[Appending]) -> list[AppendResult | Exception]:
         """Many matches' ``append``s (no idempotency key) in one pipeline: a worker writes
         what it decided for its batch at once. Each script touches one match's keys, so
         every call stays in one slot; a Redis Cluster, whose pipelines take no scripts
-        here, gets them one by one. Each answer is its append's result or the error it
-        raised (``VersionConflict``, ``UnknownMatch``), in order."""
-        if isinstance(self._client, RedisCluster) or len(appends) < 2:
+        here, gets them one by one, and so do appends that replicas must confirm
+        (``RUMMY_REPLICA_ACKS``: each with its own ``WAIT``). Each answer is its append's
+        result or the error it raised (``VersionConflict``, ``UnknownMatch``,
+        ``ReplicasBehind``), in order."""
+        if isinstance(self._client, RedisCluster) or len(appends) < 2 or self._acks.asked:
             return [self._append_or_error(each) for each in appends]
         prepared = [self._appending(each, None, "") for each in appends]
         self._trip("append_many")
         replies = self._append_script.many([(keys, args) for keys, args, _ in prepared])
-        results: list[AppendResult | StoreError] = []
+        results: list[AppendResult | Exception] = []
         for each, (_, _, stored), reply in zip(appends, prepared, replies, strict=True):
             if isinstance(reply, Exception):  # this match's script failed, not the others'
                 results.append(StoreError(str(reply)))
@@ -426,12 +429,14 @@ class RedisEventStore:
                 results.append(refused)
         return results
 
-    def _append_or_error(self, each: Appending) -> AppendResult | StoreError:
+    def _append_or_error(self, each: Appending) -> AppendResult | Exception:
+        """One append of a batch; a refusal, or replicas that did not confirm it, is that
+        append's answer rather than the batch's (the others were written)."""
         try:
             return self.append(each.match_id, each.expected_version, each.events,
                                command_id=each.command_id, prev_hash=each.prev_hash,
                                command=each.command)
-        except StoreError as refused:
+        except (StoreError, ReplicasBehind) as refused:
             return refused
 
     def _appending(self, each: Appending, idempotency_key: str | None,

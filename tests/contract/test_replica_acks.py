@@ -16,7 +16,7 @@ import redis
 from service.adapters.replica_acks import ReplicaAcks, ReplicasBehind
 from service.adapters.store import RedisEventStore
 from service.config import Settings
-from service.ports import NewEvent
+from service.ports import Appending, NewEvent
 from tests.cluster import cluster_ports, missing
 from tests.conftest import backend, cannot_run
 
@@ -90,6 +90,34 @@ def test_an_append_no_replica_confirms_is_refused_yet_a_retry_is_safe(
                                                      fingerprint="f")
     assert retried.replayed
     assert [event.version for event in waiting.read("m1")] == [1, 2]
+
+
+def test_a_workers_batch_no_replica_confirms_answers_each_append_refused(
+        redis_backend: tuple[redis.Redis, str]) -> None:
+    """A worker's batch of appends is held to the replicas too: none is acknowledged that
+    no replica confirmed, each answers so in its own place, and a retry of the step finds
+    the match moved (the write may have been stored)."""
+    client, prefix = redis_backend
+    plain = RedisEventStore(client, prefix)
+    for match_id in ("m1", "m2"):
+        plain.create(match_id, [STARTED], {})
+    waiting = RedisEventStore(client, prefix, acks=ReplicaAcks(1, timeout_ms=20))
+    answers = waiting.append_many([Appending("m1", 1, (DREW,)), Appending("m2", 1, (DREW,))])
+    assert [type(answer) for answer in answers] == [ReplicasBehind, ReplicasBehind]
+    assert [len(plain.read(match_id)) for match_id in ("m1", "m2")] == [2, 2]
+
+
+def test_a_confirmed_batch_is_on_the_replica_when_it_answers(
+        replicated: tuple[int, int]) -> None:
+    master, replica = replicated
+    with redis.Redis(port=master) as client, redis.Redis(port=replica) as copy:
+        store = RedisEventStore(client, "batched", acks=ReplicaAcks(1, timeout_ms=2000))
+        ids = [f"m{n}" for n in range(5)]
+        for match_id in ids:
+            store.create(match_id, [STARTED], {})
+        answers = store.append_many([Appending(match_id, 1, (DREW,)) for match_id in ids])
+        assert [answer.version for answer in answers] == [2] * 5  # type: ignore[union-attr]
+        assert [copy.xlen(f"batched:{{{match_id}}}:events") for match_id in ids] == [2] * 5
 
 
 def test_a_confirmed_append_is_on_the_replica_when_it_answers(
