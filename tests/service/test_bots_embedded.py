@@ -84,5 +84,6 @@ def test_a_persons_move_answers_before_the_bot_replies_at_its_think_time(served)
     replied = served.get(f"/v1/matches/{match['id']}/events?after="
                          f"{answer.json['version']}").json["events"][0]
     assert replied["command_id"].startswith("seat1:bot:basic:")
-    assert 0.3 <= replied["ts"] - handed < 1.3  # at its think time, on the timer's clock
+    waited_ms = round((replied["ts"] - handed) * 1000)  # both stamped in whole milliseconds
+    assert 300 <= waited_ms < 1300  # at its think time, on the timer's clock
     assert waited < 1.5
