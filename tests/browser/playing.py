@@ -36,7 +36,7 @@ def seated(browser: Any, api_url: str, match: dict[str, Any], seat: int) -> Page
     fragment = urlencode({"seat": seat, "token": handed["token"], "name": handed["name"]})
     player = Page(browser, f"{api_url}/#/table/{match['id']}?{fragment}")
     player.page.wait_for_selector(".table-page[data-mode=seat] .table")
-    player.page.wait_for_function("document.getElementById('app').dataset.following === '1'")
+    player.await_following()
     return player
 
 

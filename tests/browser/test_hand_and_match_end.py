@@ -87,7 +87,7 @@ def created_with_bob_handed_over(browser: Any, api_url: str) -> tuple[Page, Page
     ann.page.wait_for_selector(".table-page[data-mode=seat] .table")
     bob = Page(browser, ann.attribute("[data-seat-link='1']", "href") or "")
     for player in (ann, bob):
-        player.page.wait_for_function("document.getElementById('app').dataset.following === '1'")
+        player.await_following()
     return ann, bob, ann.attribute(".table-page", "data-match") or ""
 
 

@@ -39,7 +39,7 @@ def test_a_failed_read_is_retried_until_the_table_is_current(browser, api_url):
     ann, bob = Page(browser, f"{api_url}/#/"), Page(browser, f"{api_url}/#/")
     match_id = create_and_join(ann, bob)
     player, other = mover(ann, bob)
-    other.page.wait_for_function("document.getElementById('app').dataset.following === '1'")
+    other.await_following()
     failures: list[str] = []
 
     def fail_three_reads(route: Any) -> None:
@@ -70,7 +70,7 @@ def test_a_read_that_gets_no_answer_times_out_and_the_table_recovers(browser, ap
     ann, bob = Page(browser, f"{api_url}/#/"), Page(browser, f"{api_url}/#/")
     match_id = create_and_join(ann, bob)
     player, other = mover(ann, bob)
-    other.page.wait_for_function("document.getElementById('app').dataset.following === '1'")
+    other.await_following()
     held: list[Any] = []
 
     def hold_one_read(route: Any) -> None:
@@ -98,7 +98,7 @@ def test_a_table_comes_back_after_seconds_without_the_network(browser, api_url):
     ann, bob = Page(browser, f"{api_url}/#/"), Page(browser, f"{api_url}/#/")
     create_and_join(ann, bob)
     player, other = mover(ann, bob)
-    other.page.wait_for_function("document.getElementById('app').dataset.following === '1'")
+    other.await_following()
     other.page.route(re.compile(r".*/v1/.*"), lambda route: route.abort("internetdisconnected"))
     other.page.evaluate("window.dispatchEvent(new Event('offline'))")
     click(player, choose(player.actions(), player.best_discard()))

@@ -34,7 +34,7 @@ def created_from_the_lobby(browser: Any, api_url: str) -> tuple[Page, str]:
     ann.page.select_option("select[name=use-1]", "open")
     ann.page.click("form.create button[type=submit]")
     ann.page.wait_for_selector(".table-page[data-mode=seat] .table[data-phase=waiting]")
-    ann.page.wait_for_function("document.getElementById('app').dataset.following === '1'")
+    ann.await_following()
     return ann, ann.attribute(".table-page", "data-match") or ""
 
 

@@ -34,7 +34,7 @@ def seat_on_turn(browser: Any, api_url: str, variant: str) -> Page:
         fragment = urlencode({"seat": seat, "token": handed["token"], "name": handed["name"]})
         page = on_a_phone(browser, f"{api_url}/#/table/{match['id']}?{fragment}")
         page.page.wait_for_selector(".table-page[data-mode=seat] .table")
-        page.page.wait_for_function("document.getElementById('app').dataset.following === '1'")
+        page.await_following()
         if page.actions():
             return page
         page.page.close()

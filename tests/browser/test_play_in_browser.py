@@ -11,7 +11,7 @@ def run_page(browser: Any, page_origin: str, api_url: str) -> dict[str, Any]:
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto(f"{page_origin}/play.html?api={api_url}")
-    page.wait_for_function("window.result !== undefined", timeout=120_000)
+    page.wait_for_function("() => window.result !== undefined", timeout=120_000)
     result: dict[str, Any] = page.evaluate("window.result")
     page.close()
     assert "error" not in result, result.get("error")

@@ -36,6 +36,12 @@ class Page:
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.goto(url)
 
+    def await_following(self) -> None:
+        """Until the page follows its match live. A function, not an expression: Playwright
+        evaluates an expression anew at every poll, which the page's CSP forbids."""
+        self.page.wait_for_function(
+            "() => document.getElementById('app').dataset.following === '1'")
+
     def attribute(self, selector: str, name: str) -> str | None:
         return self.page.get_attribute(selector, name)
 
@@ -157,7 +163,7 @@ def test_two_pages_play_a_gin_hand_a_spectator_watches_and_the_replay_verifies_i
     match_id = create_and_join(ann, bob)
     watcher = Page(browser, f"{api_url}/#/watch/{match_id}")
     watcher.page.wait_for_selector(".table-page[data-mode=spectator] .table")
-    watcher.page.wait_for_function("document.getElementById('app').dataset.following === '1'")
+    watcher.await_following()
     renders_before = int(watcher.attribute(".board", "data-renders") or 0)
 
     played = play_until_complete(ann, bob, watcher, tmp_path)

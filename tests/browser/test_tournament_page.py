@@ -79,7 +79,8 @@ def test_the_tournament_page_follows_standings_rounds_and_a_players_tables(brows
     public = Page(browser, f"{api_url}/#/tournament/{tournament_id}")
     public.page.wait_for_selector(".tournament-page[data-status=running] .standings-table")
     public.page.wait_for_function(
-        "document.querySelectorAll('details.round[data-round=\"1\"] .watch-link').length === 2")
+        "() => document.querySelectorAll('details.round[data-round=\"1\"] .watch-link')"
+        ".length === 2")
     assert public.page.inner_text("h1") == "Browser cup"
     assert "round robin" in public.page.inner_text(".facts")
     assert "round 1" in public.page.inner_text(".tournament-head .status")
@@ -112,7 +113,7 @@ def test_the_tournament_page_follows_standings_rounds_and_a_players_tables(brows
     public.page.wait_for_selector("details.round[data-round='2'] .watch-link")
     assert public.page.locator("details.round[data-round='1'] [data-forfeit='1']").count() == 2
     public.page.wait_for_function(
-        "document.querySelector('tr[data-entrant=\"0\"] .points').textContent === '1'")
+        "() => document.querySelector('tr[data-entrant=\"0\"] .points').textContent === '1'")
     assert public.page.inner_text(".standings-table tr[data-entrant='1'] .points") == "0"
     ann_next = next(t for t in second["tables"] if ANN in [s["entrant"] for s in t["seats"]])
     player.page.wait_for_function(

@@ -70,7 +70,7 @@ def test_the_running_clock_turns_amber_then_red_warns_and_the_seat_forfeits(brow
     assert background(slow) == RED
     text = slow.page.text_content(".turn-clock") or ""
     assert text.endswith("seconds left: move, or you forfeit and lose the match"), text
-    slow.page.wait_for_function("window.tones >= 1", timeout=2000)
+    slow.page.wait_for_function("() => window.tones >= 1", timeout=2000)
     assert slow.page.title().startswith("⚠")
     other.page.wait_for_selector(".turn-clock[data-clock=warning]", timeout=2000)
     assert background(other) == RED
