@@ -98,10 +98,8 @@ class WorkIndex:
 
     def claim(self, kind: str, lease_s: float, limit: int = 100) -> tuple[float, list[str]]:
         """(lease, due match ids): each claimed until ``lease`` (epoch seconds)."""
-        now = self._clock()
-        lease = round(now + lease_s, 6)
-        due = self._claim(keys=[self.key(kind)], args=[repr(now), repr(lease), str(limit)])
-        return lease, [m.decode() if isinstance(m, bytes) else str(m) for m in due or []]
+        lease, args = self._claiming(lease_s, limit)
+        return lease, _ids(self._claim(keys=[self.key(kind)], args=args))
 
     def claim_each(self, lease_s: float, limit: int = 100) -> dict[str, tuple[float, list[str]]]:
         """``claim`` of every kind, in ``kinds``' order, in one round trip on a plain Redis
@@ -109,12 +107,15 @@ class WorkIndex:
         where the kinds' keys live in different slots."""
         if isinstance(self._client, RedisCluster):
             return {kind: self.claim(kind, lease_s, limit) for kind in self.kinds}
+        lease, args = self._claiming(lease_s, limit)
+        return {kind: (lease, _ids(due))
+                for kind, due in zip(self.kinds, self._claims(args), strict=True)}
+
+    def _claiming(self, lease_s: float, limit: int) -> tuple[float, list[str]]:
+        """The lease a claim made now gives, and the claim script's arguments."""
         now = self._clock()
         lease = round(now + lease_s, 6)
-        replies = self._claims([repr(now), repr(lease), str(limit)])
-        return {kind: (lease, [m.decode() if isinstance(m, bytes) else str(m)
-                               for m in due or []])
-                for kind, due in zip(self.kinds, replies, strict=True)}
+        return lease, [repr(now), repr(lease), str(limit)]
 
     def _claims(self, args: list[str]) -> list[list[bytes]]:
         replies = self._claim.many([([self.key(kind)], args) for kind in self.kinds])
@@ -171,3 +172,8 @@ class WorkIndex:
         if not first:
             return None
         return max(0.0, float(first[0][1]) - self._clock())
+
+
+def _ids(due: Sequence[bytes | str] | None) -> list[str]:
+    """Match ids as the claim script answered them (bytes, or str on a decoding client)."""
+    return [m.decode() if isinstance(m, bytes) else str(m) for m in due or []]
