@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from itertools import combinations, pairwise
 
 from domain.cards import JOKER, RANKS, SUITS, rank_of, suit_of
@@ -112,10 +113,31 @@ def laid_off(meld: Meld, card: str, represents: str | None = None) -> Meld | Non
     stands_for = represents if card == JOKER else card
     if stands_for is None or (card != JOKER and represents not in (None, card)):
         return None
+    if not _may_extend(meld, stands_for):
+        return None
     try:
         return declared(meld.cards + (card,), meld.represents + (stands_for,))
     except MeldError:
         return None
+
+
+def _may_extend(meld: Meld, stands_for: str) -> bool:
+    """Whether a card standing for ``stands_for`` could extend ``meld`` at all: the set's
+    rank in a suit it lacks, or the run's suit just below or above its ends.
+
+    A cheap necessary condition: asking for a lay-off of every card in hand onto every
+    meld on the table is the common question (legal actions, computer players), and
+    almost every answer is no. ``declared`` still decides the ones that pass.
+    """
+    if meld.kind == "set":
+        return (stands_for[0] == meld.represents[0][0]
+                and all(stands_for[1] != held[1] for held in meld.represents))
+    if stands_for[1] != meld.represents[0][1]:
+        return False
+    low = rank_of(meld.represents[0])
+    high = low + len(meld.represents) - 1
+    rank = rank_of(stands_for)
+    return rank in (low - 1, high + 1) or (rank == 0 and high + 1 == ACE_HIGH)
 
 
 def joker_readings(meld: Meld) -> tuple[str, ...]:
@@ -170,6 +192,13 @@ def hand_melds(hand: Sequence[str]) -> tuple[Meld, ...]:
     fill, never two side by side, fewer jokers than naturals). This is the list a seat
     picks new melds from; any disjoint choice of them may be laid down together.
     """
+    return _hand_melds(tuple(sorted(hand)))
+
+
+@lru_cache(maxsize=4096)
+def _hand_melds(hand: tuple[str, ...]) -> tuple[Meld, ...]:
+    """``hand_melds`` of a sorted hand: the same hand is asked about at every view and
+    every placement a computer player weighs, and melds are immutable."""
     counts = Counter(hand)
     jokers = counts.pop(JOKER, 0)
     naturals = set(counts)
@@ -201,12 +230,18 @@ def _sets(naturals: set[str], jokers: int) -> Iterable[Meld]:
 def _runs(naturals: set[str], jokers: int) -> Iterable[Meld]:
     for suit in SUITS:
         held = {p for p in range(ACE_HIGH + 1) if _run_card(p, suit) in naturals}
+        if len(held) < 2:  # a run needs more naturals than jokers, so two at least
+            continue
         for low in range(ACE_HIGH - 1):
-            for high in range(low + 2, min(low + len(RANKS), ACE_HIGH + 1)):
+            gaps: list[int] = []
+            for high in range(low, min(low + len(RANKS), ACE_HIGH + 1)):
+                if high not in held:
+                    gaps.append(high)
+                if len(gaps) > jokers:  # a longer span only has more gaps
+                    break
                 span = range(low, high + 1)
-                gaps = [p for p in span if p not in held]
                 count = len(span) - len(gaps)
-                if (len(gaps) > jokers or len(gaps) >= count
+                if (len(span) < 3 or len(gaps) >= count
                         or any(b - a == 1 for a, b in pairwise(gaps))):
                     continue
                 yield Meld("run", tuple(JOKER if p in gaps else _run_card(p, suit) for p in span),

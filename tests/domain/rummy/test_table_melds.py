@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+from itertools import combinations, product
+
 import pytest
 
 from domain.melds import Meld
@@ -11,6 +14,7 @@ from domain.table_melds import (
     declared,
     exchanged,
     hand_melds,
+    is_valid,
     joker_readings,
     laid_off,
 )
@@ -113,3 +117,56 @@ class TestCandidates:
         assert best.value == 52 and len(best.melds) == 2
         all_meld = best_opening("QH KH AH 7C 7D 7S".split())
         assert all_meld.value == 31  # a card must stay for the discard: only one meld goes
+
+
+CARDS = [rank + suit for rank in "A23456789TJQK" for suit in "CDHS"]
+
+
+def from_the_rules(hand: list[str]) -> set[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Every meld of ``hand`` by the definition alone, kept when there are jokers enough and
+    ``declared`` accepts it: each set of 3 or 4 suits of a rank, a joker for any of its
+    cards (the natural may be wanted elsewhere), and each stretch of a suit, ace low or
+    high, the hand's card where it holds one and a joker in each gap."""
+    jokers, found = hand.count("JK"), set()
+    candidates = []
+    for rank in "A23456789TJQK":
+        for size in (3, 4):
+            for suits in combinations("CDHS", size):
+                represents = [rank + suit for suit in suits]
+                for wild in product((False, True), repeat=size):
+                    cards = ["JK" if w else card for w, card in zip(wild, represents, strict=True)]
+                    candidates.append((cards, represents))
+    ranks = "A23456789TJQKA"
+    for suit in "CDHS":
+        for low in range(12):
+            for high in range(low + 2, min(low + 13, 14)):
+                represents = [ranks[p] + suit for p in range(low, high + 1)]
+                candidates.append(([c if c in hand else "JK" for c in represents], represents))
+    for cards, represents in candidates:
+        naturals = [card for card in cards if card != "JK"]
+        if (all(card in hand for card in naturals) and cards.count("JK") <= jokers
+                and is_valid(cards, represents)):
+            laid = declared(cards, represents)
+            found.add((laid.cards, laid.represents))
+    return found
+
+
+class TestAgainstTheDefinition:
+    """The shortcuts of the meld search and of lay-offs give what the rules alone give."""
+
+    @pytest.mark.parametrize("seed", range(40))
+    def test_a_hand_offers_exactly_the_melds_the_rules_allow(self, seed):
+        rng = random.Random(seed)
+        hand = rng.sample(CARDS * 2, rng.randint(6, 14)) + ["JK"] * rng.randint(0, 3)
+        found = {(m.cards, m.represents) for m in hand_melds(hand)}
+        assert found == from_the_rules(hand)
+
+    @pytest.mark.parametrize("seed", range(20))
+    def test_a_card_is_laid_off_exactly_when_the_grown_meld_is_valid(self, seed):
+        rng = random.Random(seed)
+        hand = rng.sample(CARDS, 12) + ["JK"] * rng.randint(0, 2)
+        for table_meld in hand_melds(hand):
+            for card in CARDS:
+                grown = (table_meld.cards + (card,), table_meld.represents + (card,))
+                expected = declared(*grown) if is_valid(*grown) else None
+                assert laid_off(table_meld, card) == expected, (table_meld, card)
