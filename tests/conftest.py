@@ -67,12 +67,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         parts = Path(str(item.fspath)).relative_to(ROOT / "tests").parts
         tier = TIERS.get(parts[0], "project") if len(parts) > 1 else "project"
         item.add_marker(tier)
-        if tier == "browser":  # one Chromium and one client server, in one xdist worker
-            item.add_marker(pytest.mark.xdist_group("browser"))
+        if tier in ("browser", "faults"):  # one Chromium, one fault harness: each in one worker
+            item.add_marker(pytest.mark.xdist_group(tier))
         callspec = getattr(item, "callspec", None)
         backend = callspec.params.get("redis_backend") if callspec is not None else None
         if backend in ("real_redis", "cluster"):
             item.add_marker(backend)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 def cannot_run(suite: str, why: str) -> NoReturn:

@@ -28,6 +28,8 @@ import pytest
 from tests.conftest import ROOT, gunicorn_argv, server_env, serving_api
 from tests.spec_check import spec
 
+pytestmark = pytest.mark.slow
+
 ADMIN = "schemathesis-admin"
 EXAMPLES = 40
 SEED = 12

@@ -16,8 +16,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import REAL_REDIS_URL, _delete_prefix, _real_redis, rq_left_as_found
 from tests.service.test_matches_api import DECK
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 ADMIN = "serve-test-admin"

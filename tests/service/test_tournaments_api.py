@@ -302,6 +302,7 @@ def deals(client: FlaskClient, match_id: str) -> dict[int, dict[str, Any]]:
     return {e["data"]["hand_number"]: e["data"] for e in events if e["type"] == "HandDealt"}
 
 
+@pytest.mark.slow
 class TestDuplicateDeals:
     def test_both_tables_get_identical_hands_with_the_seats_swapped(self, client):
         club = organiser(client, "club")
