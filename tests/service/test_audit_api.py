@@ -37,27 +37,29 @@ from tests.service.test_matches_api import act
 def play_out(client: FlaskClient, target: int = 60, entropy: str | None = "lucky 7",
              seed: int = 3) -> dict[str, Any]:
     """Create a gin match and play it to MatchCompleted: players knock when they may and
-    otherwise take the upcard or stock at random and throw a best discard."""
+    otherwise take the upcard or stock at random and throw a best discard.
+
+    Created over HTTP, played through the app's own use cases (the moves are not what
+    these tests check, the finished match is; ``tests/service/test_matches_api.py`` plays
+    over HTTP)."""
     players = [{"name": "Ann", "entropy": entropy}, {"name": "Bob"}]
     match = client.post("/v1/matches", json={"variant": "gin", "players": players,
                                              "options": {"target": target},
                                              "seed": f"audit-{seed}"}, headers=ADMIN_AUTH).json
+    wiring = client.application.extensions["rummy"]
     tokens = [s["token"] for s in match["seats"]]
     rng = random.Random(seed)
     for _ in range(3000):
-        public = client.get(f"/v1/matches/{match['id']}").json
+        public = wiring.queries.view(match["id"], None)
         if public["phase"] == "complete":
             return match
         seat = public["turn"]
-        view = client.get(f"/v1/matches/{match['id']}", headers=bearer(tokens[seat])).json
+        view = wiring.queries.view(match["id"], tokens[seat])
         actions = view["legal_actions"]
         enders = [a for a in actions if a["type"] in ("knock", "big_gin")]
         best = [a for a in actions if a["type"] == "discard"
                 and a["card"] in view.get("best_discard", {}).get("cards", ())]
-        action = (enders or best or [rng.choice(actions)])[0]
-        response = client.post(f"/v1/matches/{match['id']}/actions", json=action,
-                               headers=bearer(tokens[seat]))
-        assert response.status_code == 200, response.json
+        wiring.play.act(match["id"], tokens[seat], (enders or best or [rng.choice(actions)])[0])
     raise AssertionError("the match did not end")
 
 
