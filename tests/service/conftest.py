@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
@@ -58,3 +58,21 @@ def create(client: FlaskClient, deck: list[str] | None = None, players: int = 2,
     response = client.post("/v1/matches", json=body, headers=ADMIN_AUTH if deck else {})
     assert response.status_code == 201, response.json
     return response.json
+
+
+def play_to_the_end(client: FlaskClient, match: Mapping[str, Any],
+                    choose: Callable[[dict[str, Any]], dict[str, Any]], moves: int = 3000) -> None:
+    """Play ``match`` to its end through the app's own use cases, the seat to move taking
+    ``choose(its view)`` each time. For tests of what a finished match gives (audits,
+    duplicate deals), which need its moves made, not sent over HTTP: the HTTP path of
+    every action is tested on its own (test_matches_api.py, test_contract.py)."""
+    wiring = client.application.extensions["rummy"]
+    tokens = [seat["token"] for seat in match["seats"]]
+    for _ in range(moves):
+        public = wiring.queries.view(match["id"], None)
+        if public["phase"] == "complete":
+            return
+        seat = public["turn"]
+        wiring.play.act(match["id"], tokens[seat],
+                        choose(wiring.queries.view(match["id"], tokens[seat])))
+    raise AssertionError("the match did not end")

@@ -30,7 +30,7 @@ from service.adapters.jobs import REPLAYS
 from service.cli import main as rummy
 from service.config import Settings
 from service.usecases.audit import REPORT_TTL_S
-from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer, create
+from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer, create, play_to_the_end
 from tests.service.test_matches_api import act
 
 
@@ -39,28 +39,22 @@ def play_out(client: FlaskClient, target: int = 60, entropy: str | None = "lucky
     """Create a gin match and play it to MatchCompleted: players knock when they may and
     otherwise take the upcard or stock at random and throw a best discard.
 
-    Created over HTTP, played through the app's own use cases (the moves are not what
-    these tests check, the finished match is; ``tests/service/test_matches_api.py`` plays
-    over HTTP)."""
+    Created over HTTP, played through the app's use cases (``play_to_the_end``)."""
     players = [{"name": "Ann", "entropy": entropy}, {"name": "Bob"}]
     match = client.post("/v1/matches", json={"variant": "gin", "players": players,
                                              "options": {"target": target},
                                              "seed": f"audit-{seed}"}, headers=ADMIN_AUTH).json
-    wiring = client.application.extensions["rummy"]
-    tokens = [s["token"] for s in match["seats"]]
     rng = random.Random(seed)
-    for _ in range(3000):
-        public = wiring.queries.view(match["id"], None)
-        if public["phase"] == "complete":
-            return match
-        seat = public["turn"]
-        view = wiring.queries.view(match["id"], tokens[seat])
+
+    def choose(view: dict[str, Any]) -> dict[str, Any]:
         actions = view["legal_actions"]
         enders = [a for a in actions if a["type"] in ("knock", "big_gin")]
         best = [a for a in actions if a["type"] == "discard"
                 and a["card"] in view.get("best_discard", {}).get("cards", ())]
-        wiring.play.act(match["id"], tokens[seat], (enders or best or [rng.choice(actions)])[0])
-    raise AssertionError("the match did not end")
+        return (enders or best or [rng.choice(actions)])[0]
+
+    play_to_the_end(client, match, choose)
+    return match
 
 
 def export(client: FlaskClient, match_id: str, headers: dict[str, str] | None = None

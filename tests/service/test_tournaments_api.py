@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.builders import prepared_deck
-from tests.service.conftest import ADMIN_AUTH, bearer
+from tests.service.conftest import ADMIN_AUTH, bearer, play_to_the_end
 from tests.service.test_no_server_errors import FUZZ, any_text, check, fuzzed, json_values
 
 LOOSE = "2C 7C 3D 5D 9D JD 6H QH 8S KS"
@@ -280,21 +280,16 @@ def play_deterministically(client: FlaskClient, match: dict[str, Any]) -> None:
     """To the end, every seat choosing by its own view alone: knock when it may, else the
     best discard, else draw from the stock (or pass the upcard). Mirrored seats at two
     duplicate tables therefore play alike."""
-    url = f"/v1/matches/{match['id']}"
-    for _ in range(2000):
-        public = client.get(url).json
-        if public["phase"] == "complete":
-            return
-        seat = public["turn"]
-        view = client.get(url, headers=bearer(match["seats"][seat]["token"])).json
+
+    def choose(view: dict[str, Any]) -> dict[str, Any]:
         legal = view["legal_actions"]
         best = view.get("best_discard", {}).get("cards", ())
-        choice = ([a for a in legal if a["type"] in ("knock", "big_gin")]
-                  or [a for a in legal if a["type"] == "discard" and a["card"] in best]
-                  or [a for a in legal if a.get("source") == "stock" or a["type"] == "pass"]
-                  or legal)
-        act(client, match, seat, choice[0])
-    raise AssertionError("the match did not end")
+        return ([a for a in legal if a["type"] in ("knock", "big_gin")]
+                or [a for a in legal if a["type"] == "discard" and a["card"] in best]
+                or [a for a in legal if a.get("source") == "stock" or a["type"] == "pass"]
+                or legal)[0]
+
+    play_to_the_end(client, match, choose, moves=2000)
 
 
 def deals(client: FlaskClient, match_id: str) -> dict[int, dict[str, Any]]:
