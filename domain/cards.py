@@ -18,10 +18,17 @@ class CardError(ValueError):
     """Raised for text that is not a card code."""
 
 
+_RANK_INDEX = {rank: i for i, rank in enumerate(RANKS)}
+_SUIT_INDEX = {suit: i for i, suit in enumerate(SUITS)}
+_CANONICAL = frozenset([rank + suit for rank in RANKS for suit in SUITS] + [JOKER])
+
+
 def parse_card(text: str) -> str:
     """Return the canonical code for ``text``; accepts ``10D`` and lower case."""
     if not isinstance(text, str):
         raise CardError(f"not a card code: {text!r}")
+    if text in _CANONICAL:  # the common case: the solver and bots pass codes they made
+        return text
     code = text.strip().upper()
     if code.startswith("10"):
         code = "T" + code[2:]
@@ -43,12 +50,18 @@ def is_joker(card: str) -> bool:
 
 def rank_of(card: str) -> int:
     """0 for an ace up to 12 for a king."""
-    return RANKS.index(card[0])
+    try:
+        return _RANK_INDEX[card[0]]
+    except KeyError:
+        raise ValueError(f"no rank in {card!r}") from None
 
 
 def suit_of(card: str) -> int:
     """Index into ``SUITS`` (C, D, H, S)."""
-    return SUITS.index(card[1])
+    try:
+        return _SUIT_INDEX[card[1]]
+    except KeyError:
+        raise ValueError(f"no suit in {card!r}") from None
 
 
 def card_index(card: str) -> int:
