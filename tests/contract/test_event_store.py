@@ -336,6 +336,43 @@ def test_any_json_payload_round_trips_with_a_valid_hash(
     _assert_chain(store.read(match_id))
 
 
+_FRESH = "0123456789abcdef" * 2
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(command_id=st.one_of(st.text(min_size=1), st.text().map(lambda head: f"{head}:{_FRESH}")),
+       command=st.dictionaries(st.text(), json_values, max_size=3))
+def test_any_command_id_and_command_round_trip_with_a_valid_hash(
+    store: RedisEventStore, command_id: str, command: dict[str, Any]
+) -> None:
+    """The command id and the command are stored shorter (a fresh id's hex, the commonest
+    JSON pieces as control characters) and read back as they were sent."""
+    match_id = uuid.uuid4().hex
+    store.create(match_id, _events("A"), {})
+    appended = store.append(match_id, 1, _events("B", "C"), command_id=command_id,
+                            command=command).events
+    read = store.read(match_id, after=1)
+    assert read == list(appended)
+    assert [(e.command_id, e.command) for e in read] == [(command_id, command),
+                                                         (command_id, None)]
+
+
+@pytest.mark.parametrize("command_id", [
+    f"seat1:{_FRESH}", f"create:{_FRESH}", f"job:scoring:{_FRESH}", f"seat0:{_FRESH.upper()}",
+    "~seat1:AAAA", "=x", "~", "job:scoring:21", f"{_FRESH}", f":{_FRESH}"])
+def test_command_ids_of_every_shape_read_back(store: RedisEventStore, command_id: str) -> None:
+    action = {"action": {"source": "discard", "type": "draw"}, "seat": 1}
+    store.create("m1", [NewEvent("CardDrawn", {"card": "QH", "seat": 1, "source": "discard"})],
+                 {}, command_id=command_id)
+    store.append("m1", 1, _events("B"), command_id=command_id, command=action)
+    first, second = store.read("m1")
+    assert (first.command_id, second.command_id, second.command) == (
+        command_id, command_id, action)
+    _assert_chain([first])
+
+
 def test_decode_responses_client_reads_the_same_events(
     store: RedisEventStore,
     other_store: OtherStore,
