@@ -142,9 +142,9 @@ class Presence:
                  metrics: Metrics = UNMEASURED) -> None:
         """``key_of(match_id, suffix)``: the store's per-match key (same hash tag);
         ``clock``: the wall clock the seen times are in (the one lobby records are);
-        ``events``: the store, whose events key, first entry and decoding of a read
-        ``with_events`` uses (``with_events``, which counts its reads in ``metrics`` as
-        the store's own)."""
+        ``events``: the store (its events key, the first entry a read asks for, and the
+        decoding of what it read) for ``with_events``, which counts its reads in
+        ``metrics`` as the store's own."""
         self._client = client
         self._key = key_of
         self._events = events
