@@ -14,8 +14,8 @@ match lives in one Redis Cluster slot and one Lua script can touch them all:
   (the genesis hash before version 1), so a read from version n+1 fetches entry n too
   (``read_from``, ``decode_after``), and the stream hub's entries chain from the hashes
   this process last read or wrote (``decode``). Readers see hex hashes, float times and
-  the previous hash exactly as before; only the stored bytes changed (about 190-210 an
-  event against about 410). Entries of the first form (every field spelled out, ``prev``
+  the previous hash exactly as before; only the stored bytes changed (181-194 an
+  event against 395-429). Entries of the first form (every field spelled out, ``prev``
   and ``hash`` in hex, ``ts`` a float's repr, ``cmd`` and ``command`` absent when none)
   still read as written: the ``prev`` field tells them apart.
 - ``{prefix}:{<match_id>}:meta`` hash: caller metadata plus the head of the chain
