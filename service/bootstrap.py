@@ -297,7 +297,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     else:
         work = QueuedWork(JobQueue(job_client, prefix, TIME_LIMIT_S), index, clock)
     live = LiveStreams(store, Presence(client, store.key, clock=clock,
-                                       events=(store.events_key, store.decode),
+                                       events=store,
                                        metrics=metrics),
                        StreamHub(client, f"{prefix}:hub:{uuid.uuid4().hex}",
                                  idle_ms=block_slice_ms(client), metrics=metrics))

@@ -419,8 +419,8 @@ class EventStore(Protocol):
     def events_key(self, match_id: str) -> str:
         """The stream key of the match's events (what a fan-out follows)."""
 
-    def decode(self, entry_id: str, fields: Mapping[Any, Any]) -> StoredEvent:
-        """An events-key entry as a fan-out delivered it."""
+    def decode(self, match_id: str, entry_id: str, fields: Mapping[Any, Any]) -> StoredEvent:
+        """An entry of the match's events key as a fan-out delivered it."""
 
 
 class SnapshotStore(Protocol):

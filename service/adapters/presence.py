@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import redis
 from redis.cluster import RedisCluster
@@ -121,19 +121,30 @@ def _translated(method: Callable[..., T]) -> Callable[..., T]:
     return wrapped
 
 
+class EventReads(Protocol):
+    """How the event store reads a match's events (``RedisEventStore``), which ``with_events``
+    reads beside the presence keys."""
+
+    def events_key(self, match_id: str) -> str: ...
+
+    def first_entry(self, after: int) -> str: ...
+
+    def decode_read(self, match_id: str, after: int,
+                    entries: Sequence[Any]) -> list[StoredEvent]: ...
+
+
 class Presence:
     """Reads and writes a match's presence keys (see the module docstring)."""
 
     def __init__(self, client: redis.Redis, key_of: Any, ttl_ms: int = TTL_MS,
                  clock: Callable[[], float] = time.time,
-                 events: tuple[Callable[[str], str],
-                               Callable[[Any, Mapping[Any, Any]], StoredEvent]] | None = None,
+                 events: EventReads | None = None,
                  metrics: Metrics = UNMEASURED) -> None:
         """``key_of(match_id, suffix)``: the store's per-match key (same hash tag);
         ``clock``: the wall clock the seen times are in (the one lobby records are);
-        ``events``: the store's events key of a match and its reading of an entry, as the
-        stream hub reads them (``with_events``, which counts its reads in ``metrics`` as
-        the store's own)."""
+        ``events``: the store (its events key, the first entry a read asks for, and the
+        decoding of what it read) for ``with_events``, which counts its reads in
+        ``metrics`` as the store's own."""
         self._client = client
         self._key = key_of
         self._events = events
@@ -248,15 +259,15 @@ class Presence:
         Redis Cluster one call each (``refresh``: no scripts in a cluster pipeline)."""
         if self._events is None:
             raise TypeError("with_events needs the store's events key and decoding")
-        key_of_events, decode = self._events
-        events_key, first = key_of_events(match_id), f"{max(after, 0) + 1}-0"
+        store = self._events
+        events_key, first = store.events_key(match_id), store.first_entry(after)
         self._metrics.store_round_trip("matches", "read")
         if isinstance(self._client, RedisCluster):
             entries = self._client.xrange(events_key, first, "+")
             now = _presence_now(*self._read(keys=self._presence_keys(match_id)))
         else:
             entries, now = self._events_and_presence(events_key, first, match_id)
-        return [decode(entry_id, fields or {}) for entry_id, fields in entries or []], now
+        return store.decode_read(match_id, max(after, 0), entries or []), now
 
     def _events_and_presence(self, events_key: str, first: str,
                              match_id: str) -> tuple[Any, PresenceNow]:

@@ -4,9 +4,20 @@ Key layout (docs/architecture.md "Events and the store"), hash-tagged by match i
 match lives in one Redis Cluster slot and one Lua script can touch them all:
 
 - ``{prefix}:{<match_id>}:events`` stream; entry id ``<version>-0``, so XRANGE by version and
-  SSE ``Last-Event-ID`` map directly onto it. Fields: type, schema, data (JSON), cmd (absent
-  when there is no command id), ts, prev, hash, command (JSON; the seat's action, on the
-  first event it caused). The hash is ``domain.chain.event_hash``.
+  SSE ``Last-Event-ID`` map directly onto it. Every entry has the same seven fields, so
+  Redis keeps their names once per stream node: type, schema, data (canonical JSON), ts
+  (integer milliseconds), hash (``domain.chain.event_hash``, 43 characters of base64),
+  cmd (the command id; empty when none) and command (the seat's action as canonical JSON,
+  on the first event it caused; else empty). Data and command keep their commonest pieces
+  as one control character each, and a fresh command id its hex as base64
+  (``entry_fields``). The previous hash is not stored: it is the hash of the entry before
+  (the genesis hash before version 1), so a read from version n+1 fetches entry n too
+  (``read_from``, ``decode_after``), and the stream hub's entries chain from the hashes
+  this process last read or wrote (``decode``). Readers see hex hashes, float times and
+  the previous hash exactly as before; only the stored bytes changed (181-194 an
+  event against 395-429). Entries of the first form (every field spelled out, ``prev``
+  and ``hash`` in hex, ``ts`` a float's repr, ``cmd`` and ``command`` absent when none)
+  still read as written: the ``prev`` field tells them apart.
 - ``{prefix}:{<match_id>}:meta`` hash: caller metadata plus the head of the chain
   (``_version``, ``_last_hash``) that the append script checks, and the nonce of the
   append that wrote it (``_last_append``: an append sent twice answers as the first).
@@ -26,11 +37,16 @@ embedded mode deletes, whole finished matches (service/adapters/retention.py).
 
 from __future__ import annotations
 
+import binascii
+import functools
 import json
+import re
 import secrets
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from json.scanner import make_scanner
 from typing import Any, cast
 
 import redis
@@ -78,6 +94,8 @@ _CLAIM = "claim:"
 # redis-py 8 defaults socket_timeout to 5 s and retries a timed-out read, so one XREAD BLOCK
 # longer than the socket timeout hangs and then fails. wait() blocks in slices below both.
 _MAX_BLOCK_SLICE_MS = 1000
+_REMEMBERED = 8192
+"""Entries' hashes a store keeps (``_remember``): a few of each match followed here."""
 
 
 
@@ -124,6 +142,8 @@ def _chain(
     canonical JSON that is hashed is the one stored (encoded once: a worker appends a
     whole deck with every hand it deals).
     """
+    if command_id == "":
+        raise ValueError("a command id is None or a non-empty string (empty is stored as none)")
     chained, argv = [], []
     for offset, event in enumerate(events, start=1):
         _check_new_event(event)
@@ -143,37 +163,245 @@ def _chain(
     return _Chained(chained, argv)
 
 
+_ENTRY_FIELDS = 7
+"""Every entry written has the same fields in the same order, so the stream's listpack
+stores their names once per node (an entry whose fields equal its node's first entry's
+is flagged and written without them)."""
+
+
 def _encoded(event: StoredEvent, data_json: str, command_json: str | None) -> list[str]:
     """One event in the script's ARGV layout: id, field count, field/value pairs."""
-    fields = [
-        "type", event.type,
-        "schema", str(event.schema),
-        "data", data_json,
-        "ts", repr(event.ts),
-        "prev", event.prev_hash,
-        "hash", event.hash,
-    ]  # fmt: skip
-    if event.command_id is not None:
-        fields += ["cmd", event.command_id]
-    if command_json is not None:
-        fields += ["command", command_json]
-    return [f"{event.version}-0", str(len(fields) // 2), *fields]
+    fields = entry_fields(event, data_json, command_json)
+    return [f"{event.version}-0", str(_ENTRY_FIELDS),
+            *(item for pair in fields.items() for item in pair)]
 
 
-def _decode(entry_id: Any, raw: Mapping[Any, Any]) -> StoredEvent:
-    """Rebuild a StoredEvent from one XRANGE entry."""
-    fields = {_text(key): _text(value) for key, value in raw.items()}
+def entry_fields(event: StoredEvent, data_json: str | None = None,
+                 command_json: str | None = None) -> dict[str, str]:
+    """The stream entry's fields of an event (its data and command as canonical JSON when
+    the caller has them already).
+
+    What can be derived is not stored: the previous hash is the previous entry's hash
+    (the first event's is the genesis hash). The hash is kept as base64, the time as
+    integer milliseconds, the command id shorter (``_stored_command_id``), the data and
+    the command with their commonest pieces one character each (``_FRAGMENTS``); an
+    absent command id or command is an empty string."""
+    if data_json is None:
+        data_json = canonical_json(event.data)
+    if command_json is None and event.command is not None:
+        command_json = canonical_json(event.command)
+    return {
+        "type": event.type,
+        "schema": str(event.schema),
+        "data": _packed_json(data_json),
+        "ts": _stored_ts(event.ts),
+        "hash": _short_hash(event.hash),
+        "cmd": _stored_command_id(event.command_id),
+        "command": _packed_json(command_json or ""),
+    }
+
+
+_FRAGMENTS = (
+    ',"seat":',
+    '{"card":"',
+    '{"action":',
+    ',"type":"',
+    'discard"',
+    ',"source":"',
+    '{"source":"',
+    ',"represents":[',
+    '"cards":[',
+    'draw"}',
+    'stock"',
+    ',"kind":"',
+    '],"depth":',
+    ',"meld":',
+    ',"represents":"',
+    ',"unmatched":[',
+    ',"result":{',
+    '],"id":',
+    ',"points":',
+    '{"deadwood":',
+    '{"melds":[',
+    ',"result":"',
+    'run"',
+    ',"defender_deadwood":',
+    '],"layoffs":[',
+    'lay_off"}',
+    ',"knocker_deadwood":',
+    'set"',
+    '"melds":[',
+    ',"hand_number":',
+    ']}],"opening":',
+)
+"""The commonest pieces of the events' canonical JSON (data and commands), measured on
+played matches of every variant; each is stored as one control character, ``chr(1)`` for
+the first. Canonical JSON escapes every control character, so none stands for itself and
+the substitution is undone exactly. The table is part of the stored form: a different one
+would be a new form, told apart by new field names."""
+_EXPAND = {index: fragment for index, fragment in enumerate(_FRAGMENTS, start=1)}
+
+
+def _packed_json(canonical: str) -> str:
+    """Canonical JSON with each of ``_FRAGMENTS`` replaced by its control character."""
+    for index, fragment in enumerate(_FRAGMENTS, start=1):
+        if fragment in canonical:
+            canonical = canonical.replace(fragment, chr(index))
+    return canonical
+
+
+@functools.lru_cache(maxsize=4096)
+def _unpacked_json(stored: str) -> str:
+    """``_packed_json`` undone. Kept for the strings seen last: a move's data and command
+    recur across matches (a card drawn from the stock by seat 1), and a hit costs a tenth
+    of the translation."""
+    return stored.translate(_EXPAND)
+
+
+_HEX_ID = re.compile(r"(.*):([0-9a-f]{32})", re.DOTALL)
+
+
+def _stored_command_id(command_id: str | None) -> str:
+    """A command id as stored: empty for none; an id that ends in 32 lowercase hex digits
+    (a fresh id's uuid) marked ``~`` with them as 22 base64 characters; an id that
+    starts with a marker (``~``, ``=``) escaped with ``=``; any other as it is."""
+    if command_id is None:
+        return ""
+    hex_id = _HEX_ID.fullmatch(command_id)
+    if hex_id is not None:
+        short = binascii.b2a_base64(bytes.fromhex(hex_id[2]), newline=False).decode()[:22]
+        return f"~{hex_id[1]}:{short}"
+    return "=" + command_id if command_id[:1] in ("~", "=") else command_id
+
+
+def _read_command_id(stored: str) -> str | None:
+    """The command id ``_stored_command_id`` kept."""
+    if not stored:
+        return None
+    if stored[0] == "~":
+        prefix, _, short = stored[1:].rpartition(":")
+        return f"{prefix}:{binascii.a2b_base64(short + '==').hex()}"
+    return stored[1:] if stored[0] == "=" else stored
+
+
+def _stored_ts(ts: float) -> str:
+    """Integer milliseconds when they give back exactly this float (the store's clock
+    rounds to the millisecond, so always for its own events), else the float's repr."""
+    millis = round(ts * 1000)
+    return str(millis) if millis / 1000 == ts else repr(ts)
+
+
+def _read_ts(stored: str) -> float:
+    """The float ``_stored_ts`` kept: a repr has a dot or an exponent, an int never."""
+    try:
+        return int(stored) / 1000
+    except ValueError:
+        return float(stored)
+
+
+def _short_hash(hex_hash: str) -> str:
+    """The 32 bytes of a SHA-256 hex digest as 43 characters of unpadded base64 (the
+    standard alphabet: binascii reads it back fastest)."""
+    return binascii.b2a_base64(bytes.fromhex(hex_hash), newline=False).decode()[:43]
+
+
+def _hex_hash(stored: str) -> str:
+    """A stored hash as the hex every reader sees (entries written before the short form
+    hold the hex itself)."""
+    if len(stored) == 64:
+        return stored
+    return binascii.a2b_base64(stored + "=").hex()
+
+
+def _fields(raw: Mapping[Any, Any]) -> dict[str, str]:
+    """An entry's fields as text. A client that does not decode replies gives bytes only:
+    those are decoded inline, which halves the cost of reading a long log."""
+    if raw and isinstance(next(iter(raw)), bytes):
+        return {key.decode(): value.decode() for key, value in raw.items()}
+    return {_text(key): _text(value) for key, value in raw.items()}
+
+
+def _entry_version(entry_id: Any) -> int:
+    return int(_text(entry_id).split("-", 1)[0])
+
+
+_SCAN: Callable[[str, int], tuple[Any, int]] = make_scanner(
+    cast(Any, json.JSONDecoder()))  # typeshed types the argument as the scanner itself
+
+
+def _json(text: str) -> Any:
+    """``json.loads`` of the store's own JSON, by the C scanner ``json.loads`` ends in: its
+    checks and whitespace handling cost twice the parse on an event's short data. Text the
+    scanner does not read whole goes to ``json.loads``, which refuses it as before."""
+    try:
+        value, end = _SCAN(text, 0)
+    except StopIteration:
+        return json.loads(text)
+    return value if end == len(text) else json.loads(text)
+
+
+def _decode(entry_id: Any, fields: Mapping[str, str], prev_hash: str) -> StoredEvent:
+    """Rebuild a StoredEvent from one entry's fields; ``prev_hash`` is the hash of the
+    entry before it, which entries in the compact form do not repeat. Entries written
+    before it (they hold a ``prev`` field) are read as they were written."""
+    if "prev" in fields:
+        return _decode_verbose(entry_id, fields)
+    command = fields["command"]
     return StoredEvent(
-        version=int(_text(entry_id).split("-", 1)[0]),
+        version=_entry_version(entry_id),
         type=fields["type"],
         schema=int(fields["schema"]),
-        data=json.loads(fields["data"]),
+        data=_json(_unpacked_json(fields["data"])),
+        command_id=_read_command_id(fields["cmd"]),
+        ts=_read_ts(fields["ts"]),
+        prev_hash=prev_hash,
+        hash=_hex_hash(fields["hash"]),
+        command=_json(_unpacked_json(command)) if command else None,
+    )
+
+
+def _decode_verbose(entry_id: Any, fields: Mapping[str, str]) -> StoredEvent:
+    """An entry of the first form: every field spelled out, ``prev`` and ``hash`` in hex,
+    ``ts`` a float's repr, ``cmd`` and ``command`` absent when there were none."""
+    return StoredEvent(
+        version=_entry_version(entry_id),
+        type=fields["type"],
+        schema=int(fields["schema"]),
+        data=_json(fields["data"]),
         command_id=fields.get("cmd"),
         ts=float(fields["ts"]),
         prev_hash=fields["prev"],
         hash=fields["hash"],
-        command=json.loads(fields["command"]) if "command" in fields else None,
+        command=_json(fields["command"]) if "command" in fields else None,
     )
+
+
+def decode_after(after: int, entries: Sequence[Any]) -> list[StoredEvent]:
+    """The events of an XRANGE that started at version ``after`` itself (``read_from``):
+    that entry only lends its hash, the previous hash of the first event returned. From
+    version 1 (``after`` 0) the chain starts at the genesis hash."""
+    return _decoded_after(after, entries)[0]
+
+
+def _decoded_after(after: int, entries: Sequence[Any]) -> tuple[list[StoredEvent], str | None]:
+    """``decode_after``'s events, and the hash of the last entry read (None: none read)."""
+    prev_hash, last_hash = GENESIS_HASH, None
+    events: list[StoredEvent] = []
+    for entry_id, raw in entries:
+        fields = _fields(raw or {})
+        if _entry_version(entry_id) <= after:
+            prev_hash = last_hash = _hex_hash(fields["hash"])
+            continue
+        event = _decode(entry_id, fields, prev_hash)
+        events.append(event)
+        prev_hash = last_hash = event.hash
+    return events, last_hash
+
+
+def read_from(after: int) -> str:
+    """The first entry id to read for the events after version ``after``: the entry at
+    ``after`` too, whose hash the next event's previous hash is (``decode_after``)."""
+    return f"{max(after, 1)}-0"
 
 
 def _caller_meta(raw: Mapping[Any, Any] | None) -> dict[str, str] | None:
@@ -220,6 +448,8 @@ class RedisEventStore:
         self._rotate_script = SlotMoveScript(client, scripts.ROTATE, acks)
         self._leave_script = SlotMoveScript(client, scripts.LEAVE, acks)
         self._abandon_script = SlotMoveScript(client, scripts.ABANDON, acks)
+        self._recent: dict[tuple[str, int], str] = {}
+        self._recent_lock = threading.Lock()
 
     # -- keys -------------------------------------------------------------------------------
 
@@ -246,9 +476,62 @@ class RedisEventStore:
 
     # -- writes -----------------------------------------------------------------------------
 
-    def decode(self, entry_id: str, fields: Mapping[Any, Any]) -> StoredEvent:
-        """An events-key entry as the stream hub delivered it."""
-        return decode_entry(entry_id, fields)
+    def decode(self, match_id: str, entry_id: str, fields: Mapping[Any, Any]) -> StoredEvent:
+        """An events-key entry as the stream hub delivered it. Its previous hash is the
+        hash of the entry before it, which this process has nearly always just read or
+        written (``_remember``); else it reads that one entry."""
+        found = _fields(fields)
+        version = _entry_version(entry_id)
+        if "prev" in found:
+            event = _decode_verbose(entry_id, found)
+        else:
+            event = _decode(entry_id, found, self._hash_before(match_id, version))
+        self._remember(match_id, [(event.version, event.hash)])
+        return event
+
+    @staticmethod
+    def first_entry(after: int) -> str:
+        """The first entry id a read of the events after ``after`` asks for (``read_from``)."""
+        return read_from(after)
+
+    def decode_read(self, match_id: str, after: int, entries: Sequence[Any]) -> list[StoredEvent]:
+        """The events after ``after`` of an XRANGE from ``read_from(after)`` (the stream
+        hub's first read of a match goes through here too)."""
+        events, last_hash = _decoded_after(after, entries)
+        if last_hash is not None:
+            self._remember(match_id, [(_entry_version(entries[-1][0]), last_hash)])
+        return events
+
+    def _hash_before(self, match_id: str, version: int) -> str:
+        """The hash of the entry before ``version``, remembered or read."""
+        if version <= 1:
+            return GENESIS_HASH
+        with self._recent_lock:
+            known = self._recent.get((match_id, version - 1))
+        if known is not None:
+            return known
+        entry = f"{version - 1}-0"
+        self._trip("read")
+        entries = self._client.xrange(self._key(match_id, "events"), entry, entry) or []
+        if not entries:
+            raise StoreError(f"match {match_id!r} has no event {version - 1} before {version}")
+        return _hex_hash(_fields(entries[0][1] or {})["hash"])
+
+    def _wrote(self, match_id: str, stored: Sequence[StoredEvent]) -> None:
+        """Remember what an append wrote, and the hash it chained from: the stream hub
+        delivers those entries to this process's streams next."""
+        if stored:
+            self._remember(match_id, [(stored[0].version - 1, stored[0].prev_hash),
+                                      *((event.version, event.hash) for event in stored)])
+
+    def _remember(self, match_id: str, hashes: Sequence[tuple[int, str]]) -> None:
+        """Keep the newest entries' hashes read or written here, which the stream hub's
+        next entries of the match chain from (a bounded, first-in first-out memory)."""
+        with self._recent_lock:
+            for version, digest in hashes:
+                self._recent[(match_id, version)] = digest
+            while len(self._recent) > _REMEMBERED:
+                del self._recent[next(iter(self._recent))]
 
     def answers(self) -> bool:
         """Whether Redis answers (readiness; ``unready`` says why not)."""
@@ -299,6 +582,7 @@ class RedisEventStore:
         # Derived index, outside the per-match script (cluster-safe); rebuildable if lost.
         self._trip("index")
         self._client.zadd(self._index_key(), {match_id: now})
+        self._wrote(match_id, stored)
         return AppendResult(version=len(stored), events=tuple(stored))
 
     def claim_seat(
@@ -337,6 +621,7 @@ class RedisEventStore:
         if status == STARTED:
             self._trip("index")
             self._client.zadd(self._index_key(), {match_id: stored[0].ts if stored else 0})
+            self._wrote(match_id, stored)
             return SeatClaim(status, version=len(stored), events=tuple(stored))
         if status == EXISTS:
             raise MatchExists(match_id)
@@ -463,8 +748,8 @@ class RedisEventStore:
         last_hash = self._client.hget(meta_key, _LAST_HASH_FIELD)
         return GENESIS_HASH if last_hash is None else _text(last_hash)
 
-    @staticmethod
     def _append_outcome(
+        self,
         match_id: str,
         expected_version: int,
         idempotency_key: str | None,
@@ -474,6 +759,7 @@ class RedisEventStore:
         """Turn the script's status code into a result or the matching StoreError."""
         status = int(reply[0])
         if status == OK:
+            self._wrote(match_id, stored)
             return AppendResult(version=int(reply[1]), events=tuple(stored))
         if status == REPLAYED:
             return AppendResult(version=int(reply[1]), events=(), replayed=True)
@@ -490,13 +776,13 @@ class RedisEventStore:
 
     def read(self, match_id: str, after: int = 0, until: int | None = None) -> list[StoredEvent]:
         """Events with after < version <= until (to the end when until is None)."""
-        low = max(after, 0) + 1
-        if until is not None and until < low:
+        after = max(after, 0)
+        if until is not None and until <= after:
             return []
         high = "+" if until is None else f"{until}-0"
         self._trip("read")
-        entries = self._client.xrange(self._key(match_id, "events"), f"{low}-0", high) or []
-        return [_decode(entry_id, fields or {}) for entry_id, fields in entries]
+        entries = self._client.xrange(self._key(match_id, "events"), read_from(after), high)
+        return self.decode_read(match_id, after, entries or [])
 
     def meta(self, match_id: str) -> dict[str, str] | None:
         """Caller metadata of a match (store-internal fields left out); None when unknown."""
@@ -513,15 +799,14 @@ class RedisEventStore:
             for reading in reads:
                 if reading.with_meta:
                     pipe.hgetall(self._key(reading.match_id, "meta"))
-                pipe.xrange(self._key(reading.match_id, "events"), f"{max(reading.after, 0) + 1}-0")
+                pipe.xrange(self._key(reading.match_id, "events"), read_from(reading.after))
             self._trip("read_many")
             replies = iter(pipe.execute())
         loaded = []
         for reading in reads:
             meta = _caller_meta(next(replies)) if reading.with_meta else None
-            entries = next(replies) or []
-            loaded.append(Loaded([_decode(entry_id, fields or {}) for entry_id, fields in entries],
-                                 meta))
+            events = self.decode_read(reading.match_id, max(reading.after, 0), next(replies) or [])
+            loaded.append(Loaded(events, meta))
         return loaded
 
     def add_meta(self, match_id: str, fields: Mapping[str, str]) -> None:
@@ -594,11 +879,6 @@ class RedisEventStore:
 
 def _reply_args(reply: LobbyReply | None) -> list[str]:
     return ["", ""] if reply is None else [reply.field, reply.fingerprint]
-
-
-def decode_entry(entry_id: Any, fields: Mapping[Any, Any]) -> StoredEvent:
-    """A stored event from an entry another reader fetched (the stream hub's XREAD)."""
-    return _decode(entry_id, fields)
 
 
 def block_slice_ms(client: redis.Redis) -> int:

@@ -115,7 +115,7 @@ class LiveStreams:
             events_key, f"{after}-0",
             read=lambda position: [(f"{event.version}-0", event) for event in
                                    self.store.read(match_id, entry_order(position)[0])],
-            decode=lambda entry, fields: self._decoded(events_key, entry, fields))
+            decode=lambda entry, fields: self._decoded(match_id, events_key, entry, fields))
         follower: Follower[StoredEvent] | None = None
         try:
             if member is not None:
@@ -165,11 +165,11 @@ class LiveStreams:
                 if message is not None:
                     yield message
 
-    def _decoded(self, key: str, entry_id: str, fields: Any) -> StoredEvent:
+    def _decoded(self, match_id: str, key: str, entry_id: str, fields: Any) -> StoredEvent:
         """An entry the hub delivered, decoded once in this process for all its streams."""
         found = self._decoded_events.get((key, entry_id))
         if found is None:
-            found = self.store.decode(entry_id, fields)
+            found = self.store.decode(match_id, entry_id, fields)
             self._decoded_events[(key, entry_id)] = found
             if len(self._decoded_events) > _RENDERED:
                 self._decoded_events.popitem(last=False)

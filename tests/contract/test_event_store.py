@@ -7,6 +7,7 @@ fixture's prefix, so the real server is left as found.
 
 from __future__ import annotations
 
+import json
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -335,6 +336,43 @@ def test_any_json_payload_round_trips_with_a_valid_hash(
     _assert_chain(store.read(match_id))
 
 
+_FRESH = "0123456789abcdef" * 2
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(command_id=st.one_of(st.text(min_size=1), st.text().map(lambda head: f"{head}:{_FRESH}")),
+       command=st.dictionaries(st.text(), json_values, max_size=3))
+def test_any_command_id_and_command_round_trip_with_a_valid_hash(
+    store: RedisEventStore, command_id: str, command: dict[str, Any]
+) -> None:
+    """The command id and the command are stored shorter (a fresh id's hex, the commonest
+    JSON pieces as control characters) and read back as they were sent."""
+    match_id = uuid.uuid4().hex
+    store.create(match_id, _events("A"), {})
+    appended = store.append(match_id, 1, _events("B", "C"), command_id=command_id,
+                            command=command).events
+    read = store.read(match_id, after=1)
+    assert read == list(appended)
+    assert [(e.command_id, e.command) for e in read] == [(command_id, command),
+                                                         (command_id, None)]
+
+
+@pytest.mark.parametrize("command_id", [
+    f"seat1:{_FRESH}", f"create:{_FRESH}", f"job:scoring:{_FRESH}", f"seat0:{_FRESH.upper()}",
+    "~seat1:AAAA", "=x", "~", "job:scoring:21", f"{_FRESH}", f":{_FRESH}"])
+def test_command_ids_of_every_shape_read_back(store: RedisEventStore, command_id: str) -> None:
+    action = {"action": {"source": "discard", "type": "draw"}, "seat": 1}
+    store.create("m1", [NewEvent("CardDrawn", {"card": "QH", "seat": 1, "source": "discard"})],
+                 {}, command_id=command_id)
+    store.append("m1", 1, _events("B"), command_id=command_id, command=action)
+    first, second = store.read("m1")
+    assert (first.command_id, second.command_id, second.command) == (
+        command_id, command_id, action)
+    _assert_chain([first])
+
+
 def test_decode_responses_client_reads_the_same_events(
     store: RedisEventStore,
     other_store: OtherStore,
@@ -509,3 +547,102 @@ def test_a_batch_is_appended_once_by_a_server_that_forgot_its_scripts() -> None:
                                  Appending(second, 2, tuple(_events("Paid")))])
     assert [result.version for result in results if isinstance(result, AppendResult)] == [3, 3]
     assert [len(store.read(match_id)) for match_id in (first, second)] == [3, 3]
+
+
+# -- the entries' form in Redis -----------------------------------------------------------
+
+
+def _raw_entries(client: redis.Redis, key: str) -> list[dict[str, str]]:
+    def text(value: Any) -> str:
+        return value.decode() if isinstance(value, bytes) else value
+    return [{text(k): text(v) for k, v in fields.items()} for _, fields in client.xrange(key)]
+
+
+def test_an_entry_keeps_no_previous_hash_and_every_entry_the_same_fields(
+    store: RedisEventStore, redis_backend: tuple[redis.Redis, str]
+) -> None:
+    """The compact form: what the chain implies is left out, and a constant field set
+    lets Redis keep the names once per stream node."""
+    client, _ = redis_backend
+    store.create("m1", _events("A"), {})
+    store.append("m1", 1, _events("B"), command_id="seat0:1", command={"seat": 0})
+    first, second = _raw_entries(client, store.events_key("m1"))
+    assert list(first) == list(second) == ["type", "schema", "data", "ts", "hash", "cmd",
+                                           "command"]
+    assert (first["cmd"], first["command"]) == ("", "")
+    assert (second["cmd"], second["command"]) == ("seat0:1", '{"seat":0}')
+    events = store.read("m1")
+    assert [int(entry["ts"]) for entry in (first, second)] == [
+        round(event.ts * 1000) for event in events]
+    assert all(len(entry["hash"]) == 43 for entry in (first, second))
+    assert events[1].hash == event_hash(2, "B", 1, events[1].data, "seat0:1", events[1].ts,
+                                        events[0].hash, {"seat": 0})
+
+
+def test_a_read_from_any_version_links_to_the_event_before_it(store: RedisEventStore) -> None:
+    """The previous hash of the first event read is the hash of the entry before it,
+    which the read fetches too and does not return."""
+    store.create("m1", _events("A", "B"), {})
+    store.append("m1", 2, _events("C", "D"))
+    events = store.read("m1")
+    for after in range(len(events) + 1):
+        assert store.read("m1", after=after) == events[after:]
+        assert store.read_many([Reading("m1", after)])[0].events == events[after:]
+    assert store.read("m1", after=1, until=3) == events[1:3]
+    assert store.read("m1", after=3, until=3) == []
+
+
+def test_an_entry_the_hub_delivers_chains_from_what_the_process_knows_or_reads(
+    store: RedisEventStore, redis_backend: tuple[redis.Redis, str]
+) -> None:
+    """A process that wrote or read the entry before decodes the next without a read; a
+    process that never saw the match reads that one entry."""
+    client, prefix = redis_backend
+    store.create("m1", _events("A", "B"), {})
+    written = store.append("m1", 2, _events("C")).events[0]
+    stranger = RedisEventStore(client, prefix=prefix)
+    for reader in (store, stranger):
+        entry_id, fields = client.xrange(store.events_key("m1"), "3-0", "3-0")[0]
+        assert reader.decode("m1", entry_id, fields) == written
+
+
+def test_entries_written_in_the_first_form_still_read(
+    store: RedisEventStore, redis_backend: tuple[redis.Redis, str]
+) -> None:
+    """A stream written before the compact form (every field spelled out, hashes in hex, the
+    time a float's repr, ``prev`` on every entry) reads as it did, and a compact entry
+    appended after it links to its last hash."""
+    client, _ = redis_backend
+    key, meta_key = store.events_key("old"), store.events_key("old").replace(":events", ":meta")
+    previous, old = GENESIS_HASH, []
+    for version, (ts, command_id, command) in enumerate(
+            [(1_600_000_000.1234567, None, None), (1_600_000_001.5, "seat1:k", {"seat": 1})],
+            start=1):
+        data = {"n": version}
+        digest = event_hash(version, f"T{version}", 1, data, command_id, ts, previous, command)
+        old.append(StoredEvent(version, f"T{version}", 1, data, command_id, ts, previous,
+                               digest, command))
+        fields = {"type": f"T{version}", "schema": "1", "data": json.dumps(data),
+                  "ts": repr(ts), "prev": previous, "hash": digest}
+        if command_id is not None:
+            fields |= {"cmd": command_id, "command": json.dumps(command)}
+        client.xadd(key, fields, id=f"{version}-0")
+        previous = digest
+    client.hset(meta_key, mapping={"_version": "2", "_last_hash": previous})
+
+    assert store.read("old") == old
+    assert store.read("old", after=1) == old[1:]
+    entry_id, fields = client.xrange(key, "2-0", "2-0")[0]
+    assert store.decode("old", entry_id, fields) == old[1]
+    appended = store.append("old", 2, _events("New")).events[0]
+    assert appended.prev_hash == old[1].hash
+    assert store.read("old") == [*old, appended]
+    assert store.read("old", after=2) == [appended]
+
+
+def test_an_empty_command_id_is_refused(store: RedisEventStore) -> None:
+    """An empty command id would read back as none (the compact form stores none as
+    empty) and the hash would no longer match: it is refused before anything is written."""
+    with pytest.raises(ValueError, match="command id"):
+        store.create("m1", _events("A"), {}, command_id="")
+    assert store.read("m1") == []

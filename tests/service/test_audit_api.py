@@ -8,9 +8,9 @@ Redis the way a dishonest operator would (with and without re-hashing the chain)
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -21,12 +21,13 @@ from flask.testing import FlaskClient
 from rq import Queue
 
 from domain.audit import parse_ndjson, verify
-from domain.chain import GENESIS_HASH, canonical_json, event_hash
+from domain.chain import GENESIS_HASH, event_hash
 from domain.fairness import hand_seed, shuffled_deck
 from domain.gin import GIN
 from domain.gin.options import GinOptions
 from domain.variants import VARIANTS
 from service.adapters.jobs import REPLAYS
+from service.adapters.store import decode_after, entry_fields
 from service.cli import main as rummy
 from service.config import Settings
 from service.usecases.audit import REPORT_TTL_S
@@ -93,24 +94,18 @@ def rewrite(redis_client: redis.Redis, key: str, version: int, change: Any,
             rehash: bool = False) -> None:
     """Rewrite the stream with event ``version``'s data changed; optionally re-hash the
     chain from there on, as a forger covering their tracks would."""
-    entries = redis_client.xrange(key)
+    events = decode_after(0, redis_client.xrange(key))
     redis_client.delete(key)
     previous = GENESIS_HASH
-    for entry_id, raw in entries:
-        fields = {k.decode(): v.decode() for k, v in raw.items()}
-        number = int(entry_id.decode().split("-")[0])
-        data = json.loads(fields["data"])
-        if number == version:
-            change(data)
-            fields["data"] = canonical_json(data)
-        if rehash and number >= version:
-            fields["prev"] = previous
-            fields["hash"] = event_hash(number, fields["type"], int(fields["schema"]), data,
-                                        fields.get("cmd"), float(fields["ts"]), previous,
-                                        json.loads(fields["command"]) if "command" in fields
-                                        else None)
-        previous = fields["hash"]
-        redis_client.xadd(key, fields, id=entry_id)
+    for event in events:
+        if event.version == version:
+            change(event.data)
+        if rehash and event.version >= version:
+            event = replace(event, prev_hash=previous, hash=event_hash(
+                event.version, event.type, event.schema, event.data, event.command_id,
+                event.ts, previous, event.command))
+        previous = event.hash
+        redis_client.xadd(key, entry_fields(event), id=f"{event.version}-0")
 
 
 def version_of(records: list[dict[str, Any]], type_: str, nth: int = 0) -> int:
