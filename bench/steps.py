@@ -45,7 +45,10 @@ from tests.service.test_matches_api import DECK  # noqa: E402
 ADMIN = "bench-admin"
 
 
-def knocked_matches(wiring, hands: int) -> list[str]:
+def knocked_matches(wiring, hands: int, tokens: dict[str, list[str]] | None = None
+                    ) -> list[str]:
+    """``hands`` new matches, each one's first hand knocked; ``tokens``, when given, gets
+    each one's seat tokens."""
     body = {"variant": "gin", "players": [{"name": "A"}, {"name": "B"}],
             "options": {"first_dealer": 0}, "deck": DECK}
     ids = []
@@ -58,6 +61,8 @@ def knocked_matches(wiring, hands: int) -> list[str]:
                              (seat1, {"type": "knock", "discard": "5S"})):
             wiring.play.act(created["id"], seat, action)
         ids.append(created["id"])
+        if tokens is not None:
+            tokens[created["id"]] = [seat0, seat1]
     return ids
 
 

@@ -73,7 +73,7 @@ from service.usecases.organisers import OrganiserAdmin
 from service.usecases.play import Play
 from service.usecases.queries import MatchQueries
 from service.usecases.rematches import Rematches
-from service.usecases.repository import AggregateKind, Repository
+from service.usecases.repository import CACHE_SIZE, AggregateKind, Repository
 from service.usecases.retention import Retention
 from service.usecases.runner import CommandRunner
 from service.usecases.seats import Seats
@@ -244,7 +244,8 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
               in_process: bool | None = None,
               clock: Callable[[], float] = time.time, *, pay_inline: bool = False,
               metrics: PrometheusMetrics | None = None,
-              job_client: redis.Redis | None = None) -> Wiring:
+              job_client: redis.Redis | None = None,
+              cache_size: int = CACHE_SIZE) -> Wiring:
     """Wire one process: every adapter and every use case, each built once and given to
     the others by constructor. ``in_process`` defaults to the embedded mode's (owed work
     on this process's timer thread, webhooks on its own threads); False queues them for
@@ -254,7 +255,8 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     ``metrics``: where every part counts (a fresh registry of its own by default).
     ``client`` is the events' Redis, ``job_client`` the jobs' (RQ): each connected from
     ``settings`` when not given, the jobs' one being the events' unless
-    ``Settings.separate_jobs``."""
+    ``Settings.separate_jobs``. ``cache_size``: the matches the repository keeps folded
+    (``Repository``); a worker keeps more (``workers.__main__.CACHE_SIZE``)."""
     settings = settings or Settings.from_env()
     client = client or connect(settings)
     job_client = job_client or connect_jobs(settings, client)
@@ -264,7 +266,7 @@ def bootstrap(settings: Settings | None = None, client: redis.Redis | None = Non
     acks = ReplicaAcks(settings.replica_acks, settings.replica_ack_timeout_ms)
     store = RedisEventStore(client, prefix, clock, metrics=metrics, acks=acks)
     snapshots = Snapshots(RedisSnapshots(client, store.key, metrics), settings.snapshot_every)
-    repository: Repository[Match] = Repository(store, snapshots=snapshots)
+    repository: Repository[Match] = Repository(store, cache_size, snapshots=snapshots)
     index = WorkIndex(client, prefix, KINDS, clock)
     tokens = TokenIndex(client, prefix)
     organiser_keys = OrganiserKeys(client, prefix)

@@ -36,6 +36,10 @@ from service.usecases.snapshots import Snapshots
 T = TypeVar("T")
 
 CACHE_SIZE = 512
+META_KEPT = 16 * CACHE_SIZE
+"""Metas (and contexts) kept before they are all let go: those of matches read but not kept
+folded too (views, lists); a repository keeping many folded (a worker's) keeps twice as
+many, not sixteen times, so that its metas stay within its folds' memory."""
 GONE_KEPT = 4096
 """Deleted match ids remembered so that requests in flight at their deletion cannot cache
 them again; a request lasts far less than it takes to delete this many matches."""
@@ -202,7 +206,7 @@ class Repository(Generic[A]):
         with self._lock:
             if match_id in self._gone:
                 return fixed
-            if len(self._meta) > 16 * self._cache_size:
+            if len(self._meta) > max(META_KEPT, 2 * self._cache_size):
                 self._meta.clear()
                 self._contexts.clear()
             self._meta[match_id] = fixed

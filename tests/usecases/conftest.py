@@ -13,6 +13,7 @@ import pytest
 from service.bootstrap import Wiring, bootstrap
 from service.config import Settings
 from service.usecases.obligations import OBLIGATIONS
+from service.usecases.repository import CACHE_SIZE
 from tests.service.test_matches_api import DECK
 
 ADMIN = "usecases-admin"
@@ -34,13 +35,14 @@ def clock() -> Clock:
 
 
 def wired(clock: Clock, in_process: bool, server: fakeredis.FakeServer | None = None,
-          keep_finished: int = 1000, pay_inline: bool = False) -> Wiring:
+          keep_finished: int = 1000, pay_inline: bool = False,
+          cache_size: int = CACHE_SIZE) -> Wiring:
     """One process's wiring; give two the same ``server`` for two processes on one Redis."""
     settings = Settings(redis_url=None if in_process else "redis://unused",
                         admin_token=ADMIN, key_prefix="uc", keep_finished=keep_finished)
     client = fakeredis.FakeRedis(server=server or fakeredis.FakeServer())
     return bootstrap(settings, client, in_process=in_process, clock=clock,
-                     pay_inline=pay_inline)
+                     pay_inline=pay_inline, cache_size=cache_size)
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+import fakeredis
 import pytest
 
 from domain.match import StepDue
@@ -92,3 +93,21 @@ def test_a_batch_of_hand_ends_is_scored_with_its_appends_together(queued, clock,
     feed = [json.loads(message) for _, message in queued.streams.feed.after(ADMIN, "0-0")]
     scored = [message["match_id"] for message in feed if message["kind"] == "hand_scored"]
     assert scored == [ids[1], ids[0], ids[2]]
+
+
+def test_a_worker_reads_only_the_new_events_of_the_matches_it_keeps(clock):
+    """A worker's next look at a match it paid and still keeps folded reads only the events
+    since; one its cache let go is read whole again, meta first (``cache_size``)."""
+    server = fakeredis.FakeServer()
+    api = wired(clock, in_process=False, server=server)
+    worker = wired(clock, in_process=False, server=server, cache_size=2)
+    ids = [knocked(api, clock) for _ in range(3)]
+    assert Reconciler(worker.index, worker.obligations, now=clock).drain() == 3
+    dropped = [match_id for match_id in ids if worker.repository.cached(match_id) is None]
+    assert len(dropped) == 1
+    read_before = worker.repository.stats.events
+    loaded = worker.obligations.load(StepDue.kind, ids)
+    assert all(loaded[match_id].state.hand_number == 2 for match_id in ids)
+    assert worker.repository.stats.events - read_before == len(api.repository.stored(dropped[0]))
+    api.close()
+    worker.close()
