@@ -24,6 +24,9 @@ from domain.fairness import commitment, hand_seed
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 ACTIONS = "[data-action]:not([disabled])"
+LOST_CLICK_MS = 10_000
+"""How long a click may go unanswered before it is taken as lost (a loaded machine
+answers in well under a second)."""
 
 
 class Page:
@@ -72,10 +75,31 @@ def choose(actions: list[dict[str, Any]], best: list[str]) -> dict[str, Any]:
     return eager(actions, best)
 
 
+NEWER = "v => Number(document.querySelector('.table').dataset.version) > v"
+
+
 def click(player: Page, action: dict[str, Any]) -> None:
     """Click the rendered element carrying exactly this action (a rummy discard: pick the
-    card, then its Discard button); wait for the new table."""
+    card, then its Discard button); wait for the new table.
+
+    A page redraws its table when the stream brings its own move back (the read adds the
+    seats' presence the move's answer lacks). A click landing as the buttons are replaced
+    reaches no button; a person would click again, and so does this, once, if the page
+    still offers the action at the same version (a click already sent is ignored while it
+    is in flight)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     before = player.version()
+    press(player, action)
+    try:
+        player.page.wait_for_function(NEWER, arg=before, timeout=LOST_CLICK_MS)
+    except PlaywrightTimeout:
+        if player.version() == before and action in player.actions():
+            press(player, action)
+        player.page.wait_for_function(NEWER, arg=before)
+
+
+def press(player: Page, action: dict[str, Any]) -> None:
     shown = [json.loads(text) for text in player.page.eval_on_selector_all(
         ACTIONS, "els => els.map(e => e.dataset.action)")]
     if action not in shown:
@@ -85,8 +109,6 @@ def click(player: Page, action: dict[str, Any]) -> None:
         shown = [json.loads(text) for text in player.page.eval_on_selector_all(
             ACTIONS, "els => els.map(e => e.dataset.action)")]
     player.page.locator(ACTIONS).nth(shown.index(action)).click()
-    player.page.wait_for_function(
-        "v => Number(document.querySelector('.table').dataset.version) > v", arg=before)
 
 
 def create_and_join(ann: Page, bob: Page) -> str:
