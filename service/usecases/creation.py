@@ -291,6 +291,13 @@ class MatchCreation:
                               new.public_metadata),
                 **(extra_meta or {})}
 
+    def resume(self, match_id: str, meta: Mapping[str, str]) -> None:
+        """Finish the creation of a stored match whose creator died before ``created``
+        was through (a worker killed as it opened a tournament's table): without it the
+        match would never be listed, nor its first turn owed. Each step is idempotent;
+        the organiser's notice of the creation may come twice, as every delivery may."""
+        self.created(match_id, meta, tuple(self.store.read(match_id)))
+
     def created(self, match_id: str, meta: Mapping[str, str],
                 events: tuple[StoredEvent, ...]) -> MatchInfo:
         """What follows a match's first write: its token index and its listings, then the

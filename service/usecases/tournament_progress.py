@@ -59,7 +59,8 @@ class Tables(Protocol):
 
     def open(self, tournament: Tournament, meta: Mapping[str, str],
              table: PairedTable) -> None:
-        """Create the table's match unless it exists already."""
+        """Create the table's match; if it exists already (an earlier payment died half
+        way), finish its creation."""
 
     def outcome(self, match_id: str) -> TableOutcome | None:
         """How the match ended; None while it is played."""
@@ -129,7 +130,9 @@ class MatchTables:
         state = tournament.state
         assert state is not None
         settings = state.settings
-        if self.matches.meta(table.match_id) is not None:
+        stored = self.matches.meta(table.match_id)
+        if stored is not None:
+            self.creation.resume(table.match_id, stored)
             return
         players: list[dict[str, Any]] = []
         for entrant in table.seats:

@@ -17,6 +17,7 @@ from service.ports import RatingRecord
 from service.usecases.errors import Forbidden, Invalid, NotFound, Unauthenticated
 from service.usecases.tournament_progress import player_of
 from tests.usecases.conftest import ADMIN
+from workers.reconciler import Reconciler
 
 
 def bots(count: int, level: str = "basic") -> list[dict[str, Any]]:
@@ -170,3 +171,31 @@ def test_a_person_is_rated_by_external_id_else_by_name_and_a_bot_by_level():
     assert player_of(Entrant("Ann", "a-1")) == ("id:a-1", "Ann")
     assert player_of(Entrant("Ann")) == ("name:ann", "Ann")
     assert player_of(Entrant("Basic bot 3", bot="basic")) == ("bot:basic", "Basic bot")
+
+
+def test_a_table_whose_opening_died_after_its_match_was_stored_is_played_all_the_same(
+        queued, clock, monkeypatch):
+    """A worker killed after a table's match was stored, before its first turn was noted
+    as owed: the next payment finds the match and finishes its creation, so the bots play
+    it and the round can end."""
+    made = create(queued, format="round_robin", players=bots(2))
+    creation = queued.hosted.tables.creation
+
+    def killed(*args: Any) -> None:
+        raise SystemExit("killed")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(creation.runner, "created", killed)
+        with pytest.raises(SystemExit):
+            queued.obligations.pay(made["id"], "tournaments")
+    match_id = table_match_id(made["id"], 1, 0)
+    assert queued.repository.meta(match_id) is not None  # stored, its bots not yet due
+    assert queued.index.pending("bots") == 0
+
+    queued.obligations.pay(made["id"], "tournaments")  # the next worker's payment
+    assert queued.index.pending("bots") == 1
+    reconciler = Reconciler(queued.index, queued.obligations, now=clock)
+    while reconciler.tick():
+        pass
+    assert queued.repository.get(match_id).is_over
+    assert queued.hosted.get(made["id"])["status"] == "complete"
