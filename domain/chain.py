@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -57,7 +58,19 @@ def hash_of_encoded(
     once, for its hash and for its record."""
     head = "{" if command_json is None else '{"command":' + command_json + ","
     body = (f'{head}"command_id":{canonical_json(command_id)},"data":{data_json},'
-            f'"prev_hash":{canonical_json(prev_hash)},"schema":{canonical_json(schema)},'
-            f'"ts":{canonical_json(ts)},"type":{canonical_json(type)},'
-            f'"version":{canonical_json(version)}}}')
+            f'"prev_hash":{canonical_json(prev_hash)},"schema":{_number_json(schema)},'
+            f'"ts":{_number_json(ts)},"type":{canonical_json(type)},'
+            f'"version":{_number_json(version)}}}')
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+def _number_json(value: Any) -> str:
+    """``canonical_json`` of a number: an int or a finite float is written with its type's
+    own repr, as the encoder writes it, without building the encoder's state for one
+    number (three of them an event); anything else goes to the encoder."""
+    kind = type(value)
+    if kind is int:
+        return int.__repr__(value)
+    if kind is float and math.isfinite(value):
+        return float.__repr__(value)
+    return canonical_json(value)

@@ -136,23 +136,20 @@ def _chain(
 ) -> _Chained:
     """Number and hash new events after (after, prev_hash), and encode them for the script.
 
-    Data goes through JSON first, so the hash covers exactly what read() will return
-    (tuples become lists, int keys become strings) and the returned events equal the read
-    ones. Not sorted on this first pass: sorting mixed int and str keys would fail. The
-    canonical JSON that is hashed is the one stored (encoded once: a worker appends a
-    whole deck with every hand it deals).
+    Data is hashed as JSON gives it back (``_as_read``), so the hash covers exactly what
+    read() will return (tuples become lists, int keys become strings) and the returned
+    events equal the read ones. The canonical JSON that is hashed is the one stored
+    (encoded once: a worker appends a whole deck with every hand it deals).
     """
     if command_id == "":
         raise ValueError("a command id is None or a non-empty string (empty is stored as none)")
     chained, argv = [], []
     for offset, event in enumerate(events, start=1):
         _check_new_event(event)
-        data = json.loads(_PLAIN.encode(dict(event.data)))
-        data_json = canonical_json(data)
+        data, data_json = _as_read(event.data)
         version = after + offset
-        sent = json.loads(_PLAIN.encode(dict(command))) if (
-            command is not None and offset == 1) else None
-        sent_json = None if sent is None else canonical_json(sent)
+        sent, sent_json = _as_read(command) if (
+            command is not None and offset == 1) else (None, None)
         digest = hash_of_encoded(version, event.type, event.schema, data_json, command_id, ts,
                                  prev_hash, sent_json)
         stored = StoredEvent(version, event.type, event.schema, data, command_id, ts,
@@ -161,6 +158,25 @@ def _chain(
         argv += _encoded(stored, data_json, sent_json)
         prev_hash = digest
     return _Chained(chained, argv)
+
+
+def _as_read(value: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+    """A mapping as a read will give it back, and its canonical JSON.
+
+    Plain JSON data (the domain's events) is encoded once: what decoding gives back then
+    equals it, and its canonical JSON is the one just written. Anything else (tuples, int
+    keys: equal to nothing JSON gives back) is encoded again from what JSON made of it,
+    since the canonical order of keys that were ints is the order of strings. Keys of
+    mixed types cannot even be sorted before JSON turns them into strings: those are
+    made plain JSON first."""
+    plain = value if type(value) is dict else dict(value)
+    try:
+        encoded = canonical_json(plain)
+    except TypeError:
+        as_read = _json(_PLAIN.encode(plain))
+        return as_read, canonical_json(as_read)
+    as_read = _json(encoded)
+    return as_read, encoded if as_read == plain else canonical_json(as_read)
 
 
 _ENTRY_FIELDS = 7
@@ -388,14 +404,40 @@ def _decoded_after(after: int, entries: Sequence[Any]) -> tuple[list[StoredEvent
     prev_hash, last_hash = GENESIS_HASH, None
     events: list[StoredEvent] = []
     for entry_id, raw in entries:
-        fields = _fields(raw or {})
-        if _entry_version(entry_id) <= after:
-            prev_hash = last_hash = _hex_hash(fields["hash"])
-            continue
-        event = _decode(entry_id, fields, prev_hash)
+        if raw and b"hash" in raw and b"prev" not in raw:
+            version = int(entry_id.split(b"-", 1)[0])
+            if version <= after:
+                prev_hash = last_hash = _hex_hash(raw[b"hash"].decode())
+                continue
+            event = _decode_compact(version, raw, prev_hash)
+        else:
+            fields = _fields(raw or {})
+            if _entry_version(entry_id) <= after:
+                prev_hash = last_hash = _hex_hash(fields["hash"])
+                continue
+            event = _decode(entry_id, fields, prev_hash)
         events.append(event)
         prev_hash = last_hash = event.hash
     return events, last_hash
+
+
+def _decode_compact(version: int, raw: Mapping[bytes, bytes], prev_hash: str) -> StoredEvent:
+    """``_decode`` of an entry of the compact form as a client that does not decode replies
+    reads it (bytes): each value decoded where it lies, without a dict of decoded fields
+    first, which costs a third of reading a cold match's log."""
+    cmd, command = raw[b"cmd"], raw[b"command"]
+    return StoredEvent(
+        version, raw[b"type"].decode(), int(raw[b"schema"]),
+        _json(_unpacked_bytes(raw[b"data"])),
+        _read_command_id(cmd.decode()) if cmd else None, _read_ts(raw[b"ts"].decode()),
+        prev_hash, _hex_hash(raw[b"hash"].decode()),
+        _json(_unpacked_bytes(command)) if command else None)
+
+
+@functools.lru_cache(maxsize=4096)
+def _unpacked_bytes(stored: bytes) -> str:
+    """``_unpacked_json`` of a value as read (bytes), kept as that one is."""
+    return stored.decode("utf-8").translate(_EXPAND)
 
 
 def read_from(after: int) -> str:

@@ -46,8 +46,8 @@ APPEND = (
     _XADD_EVENTS
     + """
 if redis.call('EXISTS', KEYS[2]) == 0 then return {1} end
-local mine = redis.call('HMGET', KEYS[2], '_version', '_last_append')
-if mine[1] == ARGV[6] and mine[2] == ARGV[9] then return {0, tonumber(ARGV[6])} end
+local head = redis.call('HMGET', KEYS[2], '_version', '_last_hash', '_last_append')
+if head[1] == ARGV[6] and head[3] == ARGV[9] then return {0, tonumber(ARGV[6])} end
 if ARGV[3] == '1' then
   local rec = redis.call('HGET', KEYS[3], ARGV[4])
   if rec then
@@ -57,7 +57,6 @@ if ARGV[3] == '1' then
     return {3, version}
   end
 end
-local head = redis.call('HMGET', KEYS[2], '_version', '_last_hash')
 if head[1] ~= ARGV[1] or head[2] ~= ARGV[2] then return {4, tonumber(head[1]) or 0} end
 xadd_events(KEYS[1], 10, tonumber(ARGV[8]))
 redis.call('HSET', KEYS[2], '_version', ARGV[6], '_last_hash', ARGV[7], '_last_append', ARGV[9])

@@ -50,6 +50,10 @@ _SUMMARY_FIELDS = {
     "match_aborted": ("reason", "by"),
 }
 
+_BODY = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
+"""A message's body as ``json.dumps`` with these options writes it, without building an
+encoder for each message."""
+
 Dispatch = Callable[[Sequence[DeliveryRef]], None]
 """Sends logged deliveries on their way: the in-process runner (embedded) or RQ jobs."""
 MetaOf = Callable[[str], Mapping[str, str] | None]
@@ -97,7 +101,7 @@ class OrganiserNotices:
     def tell(self, owner: str, messages: Sequence[dict[str, Any]]) -> None:
         """Append ``messages`` to the owner's feed and log a delivery for each of the
         owner's webhooks subscribed to a message's kind."""
-        bodies = [json.dumps(m, separators=(",", ":"), sort_keys=True) for m in messages]
+        bodies = [_BODY.encode(m) for m in messages]
         webhooks = self.webhooks.all(owner) if self.owners.is_live(owner) else []
         refs = [ref for message, body in zip(messages, bodies, strict=True)
                 for webhook in webhooks if message["kind"] in webhook.events

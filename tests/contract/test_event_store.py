@@ -273,6 +273,26 @@ def test_hash_chain_links_and_recomputes(store: RedisEventStore) -> None:
     assert events[2].data == {"cards": ["7H", "8H"], "3": "three"}  # stored as JSON
 
 
+@pytest.mark.parametrize("data, as_read", [
+    ({10: "ten", 2: "two"}, {"10": "ten", "2": "two"}),  # sorted as strings once stored
+    ({"cards": ["7H"], "seats": {1: ("AS",)}}, {"cards": ["7H"], "seats": {"1": ["AS"]}}),
+    ({True: 1, None: 2.5}, {"true": 1, "null": 2.5}),
+    ({"plain": [1, 2.0, "é", None, False, {"b": 0, "a": 1}]},
+     {"plain": [1, 2.0, "é", None, False, {"a": 1, "b": 0}]}),
+])
+def test_what_an_append_returns_is_what_is_read_and_hashed(
+        store: RedisEventStore, data: dict[Any, Any], as_read: dict[str, Any]) -> None:
+    store.create("m1", _events("A"), {})
+    appended = store.append("m1", 1, [NewEvent("B", data)], command={"sent": data}).events
+    events = store.read("m1")
+    event = events[1]
+    assert event.hash == event_hash(event.version, event.type, event.schema, event.data,
+                                    event.command_id, event.ts, event.prev_hash, event.command)
+    assert list(appended) == events[1:]
+    assert events[1].data == as_read and events[1].command == {"sent": as_read}
+    assert all(isinstance(key, str) for key in events[1].data)
+
+
 def test_event_hash_is_canonical_json_sha256() -> None:
     import hashlib
     import json
