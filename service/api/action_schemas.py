@@ -121,6 +121,8 @@ KINDS: Mapping[str, type[Schema]] = {
     "exchange_joker": ExchangeJokerActionSchema,
 }
 """Every action kind and its schema, in the order the spec lists them."""
+_LOADERS = {schema: schema() for schema in KINDS.values()}
+"""One instance of each action schema, made once (loading keeps no state on it)."""
 
 
 class ActionSchema(Schema):
@@ -139,7 +141,7 @@ class ActionSchema(Schema):
         schema = KINDS.get(kind) if isinstance(kind, str) else None
         if schema is None:
             raise ValidationError({"type": [f"must be one of: {', '.join(KINDS)}"]})
-        return schema().load(data)
+        return _LOADERS[schema].load(data)
 
 
 def document_actions(spec: APISpec) -> None:

@@ -161,6 +161,22 @@ class WindowFromHit(MovingWindowRateLimiter):
         windows[key] = WindowStats(float(oldest) + item.get_expiry(), item.amount - int(count))
         return bool(acquired)
 
+    def test(self, item: RateLimitItem, *identifiers: str, cost: int = 1) -> bool:
+        """Whether ``cost`` more would fit, from one ``LINDEX``: the list holds the hit
+        times newest first, so the window has room for ``cost`` unless the entry
+        ``cost`` places from its end is still in it. The same answer as limits' own test,
+        whose script searches the list for the window's oldest entry; the failed
+        authentications' test runs on every request with credentials."""
+        if self._script is None:
+            return super().test(item, *identifiers, cost=cost)
+        place = item.amount - cost
+        if cost <= 0 or place < 0:
+            return cost <= 0
+        storage: Any = self.storage
+        entry = storage.get_connection().lindex(storage.prefixed_key(item.key_for(*identifiers)),
+                                                place)
+        return entry is None or float(entry) < time.time() - item.get_expiry()
+
     def get_window_stats(self, item: RateLimitItem, *identifiers: str) -> WindowStats:
         if has_request_context():
             known = g.get("rate_limit_windows", {}).get(item.key_for(*identifiers))

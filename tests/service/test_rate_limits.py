@@ -6,10 +6,13 @@ from __future__ import annotations
 import time
 
 import pytest
+from limits import parse
+from limits.storage import RedisStorage
+from limits.strategies import MovingWindowRateLimiter
 
 from domain.bots.policies import eager
 from service.api.app import create_app
-from service.api.limits import address_key
+from service.api.limits import WindowFromHit, address_key
 from service.config import RateLimits, Settings
 from tests.conftest import REAL_REDIS_URL
 from tests.service.conftest import ADMIN, ADMIN_AUTH, bearer, create
@@ -75,8 +78,8 @@ def test_an_actions_budget_headers_count_down_with_each_action(tight):
 @pytest.mark.parametrize("redis_backend", ["real_redis"], indirect=True)  # limits in Redis
 def test_a_limited_action_asks_the_limits_storage_twice(request, redis_client, key_prefix,
                                                         monkeypatch):
-    """The lockout's test and the action's hit, whose answer carries the window the
-    ``RateLimit-*`` headers are read from (no third script after the view)."""
+    """The lockout's test (one ``LINDEX``) and the action's hit, whose answer carries the
+    window the ``RateLimit-*`` headers are read from (no third script after the view)."""
     app = limited_app(request, redis_client, key_prefix, TIGHT)
     storage = next(iter(app.extensions["limiter"])).storage.get_connection()
     client = app.test_client()
@@ -87,7 +90,30 @@ def test_a_limited_action_asks_the_limits_storage_twice(request, redis_client, k
                         lambda *args, **options: sent.append(args[0]) or plain(*args, **options))
     answer = act(client, match, 1, {"type": "pass"})
     assert answer.status_code == 200 and answer.headers["RateLimit-Remaining"] == "2"
-    assert sent == ["EVALSHA", "EVALSHA"]
+    assert sent == ["LINDEX", "EVALSHA"]
+
+
+@pytest.mark.parametrize("redis_backend", ["real_redis"], indirect=True)  # limits in Redis
+def test_the_window_test_answers_as_limits_own(key_prefix):
+    """``WindowFromHit.test`` (one ``LINDEX``) against limits' moving-window test (its
+    script), on the same lists: empty, filling up, full, with old entries, for every cost."""
+    storage = RedisStorage(REAL_REDIS_URL)
+    ours, theirs = WindowFromHit(storage), MovingWindowRateLimiter(storage)
+    item = parse("4/minute")
+    key = (f"{key_prefix}:test-window", "someone")
+    connection = storage.get_connection()
+    listed = storage.prefixed_key(item.key_for(*key))
+    try:
+        for ages in ([], [1], [1, 2, 3], [1, 2, 3, 4], [1, 2, 70, 80], [1, 59.5, 61, 62],
+                     [70, 80, 90, 100], [1, 2, 3, 4, 5]):
+            connection.delete(listed)
+            if ages:
+                connection.rpush(listed, *[time.time() - age for age in ages])
+            for cost in range(6):
+                assert ours.test(item, *key, cost=cost) == theirs.test(item, *key, cost=cost), (
+                    ages, cost)
+    finally:
+        connection.delete(listed)
 
 
 def test_tickets_and_stream_opens_are_limited(tight):
