@@ -39,11 +39,12 @@ def call(port: int, method: str, path: str, body: Any = None,
     headers = {"Content-Type": "application/json"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
-    conn.request(method, path, json.dumps(body) if body is not None else None, headers)
-    response = conn.getresponse()
-    status, data = response.status, json.loads(response.read() or b"null")
-    conn.close()
-    return status, data
+    try:  # closed however the call ends: a server still starting may drop the connection
+        conn.request(method, path, json.dumps(body) if body is not None else None, headers)
+        response = conn.getresponse()
+        return response.status, json.loads(response.read() or b"null")
+    finally:
+        conn.close()
 
 
 @contextmanager
