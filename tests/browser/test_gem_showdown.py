@@ -4,7 +4,7 @@ gems (they collided)."""
 
 from __future__ import annotations
 
-from tests.browser.playing import created, play_until, seated
+from tests.browser.playing import created, play_over_the_api, seated
 
 ROOM = """() => {
   const cards = [...document.querySelectorAll('.pile.discards .fan .card')]
@@ -22,7 +22,8 @@ ROOM = """() => {
 def test_a_gem_showdown_shows_gems_and_meld_kinds(browser, api_url):
     match = created(api_url, "gem", target=300)
     ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
-    play_until([ann, bob], lambda: bool(ann.page.query_selector(".showdown-panel")))
+    play_over_the_api(api_url, match, [ann, bob],
+                      lambda: bool(ann.page.query_selector(".showdown-panel")))
     panel = ".showdown-panel .showdown"
     ann.page.wait_for_selector(f"{panel} .card")
     cards = ann.page.locator(f"{panel} .card").count()
@@ -46,7 +47,7 @@ def test_the_gem_discard_fan_leaves_room_for_each_cards_gems(browser, api_url):
         rooms.append(ann.page.evaluate(ROOM))
         return rooms[-1]["pairs"] >= 3
 
-    play_until([ann, bob], fanned)
+    play_over_the_api(api_url, match, [ann, bob], fanned)
     room = rooms[-1]
     assert room["narrowest"] >= room["two_gems"], room
     for player in (ann, bob):

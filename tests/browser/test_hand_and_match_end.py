@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.browser.playing import created, play_until, seated
+from tests.browser.playing import created, play_over_the_api, play_until, seated
 from tests.browser.test_reference_client import Page, shot
 
 
@@ -25,7 +25,7 @@ def test_a_hands_showdown_stays_until_the_player_continues(browser, api_url, tmp
     match = created(api_url, target=500)
     ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
     panel = ".showdown-panel .showdown-hand[data-hand='1']"
-    play_until([ann, bob], lambda: ann.page.locator(panel).count() > 0)
+    play_over_the_api(api_url, match, [ann, bob], lambda: ann.page.locator(panel).count() > 0)
     bob.page.wait_for_selector(panel)
     for player in (ann, bob):
         seats = player.page.locator(f"{panel} .showdown")
@@ -57,7 +57,7 @@ def test_the_board_stays_put_when_the_showdown_closes_by_itself(browser, api_url
     match = created(api_url, target=500)
     ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
     panel = ".showdown-panel .showdown-hand[data-hand='1']"
-    play_until([ann, bob], lambda: ann.page.locator(panel).count() > 0)
+    play_over_the_api(api_url, match, [ann, bob], lambda: ann.page.locator(panel).count() > 0)
     ann.page.evaluate("window.scrollTo(0, 0)")
     before = ann.page.evaluate(BOARD_TOP)
     ann.page.wait_for_selector(".showdown-panel", state="detached", timeout=(SHOWDOWN_S + 5) * 1000)
@@ -223,18 +223,19 @@ def test_every_variant_mid_hand_at_a_showdown_and_at_the_end(browser, api_url, t
     going_on, ending = SCREENSHOT_TABLES[variant]
     match = created(api_url, variant, **going_on)
     ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
-    play_until([ann, bob], lambda: ann.version() > 8 and bool(ann.actions()))
+    play_over_the_api(api_url, match, [ann, bob],
+                      lambda: ann.version() > 8 and bool(ann.actions()))
     assert ann.page.locator(".mine .card").count() > 0  # rummy may have laid much down
     shot(ann, tmp_path, f"{variant}-mid-hand.png")
     panel = ".showdown-panel .showdown-hand[data-hand='1']"
-    play_until([ann, bob], lambda: ann.page.locator(panel).count() > 0, limit=4000)
+    play_over_the_api(api_url, match, [ann, bob], lambda: ann.page.locator(panel).count() > 0)
     shot(ann, tmp_path, f"{variant}-showdown.png")
     for player in (ann, bob):
         player.close_clean()
     match = created(api_url, variant, **ending)
     ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
-    play_until([ann, bob], lambda: ann.attribute(".table", "data-phase") == "complete",
-               limit=4000)
+    play_over_the_api(api_url, match, [ann, bob],
+                      lambda: ann.attribute(".table", "data-phase") == "complete")
     ann.page.wait_for_selector(".match-end .headline")
     shot(ann, tmp_path, f"{variant}-match-end.png")
     for player in (ann, bob):
@@ -244,7 +245,8 @@ def test_every_variant_mid_hand_at_a_showdown_and_at_the_end(browser, api_url, t
 def test_the_replay_lists_every_move_in_words_and_jumps_to_any(browser, api_url):
     match = created(api_url, target=1)
     ann, bob = seated(browser, api_url, match, 0), seated(browser, api_url, match, 1)
-    play_until([ann, bob], lambda: ann.attribute(".table", "data-phase") == "complete")
+    play_over_the_api(api_url, match, [ann, bob],
+                      lambda: ann.attribute(".table", "data-phase") == "complete")
     final = ann.version()
     viewer = ann
     viewer.page.goto(f"{api_url}/#/replay/{match['id']}")

@@ -40,14 +40,16 @@ PUBLIC = None  # the viewer without a token
 
 
 def nodes(value: Any) -> Iterator[Any]:
-    """Every value inside ``value``, itself included."""
-    yield value
-    if isinstance(value, dict):
-        for item in value.values():
-            yield from nodes(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from nodes(item)
+    """Every value inside ``value``, itself included, parents before their children. A
+    stack rather than recursion: views are walked at every step of many games."""
+    pending = [value]
+    while pending:
+        node = pending.pop()
+        yield node
+        if type(node) is dict:
+            pending.extend(reversed(node.values()))
+        elif type(node) is list:
+            pending.extend(reversed(node))
 
 
 def keys_in(value: Any) -> set[str]:
