@@ -5,6 +5,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# The suite starts many Python processes (test workers, API servers, RQ workers, killed and
+# started again): each would compile the project's modules anew without their bytecode.
+TEST_ENV := PYTHONDONTWRITEBYTECODE=
 
 .PHONY: install serve serve-cluster test test-fast worker bench openapi docs clean
 
@@ -41,11 +44,11 @@ test: $(STAMP) $(CHROMIUM)  ## lint, then the whole suite, on fakeredis, on real
 	$(BIN)/ruff check domain service workers tests bench
 	$(BIN)/mypy domain service workers
 	$(BIN)/lint-imports
-	RUMMY_TEST_BACKENDS=fakeredis,real_redis,cluster \
-	  $(BIN)/python -m pytest -n 3 --dist loadgroup
+	$(TEST_ENV) RUMMY_TEST_BACKENDS=fakeredis,real_redis,cluster \
+	  $(BIN)/python -m pytest -n 4 --dist loadgroup
 
 test-fast: $(STAMP)  ## the edit-test loop: domain, use cases and the store contract on fakeredis
-	$(BIN)/python -m pytest -m "(domain or usecases or contract or workers) and not real_redis and not cluster and not slow" -n 2 -q
+	$(TEST_ENV) $(BIN)/python -m pytest -m "(domain or usecases or contract or workers) and not real_redis and not cluster and not slow" -n 2 -q
 
 serve-cluster: $(STAMP)  ## 3 cluster masters + a job Redis (redis-server, temp dir), the API under gunicorn and a worker; Ctrl-C stops all
 	$(BIN)/python -m service.serve_cluster --host $(HOST) --port $(PORT)
