@@ -120,3 +120,31 @@ def test_a_table_comes_back_after_seconds_without_the_network(browser, api_url):
         assert not [e for e in page.errors if "ERR_INTERNET_DISCONNECTED" not in e
                     and "Failed to fetch" not in e and "503" not in e], page.errors
         page.page.close()
+
+
+def renders(player: Page) -> int:
+    return int(player.attribute(".board", "data-renders") or 0)
+
+
+def test_the_streams_echo_of_a_seats_own_move_does_not_redraw_its_table(browser, api_url):
+    """A move's answer is drawn at once; the stream then brings the move back and the page
+    reads its view again, which says the same (with the seats' presence): drawn again, it
+    replaced the buttons under the player's pointer and a click landing then was lost."""
+    ann, bob = Page(browser, f"{api_url}/#/"), Page(browser, f"{api_url}/#/")
+    match_id = create_and_join(ann, bob)
+    player, other = mover(ann, bob)
+    for page in (player, other):
+        page.await_following()
+    for _ in range(3):
+        player, other = mover(ann, bob)
+        before, version = renders(player), player.version()
+        with player.page.expect_response(
+                lambda answer: answer.request.method == "GET"
+                and answer.url.endswith(f"/v1/matches/{match_id}")) as echo:
+            click(player, choose(player.actions(), player.best_discard()))
+        assert echo.value.ok
+        player.page.wait_for_timeout(300)  # the echo's read answered: anything it draws, drawn
+        assert player.version() > version
+        assert renders(player) - before == 2  # no moves while it is sent, then its answer
+    for page in (ann, bob):
+        page.close_clean()

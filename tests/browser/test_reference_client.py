@@ -82,11 +82,11 @@ def click(player: Page, action: dict[str, Any]) -> None:
     """Click the rendered element carrying exactly this action (a rummy discard: pick the
     card, then its Discard button); wait for the new table.
 
-    A page redraws its table when the stream brings its own move back (the read adds the
-    seats' presence the move's answer lacks). A click landing as the buttons are replaced
-    reaches no button; a person would click again, and so does this, once, if the page
-    still offers the action at the same version (a click already sent is ignored while it
-    is in flight)."""
+    A click landing as the page replaces its buttons reaches none. The page no longer
+    redraws for the stream's echo of its own move, but a presence that changes or a slow
+    machine's late redraw still may; a person would click again, and so does this, once,
+    if the page still offers the action at the same version (a click already sent is
+    ignored while it is in flight)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     before = player.version()

@@ -61,6 +61,22 @@ function spectatorHint(view) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// A view as drawn, as text: its objects' keys in order, and without the time a seat last
+// acted (a tooltip's detail that every move of the seat changes).
+const drawing = (value) => JSON.stringify(value, (key, item) => {
+  if (key === "last_action_at") return undefined;
+  return item && typeof item === "object" && !Array.isArray(item)
+    ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : item;
+});
+
+// An action's answer is the table without the seats' presence (a read of the view has it):
+// the presence shown is kept, so that the stream's echo of the move brings nothing new.
+function withPresence(answer, shown) {
+  if (!shown || !Array.isArray(answer.seats) || !Array.isArray(shown.seats)) return answer;
+  return {...answer, seats: answer.seats.map((seat, n) => (seat.presence === undefined
+    && shown.seats[n] && shown.seats[n].presence !== undefined ? {...seat, presence: shown.seats[n].presence} : seat))};
+}
+
 // A failure that passes by itself: the server busy or down (5xx, 429) or no answer at
 // all (the network's TypeError, or api.js's NoAnswer when none came in time: neither has
 // a status). A 4xx is an answer: the match or the token is gone, and asking again would
@@ -281,15 +297,24 @@ export function openTable(root, matchId, {spectate = false} = {}) {
             again = mounted();
             continue;
           }
+          const recovered = stale;
           if (stale) { stale = false; notice(message, ""); }
           if (live === null || live.connected) setConnection("live");
-          show(next);
+          if (recovered || !drawnAlready(next)) show(next);
+          else view = next;  // the same table, its presence's times kept for the next redraw
         } while (again);
       } finally {
         reading = null;  // a failure of drawing must not block every later read
       }
     })();
     return reading;
+  }
+
+  // A read that brings back the table as drawn (the stream's echo of this seat's own
+  // move) is not drawn again: a redraw replaces the buttons under the player's pointer,
+  // and a click landing as they are replaced reaches none.
+  function drawnAlready(next) {
+    return view !== null && !busy && drawing(next) === drawing(view);
   }
 
   async function act(action) {
@@ -300,7 +325,7 @@ export function openTable(root, matchId, {spectate = false} = {}) {
       const answer = await api.act(matchId, token, action, view.version);
       notice(message, "");
       busy = false;
-      show(answer);
+      show(withPresence(answer, view));
     } catch (error) {
       busy = false;
       notice(message, inWords(error), "error");
