@@ -48,6 +48,10 @@ from service.usecases.names import name_key, require_names
 from service.usecases.runner import CommandRunner
 
 ORGANISER_FIELDS = ("seed", "deck", "dice")
+OPENED = "opened"
+"""The meta field a match's creation writes last, once what follows its store is through
+(``MatchCreation.created``): a match stored without it was left half made by a creator
+that died in between, and ``resume`` finishes it."""
 LOBBY_TTL_S = 24 * 3600
 
 
@@ -291,12 +295,19 @@ class MatchCreation:
                               new.public_metadata),
                 **(extra_meta or {})}
 
-    def resume(self, match_id: str, meta: Mapping[str, str]) -> None:
-        """Finish the creation of a stored match whose creator died before ``created``
-        was through (a worker killed as it opened a tournament's table): without it the
+    def resume(self, match_id: str) -> bool:
+        """Whether a match is stored under ``match_id``; if its creator died before
+        ``created`` was through (a worker killed as it opened a tournament's table, a
+        process as it created a rematch), its creation is finished now: without it the
         match would never be listed, nor its first turn owed. Each step is idempotent;
-        the organiser's notice of the creation may come twice, as every delivery may."""
-        self.created(match_id, meta, tuple(self.store.read(match_id)))
+        the organiser's notice of the creation may come twice, as every delivery may
+        (two resumes at once, or a match stored before its meta said it was opened)."""
+        meta = self.store.meta(match_id)
+        if meta is None:
+            return False
+        if not meta.get(OPENED):
+            self.created(match_id, meta, tuple(self.store.read(match_id)))
+        return True
 
     def created(self, match_id: str, meta: Mapping[str, str],
                 events: tuple[StoredEvent, ...]) -> MatchInfo:
@@ -310,4 +321,5 @@ class MatchCreation:
         info = MatchInfo.from_meta(match_id, meta)
         self.index.add(info)
         self.runner.created(match_id, events)
+        self.store.add_meta(match_id, {OPENED: "1"})
         return info

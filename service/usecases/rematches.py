@@ -141,11 +141,12 @@ class Rematches:
         raise access.no_seat_here(match_id, token)
 
     def _create(self, match_id: str, ended: Match) -> None:
-        """Create the rematch ``ended`` started, unless it exists: the same variant,
-        options, clock, tags and players (bots with their level and think time), each
-        player one seat on (``domain.rematch.next_seat``), a fresh seed."""
+        """Create the rematch ``ended`` started, unless it exists (then finish its
+        creation if its creator died half way): the same variant, options, clock, tags and
+        players (bots with their level and think time), each player one seat on
+        (``domain.rematch.next_seat``), a fresh seed."""
         new_id = ended.rematch.match_id
-        if new_id is None or self.creation.store.meta(new_id) is not None:
+        if new_id is None or self.creation.resume(new_id):
             return
         first = {e.type: e.data for e in self.queries.repository.stored(
             match_id, until=CREATION_EVENTS)}

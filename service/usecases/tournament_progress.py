@@ -130,9 +130,7 @@ class MatchTables:
         state = tournament.state
         assert state is not None
         settings = state.settings
-        stored = self.matches.meta(table.match_id)
-        if stored is not None:
-            self.creation.resume(table.match_id, stored)
+        if self.creation.resume(table.match_id):
             return
         players: list[dict[str, Any]] = []
         for entrant in table.seats:

@@ -202,6 +202,38 @@ def test_a_rematch_started_but_never_created_is_created_by_the_next_read(queued)
     assert again["new_match_id"] == "decided-before"
 
 
+def test_a_rematch_stored_but_left_half_made_is_finished_by_the_next_read(queued, monkeypatch):
+    """As when the process died after the rematch's match was stored, before it was listed
+    and its first turn noted as owed: the next read of the rematch finishes its creation,
+    once."""
+    match = ended(queued, players=[{"name": "Ann"}, {"bot": "basic", "think_ms": 250}],
+                  options={"first_dealer": 1})
+    runner = queued.rematches.creation.runner
+    finished: list[str] = []
+
+    def killed(*args: Any) -> None:
+        raise SystemExit("killed")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(runner, "created", killed)
+        with pytest.raises(SystemExit):
+            queued.rematches.accept(match["id"], token(match, 0))
+    new_id = queued.repository.get(match["id"]).rematch.match_id
+    assert new_id is not None and queued.store.meta(new_id) is not None
+    assert queued.index.pending("bots") == 0  # the bot's first move not owed
+
+    def counted(match_id: str, events: Any, real: Any = runner.created) -> None:
+        finished.append(match_id)
+        real(match_id, events)
+
+    monkeypatch.setattr(runner, "created", counted)
+    assert queued.rematches.state(match["id"], None)["new_match_id"] == new_id
+    assert queued.index.pending("bots") == 1 and finished == [new_id]
+    queued.rematches.state(match["id"], token(match, 0))
+    assert finished == [new_id]  # its meta says it was opened: not done again
+    assert queued.obligations.pay(new_id, "bots", queued.repository.get(new_id).at + 1).appended
+
+
 def test_the_stream_of_an_ended_match_ends_at_its_last_event_of_play(queued):
     match = ended(queued)
     end = queued.repository.get(match["id"]).version
