@@ -45,7 +45,7 @@ test: $(STAMP) $(CHROMIUM)  ## lint, then the whole suite, on fakeredis, on real
 	$(BIN)/mypy domain service workers
 	$(BIN)/lint-imports
 	$(TEST_ENV) RUMMY_TEST_BACKENDS=fakeredis,real_redis,cluster \
-	  $(BIN)/python -m pytest -n 4 --dist loadgroup
+	  $(BIN)/python -m pytest -n 4
 
 test-fast: $(STAMP)  ## the edit-test loop: domain, use cases and the store contract on fakeredis
 	$(TEST_ENV) $(BIN)/python -m pytest -m "(domain or usecases or contract or workers) and not real_redis and not cluster and not slow" -n 2 -q

@@ -62,23 +62,11 @@ TIERS = {"domain": "domain", "usecases": "usecases", "contract": "contract",
 """Test directories and their tier markers (pyproject.toml declares them)."""
 
 
-BROWSERS = 2
-"""Chromiums the browser tier is shared among under pytest-xdist (each worker that runs
-browser tests starts its own, with its own API server): the tier mostly waits on pages and
-servers, so two halves overlap on the two cores."""
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    browsed = 0
     for item in items:
         parts = Path(str(item.fspath)).relative_to(ROOT / "tests").parts
         tier = TIERS.get(parts[0], "project") if len(parts) > 1 else "project"
         item.add_marker(tier)
-        if tier == "browser":
-            item.add_marker(pytest.mark.xdist_group(f"browser-{browsed % BROWSERS}"))
-            browsed += 1
-        elif tier == "faults":  # one fault harness: one test at a time, in one worker
-            item.add_marker(pytest.mark.xdist_group(tier))
         callspec = getattr(item, "callspec", None)
         backend = callspec.params.get("redis_backend") if callspec is not None else None
         if backend in ("real_redis", "cluster"):
