@@ -7,6 +7,9 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 # The suite starts many Python processes (test workers, API servers, RQ workers, killed and
 # started again): each would compile the project's modules anew without their bytecode.
+# `--dist loadgroup` with no test grouped hands the tests out one at a time, in turn, so
+# the browser and fault tests (which mostly wait) spread over the processes; `--dist load`
+# hands out long runs of consecutive tests and left them to one or two processes.
 TEST_ENV := PYTHONDONTWRITEBYTECODE=
 
 .PHONY: install serve serve-cluster test test-fast worker bench openapi docs clean
@@ -45,7 +48,7 @@ test: $(STAMP) $(CHROMIUM)  ## lint, then the whole suite, on fakeredis, on real
 	$(BIN)/mypy domain service workers
 	$(BIN)/lint-imports
 	$(TEST_ENV) RUMMY_TEST_BACKENDS=fakeredis,real_redis,cluster \
-	  $(BIN)/python -m pytest -n 4
+	  $(BIN)/python -m pytest -n 4 --dist loadgroup
 
 test-fast: $(STAMP)  ## the edit-test loop: domain, use cases and the store contract on fakeredis
 	$(TEST_ENV) $(BIN)/python -m pytest -m "(domain or usecases or contract or workers) and not real_redis and not cluster and not slow" -n 2 -q
