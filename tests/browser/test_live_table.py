@@ -126,25 +126,51 @@ def renders(player: Page) -> int:
     return int(player.attribute(".board", "data-renders") or 0)
 
 
+def echo_order(calls: list[str], move: str, read: str) -> bool | None:
+    """True once the move's answer came and then a read of the view (the stream's echo);
+    False if a read came before the answer; None while either is still to come."""
+    if move not in calls:
+        return None
+    answered = calls.index(move)
+    if read in calls[:answered]:
+        return False
+    return True if read in calls[answered:] else None
+
+
 def test_the_streams_echo_of_a_seats_own_move_does_not_redraw_its_table(browser, api_url):
     """A move's answer is drawn at once; the stream then brings the move back and the page
     reads its view again, which says the same (with the seats' presence): drawn again, it
-    replaced the buttons under the player's pointer and a click landing then was lost."""
+    replaced the buttons under the player's pointer and a click landing then was lost.
+
+    Judged on the moves whose answer came before the echo's read (on a loaded machine the
+    read may come first, and then the answer must be drawn to bring the moves back)."""
     ann, bob = Page(browser, f"{api_url}/#/"), Page(browser, f"{api_url}/#/")
     match_id = create_and_join(ann, bob)
-    player, other = mover(ann, bob)
-    for page in (player, other):
+    read = f"GET {api_url}/v1/matches/{match_id}"
+    move = f"POST {api_url}/v1/matches/{match_id}/actions"
+    finished: dict[str, list[str]] = {"ann": [], "bob": []}
+    for name, page in (("ann", ann), ("bob", bob)):
         page.await_following()
-    for _ in range(3):
-        player, other = mover(ann, bob)
+        page.page.on("requestfinished", lambda request, calls=finished[name]:
+                     calls.append(f"{request.method} {request.url}"))
+    judged = 0
+    for _ in range(12):
+        player, _ = mover(ann, bob)
+        calls = finished["ann" if player is ann else "bob"]
+        calls.clear()
         before, version = renders(player), player.version()
-        with player.page.expect_response(
-                lambda answer: answer.request.method == "GET"
-                and answer.url.endswith(f"/v1/matches/{match_id}")) as echo:
-            click(player, choose(player.actions(), player.best_discard()))
-        assert echo.value.ok
-        player.page.wait_for_timeout(300)  # the echo's read answered: anything it draws, drawn
+        click(player, choose(player.actions(), player.best_discard()))
+        for _ in range(200):  # until the echo's read is answered
+            if echo_order(calls, move, read) is not None:
+                break
+            player.page.wait_for_timeout(50)
+        player.page.wait_for_timeout(300)  # anything the echo's read draws, drawn
         assert player.version() > version
-        assert renders(player) - before == 2  # no moves while it is sent, then its answer
+        if echo_order(calls, move, read):
+            assert renders(player) - before == 2  # no moves while it is sent, then its answer
+            judged += 1
+            if judged == 3:
+                break
+    assert judged == 3, "the echo's read came before the move's answer too often to judge"
     for page in (ann, bob):
         page.close_clean()
