@@ -13,6 +13,21 @@ from urllib.parse import urlencode
 from tests.browser.test_reference_client import Page, choose, click
 
 
+def sent(api_url: str, path: str, token: str | None, body: dict[str, Any] | None = None,
+         version: int | None = None) -> dict[str, Any]:
+    """A call to the API with ``token`` (if any), as a page would make it: a read, or a
+    write of ``body`` (an action at ``version``)."""
+    headers = {"Content-Type": "application/json"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    if version is not None:
+        headers["If-Match"] = str(version)
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(f"{api_url}{path}", data=data, headers=headers)
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.load(answer)
+
+
 def created(api_url: str, variant: str = "gin", *, names: Sequence[str] = ("Ann", "Bob"),
             also: dict[str, Any] | None = None, admin: str | None = None,
             **options: Any) -> dict[str, Any]:
@@ -21,13 +36,7 @@ def created(api_url: str, variant: str = "gin", *, names: Sequence[str] = ("Ann"
     ``admin`` token, a seed)."""
     body = {"variant": variant, "players": [{"name": name} for name in names],
             "options": options, **(also or {})}
-    headers = {"Content-Type": "application/json"}
-    if admin is not None:
-        headers["Authorization"] = f"Bearer {admin}"
-    request = urllib.request.Request(f"{api_url}/v1/matches", data=json.dumps(body).encode(),
-                                     headers=headers)
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        return json.load(answer)
+    return sent(api_url, "/v1/matches", admin, body)
 
 
 def seated(browser: Any, api_url: str, match: dict[str, Any], seat: int) -> Page:
@@ -68,18 +77,6 @@ def play_until(players: list[Page], done: Any, limit: int = 2000) -> int:
         if not moved:
             time.sleep(0.02)
     raise AssertionError("the play did not get there")
-
-
-def sent(api_url: str, path: str, token: str, body: dict[str, Any] | None = None,
-         version: int | None = None) -> dict[str, Any]:
-    """A seat's call to the API, as its page would make it: a read, or an action."""
-    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-    if version is not None:
-        headers["If-Match"] = str(version)
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(f"{api_url}{path}", data=data, headers=headers)
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        return json.load(answer)
 
 
 FOLLOWED = "v => Number(document.querySelector('.table')?.dataset.version) >= v"
