@@ -33,6 +33,7 @@ from service.api import (
     webhooks,
 )
 from service.api.action_schemas import document_actions
+from service.api.answers_json import answer_with_orjson
 from service.api.base import (
     RummyApi,
     keep_private,
@@ -92,6 +93,7 @@ def create_app(settings: Settings | None = None, client: Any = None,
     """
     wiring = wire(settings, client, jobs_inline, clock)
     app = Flask("rummy")
+    answer_with_orjson(app)
     app.config.update(API_SPEC, MAX_CONTENT_LENGTH=256 * 1024)
     one_meta_read_per_token_check(app)
     serve_wiring(app, wiring)
