@@ -74,6 +74,23 @@ def test_creation_says_where_the_match_is(client):
     assert "Location" in spec["paths"]["/v1/matches"]["post"]["responses"]["201"]["headers"]
 
 
+def test_no_answer_sets_a_cookie(client):
+    """Tokens travel in the Authorization header only: no answer, the reference client's
+    pages and the errors included, sets a cookie (the tests' client keeps no cookie jar)."""
+    match = create(client)
+    url = f"/v1/matches/{match['id']}"
+    seat = bearer(match["seats"][client.get(url).json["turn"]]["token"])
+    action = client.get(url, headers=seat).json["legal_actions"][0]
+    answers = [client.get(url), client.get(url, headers=seat),
+               client.post(f"{url}/actions", json=action, headers=seat),
+               client.get(url, headers=bearer("made-up")), client.get("/v1/nowhere"),
+               client.get("/"), client.get("/openapi.json")]
+    cookies = [a.headers.get_all("Set-Cookie") for a in answers]
+    for answer in answers:
+        answer.close()
+    assert cookies == [[]] * len(answers)
+
+
 @pytest.fixture
 def limited(request, redis_client, key_prefix):
     limits = RateLimits(create="50/minute", actions="50/minute", tickets="50/minute",
