@@ -4,7 +4,8 @@
 
 Plays a short (10-event) and a long (``--events``) match of each variant through the real
 service, then times ``Repository.get`` on a fresh repository (empty cache, as after a
-restart) with snapshots (every ``--every`` events) and without. Also reports the bytes
+restart) with snapshots (every ``--every`` events) and without, alone (``get``, an API
+process's read) and as a worker's batch reads it (``get_many``). Also reports the bytes
 Redis holds per stored event (``MEMORY USAGE`` of the events stream / its events). Prints
 JSON.
 """
@@ -34,13 +35,18 @@ from service.usecases.snapshots import Snapshots  # noqa: E402
 from tests.conftest import rq_left_as_found  # noqa: E402
 
 
-def cold_ms(store: Any, match_id: str, snapshots: Snapshots | None, repeat: int) -> float:
-    """Median milliseconds of the first ``get`` of a fresh repository."""
+def cold_ms(store: Any, match_id: str, snapshots: Snapshots | None, repeat: int,
+            batch: bool = False) -> float:
+    """Median milliseconds of the first ``get`` (``get_many`` when ``batch``) of a fresh
+    repository."""
     samples = []
     for _ in range(repeat):
         repository = Repository(store, snapshots=snapshots)
         start = time.perf_counter()
-        repository.get(match_id)
+        if batch:
+            repository.get_many([match_id])
+        else:
+            repository.get(match_id)
         samples.append(time.perf_counter() - start)
     return round(statistics.median(samples) * 1000, 2)
 
@@ -60,8 +66,11 @@ def measure(client: redis.Redis, prefix: str, variant: str, events: int, every: 
              for name, match_id in (("short", short), ("long", long))}
     snapped = {name: cold_ms(store, match_id, snapshots, repeat)
                for name, match_id in (("short", short), ("long", long))}
+    batched = {"without_snapshots": cold_ms(store, long, None, repeat, batch=True),
+               "with_snapshots": cold_ms(store, long, snapshots, repeat, batch=True)}
     return {"variant": variant, "events": length,
             "without_snapshots_ms": plain, "with_snapshots_ms": snapped,
+            "worker_batch_long_ms": batched,
             "extra_ms_without": round(plain["long"] - plain["short"], 2),
             "extra_ms_with": round(snapped["long"] - snapped["short"], 2),
             "bytes_per_event": round(stream / length)}

@@ -430,6 +430,9 @@ class SnapshotStore(Protocol):
     def load(self, match_id: str) -> bytes | None:
         """The match's snapshot as written, None when there is none or it cannot be read."""
 
+    def load_many(self, match_ids: Sequence[str]) -> list[bytes | None]:
+        """``load`` of each match, in one round trip (a worker's batch of cold loads)."""
+
     def save(self, match_id: str, snapshot: bytes) -> None: ...
 
 

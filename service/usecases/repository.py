@@ -153,11 +153,15 @@ class Repository(Generic[A]):
 
     def get_many(self, match_ids: Sequence[str]) -> dict[str, A | NotFound]:
         """Each aggregate at its newest version as ``get`` loads it, all read in one round
-        trip (a worker's claimed batch); a ``NotFound`` in place of one there is none of."""
+        trip (a worker's claimed batch), two when some are not cached and snapshots are
+        on (their snapshots first, so each log is read from its snapshot's version); a
+        ``NotFound`` in place of one there is none of."""
         with self._lock:
             cached = {match_id: self._cache.get(match_id) for match_id in match_ids}
         ids = [match_id for match_id in match_ids if storable(match_id)]
-        readings = [self._reading(match_id, cached[match_id]) for match_id in ids]
+        snapshots = self._snapshots_of([match_id for match_id in ids if cached[match_id] is None])
+        readings = [self._reading(match_id, cached[match_id], snapshots.get(match_id))
+                    for match_id in ids]
         loaded: dict[str, A | NotFound] = {match_id: self.kind.not_found(match_id)
                                             for match_id in match_ids}
         for reading, found in zip(readings, self.store.read_many(readings), strict=True):
@@ -167,21 +171,46 @@ class Repository(Generic[A]):
             if reading.with_meta and self._keep_meta(match_id, found.meta) is None:
                 continue
             try:
-                begun = cached[match_id] or self._empty(match_id)
+                begun, events = self._begun(match_id, cached[match_id],
+                                            snapshots.get(match_id), found.events)
             except NotFound as gone:
                 loaded[match_id] = gone
                 continue
-            aggregate = self.fold(begun, found.events) if found.events else begun
+            aggregate = self.fold(begun, events) if events else begun
             self._remember(match_id, aggregate)
             loaded[match_id] = aggregate
         return loaded
 
-    def _reading(self, match_id: str, cached: A | None) -> Reading:
-        """What ``get_many`` reads of one log: the events after the cached version, or all
-        of them and the meta they begin from."""
+    def _snapshots_of(self, match_ids: list[str]) -> dict[str, tuple[int, bytes]]:
+        if self.snapshots is None or not match_ids:
+            return {}
+        return self.snapshots.versions(match_ids)
+
+    def _reading(self, match_id: str, cached: A | None,
+                 snapshot: tuple[int, bytes] | None) -> Reading:
+        """What ``get_many`` reads of one log: the events after the cached version; else
+        the meta they begin from and the events from the snapshot's own (whose hash
+        vouches for it) or all of them."""
         if cached is not None:
             return Reading(match_id, cached.version)
-        return Reading(match_id, 0, with_meta=match_id not in self._meta)
+        after = snapshot[0] - 1 if snapshot is not None else 0
+        return Reading(match_id, after, with_meta=match_id not in self._meta)
+
+    def _begun(self, match_id: str, cached: A | None, snapshot: tuple[int, bytes] | None,
+               events: list[StoredEvent]) -> tuple[A, list[StoredEvent]]:
+        """Where ``get_many`` folds one log from, and the events to fold: the cached
+        aggregate; the snapshot, when the log's event at its version is the one it was
+        taken at; or the blank aggregate (a snapshot not to be trusted: read again as
+        ``get`` would, which is rare)."""
+        if cached is not None:
+            return cached, events
+        if snapshot is None:
+            return self._from_first(match_id, self._empty(match_id), events)
+        thawed = self.snapshots.thawed(snapshot[1], self._empty(match_id)) \
+            if self.snapshots is not None else None
+        if thawed is not None and _vouched(thawed, events):
+            return thawed, events[1:]
+        return self._cold(match_id)
 
     def at(self, match_id: str, version: int) -> A:
         """The aggregate as it stood right after event ``version`` (folded from the start)."""
@@ -288,11 +317,15 @@ class Repository(Generic[A]):
         snapshot = self.snapshots.load(match_id, blank)
         if snapshot is not None:
             events = self._read(match_id, after=snapshot.version - 1)
-            if events and (events[0].version, events[0].hash) == (snapshot.version,
-                                                                  snapshot.head_hash):
+            if _vouched(snapshot, events):
                 return snapshot, events[1:]
-        events = self._read(match_id, after=0)
-        if events and self.snapshots.due(0, events[-1].version):
+        return self._from_first(match_id, blank, self._read(match_id, after=0))
+
+    def _from_first(self, match_id: str, blank: A,
+                    events: list[StoredEvent]) -> tuple[A, list[StoredEvent]]:
+        """A fold from the first event: done here and snapshotted when it is long enough
+        to owe one, else left to the caller."""
+        if events and self.snapshots is not None and self.snapshots.due(0, events[-1].version):
             folded_all = self.fold(blank, events)
             self.snapshots.save(match_id, folded_all)
             return folded_all, []
@@ -314,3 +347,10 @@ class Repository(Generic[A]):
             self._cache.move_to_end(match_id)
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
+
+
+def _vouched(snapshot: Any, events: Sequence[StoredEvent]) -> bool:
+    """Whether the log's first event read is the one the snapshot was taken at (same
+    version, same hash): else the stream is not the one it was folded from."""
+    return bool(events) and (events[0].version, events[0].hash) == (snapshot.version,
+                                                                    snapshot.head_hash)

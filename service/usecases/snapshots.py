@@ -31,6 +31,7 @@ from __future__ import annotations
 import io
 import logging
 import pickle
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,14 +71,25 @@ class _StateUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"a snapshot may not name {module}.{name}")
 
 
+def version_of(record: bytes) -> int | None:
+    """The version a record holds the match at, read from its header alone; None when
+    today's code did not write it (``thaw`` would refuse it)."""
+    header = record.partition(b"\n")[0]
+    try:
+        schema, state_version, version = (int(word) for word in header.split())
+    except ValueError:
+        return None
+    return version if (schema, state_version) == (SNAPSHOT_SCHEMA, STATE_VERSION) else None
+
+
 def thaw(record: bytes, blank: Match) -> Match | None:
     """The match a record holds (``blank``: the match before its first event, for its
     variant), or None when it was written by other code or cannot be read."""
-    header, _, body = record.partition(b"\n")
+    version = version_of(record)
+    if version is None:
+        return None
     try:
-        schema, state_version, version = (int(word) for word in header.split())
-        if (schema, state_version) != (SNAPSHOT_SCHEMA, STATE_VERSION):
-            return None
+        body = record.partition(b"\n")[2]
         match = Match(blank.variant, *_StateUnpickler(io.BytesIO(body)).load())
     except Exception:  # a damaged record is no record: fold from the start
         log.warning("unreadable snapshot ignored", exc_info=True)
@@ -95,7 +107,23 @@ class Snapshots:
     def load(self, match_id: str, blank: Any) -> Any | None:
         """The match as a snapshot holds it, None when there is none to trust."""
         record = self.store.load(match_id)
-        return None if record is None or not isinstance(blank, Match) else thaw(record, blank)
+        return None if record is None else self.thawed(record, blank)
+
+    def versions(self, match_ids: Sequence[str]) -> dict[str, tuple[int, bytes]]:
+        """The snapshots of many matches in one read, by match: the version each holds
+        its match at (from the record's header, before its variant is known) and the
+        record, for ``thawed``; matches without one today's code wrote are left out."""
+        found = {}
+        for match_id, record in zip(match_ids, self.store.load_many(match_ids), strict=True):
+            version = None if record is None else version_of(record)
+            if record is not None and version is not None:
+                found[match_id] = (version, record)
+        return found
+
+    @staticmethod
+    def thawed(record: bytes, blank: Any) -> Any | None:
+        """The match ``record`` holds (``thaw``), None for another kind of aggregate."""
+        return thaw(record, blank) if isinstance(blank, Match) else None
 
     def due(self, before: int, after: int) -> bool:
         """Whether the versions from ``before`` (excluded) to ``after`` cross a multiple of

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from redis.cluster import RedisCluster
 
 from domain.chain import event_hash
+from service.adapters.snapshots import RedisSnapshots
 from service.adapters.store import (
     GENESIS_HASH,
     AppendResult,
@@ -554,6 +555,21 @@ def test_a_batch_reads_and_appends_as_each_alone_would(store: RedisEventStore) -
     assert isinstance(results[1], VersionConflict) and isinstance(results[2], UnknownMatch)
     assert store.read(first)[-1] == results[0].events[0]
     assert [event.type for event in store.read(moved)] == ["E0", "E1", "Elsewhere"]
+
+
+def test_a_batch_reads_the_snapshots_of_matches_in_many_slots(
+        store: RedisEventStore, redis_backend: tuple[redis.Redis, str]) -> None:
+    """A worker's batch of cold loads reads their snapshots at once, each where ``load``
+    reads it (the match's own slot: on a cluster the batch spans nodes)."""
+    snapshots = RedisSnapshots(redis_backend[0], store.key)
+    ids = [_new_match(store) for _ in range(12)]
+    for index, match_id in enumerate(ids[:8]):
+        snapshots.save(match_id, f"record {index}".encode())
+    batch = snapshots.load_many([*ids, "gone"])
+    assert batch == [*(f"record {index}".encode() for index in range(8)), None, None, None,
+                     None, None]
+    assert batch[:12] == [snapshots.load(match_id) for match_id in ids]
+    assert snapshots.load_many([]) == []
 
 
 def test_a_batch_is_appended_once_by_a_server_that_forgot_its_scripts() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import fakeredis
 import pytest
@@ -12,6 +13,7 @@ from domain.snapshots import STATE_FINGERPRINT, match_fingerprint
 from service.adapters.snapshots import RedisSnapshots
 from service.api.app import create_app
 from service.config import Settings
+from service.usecases.errors import NotFound
 from service.usecases.repository import Repository
 from service.usecases.snapshots import Snapshots, SnapshotWriter, freeze, thaw
 from service.usecases.subscribers import Appended
@@ -62,7 +64,6 @@ def test_a_snapshot_of_other_code_or_beyond_the_stream_is_not_trusted(played) ->
     assert thaw(b"1 0 " + record.split(b" ", 2)[2], blank) is None
     assert thaw(b"garbage", blank) is None
     beyond = Repository(store).at(match_id, whole.version)
-    from dataclasses import replace
     client.set(store.key(match_id, "snapshot"), freeze(replace(beyond, version=whole.version + 5)))
     snapshots = Snapshots(RedisSnapshots(client, store.key), 100)
     assert Repository(store, snapshots=snapshots).get(match_id) == whole
@@ -85,3 +86,52 @@ def test_a_record_that_names_anything_but_the_domain_s_classes_is_refused() -> N
 
     header = f"{SNAPSHOT_SCHEMA} {STATE_VERSION} 5\n".encode()
     assert thaw(header + pickle.dumps((Forged(),)), Match.new(VARIANTS["gin"])) is None
+
+
+@pytest.fixture
+def unsnapshotted(played):
+    """The played matches, without the snapshots other tests leave behind."""
+    client, store, matches = played
+    keys = [store.key(match_id, "snapshot") for match_id in matches.values()]
+    client.delete(*keys)
+    yield played
+    client.delete(*keys)
+
+
+def test_a_batch_of_cold_loads_starts_each_from_its_snapshot(unsnapshotted, monkeypatch) -> None:
+    """A worker's batch (``get_many``) reads the snapshots first, then each log from its
+    snapshot's version only: what it folds equals the whole fold, and no log is read
+    alone."""
+    client, store, matches = unsnapshotted
+    snapshots = Snapshots(RedisSnapshots(client, store.key), 100)
+    plain = Repository(store)
+    for variant, version in (("gin", 100), ("rummy", 200)):
+        snapshots.save(matches[variant], plain.at(matches[variant], version))
+    ids = [matches["gin"], matches["rummy"], matches["gem"], "no-such-match"]
+    cold = Repository(store, snapshots=snapshots)
+    for alone in ("read", "meta"):
+        monkeypatch.setattr(store, alone, None)
+    batch = cold.get_many(ids)
+    monkeypatch.undo()
+    whole = {match_id: plain.get(match_id) for match_id in ids[:3]}
+    assert {match_id: batch[match_id] for match_id in ids[:3]} == whole
+    assert cold.stats.events == sum((whole[matches["gin"]].version - 99,
+                                     whole[matches["rummy"]].version - 199,
+                                     whole[matches["gem"]].version))
+    assert isinstance(batch["no-such-match"], NotFound)
+    assert client.get(store.key(matches["gem"], "snapshot")) is not None  # its long fold owed one
+
+
+@pytest.mark.parametrize("untrusted", ["beyond the stream", "another stream", "other code"])
+def test_a_batch_does_not_trust_a_snapshot_the_stream_does_not_vouch_for(
+        unsnapshotted, untrusted) -> None:
+    client, store, matches = unsnapshotted
+    match_id = matches["rummy"]
+    whole = Repository(store).get(match_id)
+    at = Repository(store).at(match_id, 150)
+    record = {"beyond the stream": freeze(replace(whole, version=whole.version + 5)),
+              "another stream": freeze(replace(at, head_hash="0" * 64)),
+              "other code": b"1 0 " + freeze(at).split(b" ", 2)[2]}[untrusted]
+    client.set(store.key(match_id, "snapshot"), record)
+    snapshots = Snapshots(RedisSnapshots(client, store.key), 100)
+    assert Repository(store, snapshots=snapshots).get_many([match_id])[match_id] == whole
