@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from prometheus_client import (
     CollectorRegistry,
@@ -129,34 +130,45 @@ class PrometheusMetrics:
         self._limited = Counter(f"{PREFIX}_rate_limited", "Requests refused with 429, by "
                                 "route", ["route"], registry=reg)
         self._owed: OwedWorkCollector | None = None
+        self._children: dict[tuple[Any, ...], Any] = {}
+
+    def _of(self, metric: Any, *labels: str) -> Any:
+        """``metric.labels(*labels)``, kept: prometheus-client checks the labels and takes
+        a lock on every call, several times a request. Label values here come from small
+        fixed sets (routes, methods, statuses, variants, kinds), so the dict stays small."""
+        key = (metric, *labels)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*labels)
+        return child
 
     # --- the port ----------------------------------------------------------------------
 
     def request_answered(self, route: str, method: str, status: int, seconds: float) -> None:
         method = method if method in METHODS else "other"
-        self._latency.labels(route, method, str(status)).observe(seconds)
+        self._of(self._latency, route, method, str(status)).observe(seconds)
 
     def action_taken(self, variant: str, outcome: str) -> None:
-        self._actions.labels(variant, outcome).inc()
+        self._of(self._actions, variant, outcome).inc()
 
     def appended(self, aggregate: str, events: int) -> None:
-        self._appends.labels(aggregate).inc()
-        self._events.labels(aggregate).inc(events)
+        self._of(self._appends, aggregate).inc()
+        self._of(self._events, aggregate).inc(events)
 
     def conflicted(self, aggregate: str) -> None:
-        self._conflicts.labels(aggregate).inc()
+        self._of(self._conflicts, aggregate).inc()
 
     def retried(self, aggregate: str) -> None:
-        self._retries.labels(aggregate).inc()
+        self._of(self._retries, aggregate).inc()
 
     def replayed(self, aggregate: str) -> None:
-        self._replays.labels(aggregate).inc()
+        self._of(self._replays, aggregate).inc()
 
     def store_round_trip(self, store: str, operation: str) -> None:
-        self._round_trips.labels(store, operation).inc()
+        self._of(self._round_trips, store, operation).inc()
 
     def redriven(self, kind: str, result: str) -> None:
-        self._redrives.labels(kind, result).inc()
+        self._of(self._redrives, kind, result).inc()
 
     def stream_opened(self) -> None:
         self._streams.inc()
@@ -168,7 +180,7 @@ class PrometheusMetrics:
         self._fanout.observe(max(0.0, delay_s))
 
     def rate_limited(self, route: str) -> None:
-        self._limited.labels(route).inc()
+        self._of(self._limited, route).inc()
 
     # --- the scrape --------------------------------------------------------------------
 
