@@ -22,6 +22,12 @@ ENTRANTS = 5
 ROUNDS = 5
 """A round robin of five: five rounds of two tables and a bye."""
 DONE_S = 240.0
+POLL_S = 0.01
+"""How often the test reads the tournament: far shorter than a round (two whole matches),
+so it sees every round begin however fast the machine plays them."""
+MID_ROUND_CHANCE = 0.004
+"""The chance, at each read once a worker has been spared, of killing it mid-round: about
+once in two and a half seconds."""
 SPARED_S = 3.0
 """How long a started worker runs before it may be killed mid-round: longer than the 2 s
 lease a killed one left on the tournament's row, so however slowly a loaded machine starts
@@ -45,7 +51,7 @@ def test_a_worker_killed_between_and_during_rounds_pairs_each_round_once(stack: 
         if state["status"] == "complete":
             break
         # every round's start, and now and then mid-round once the worker has been spared
-        mid_round = time.monotonic() > spared_until and rng.random() < 0.02
+        mid_round = time.monotonic() > spared_until and rng.random() < MID_ROUND_CHANCE
         if state["round"] != seen_round or mid_round:
             seen_round = state["round"]
             time.sleep(rng.uniform(0.0, 0.05))
@@ -55,7 +61,7 @@ def test_a_worker_killed_between_and_during_rounds_pairs_each_round_once(stack: 
             stack.worker.start()
             stack.worker.wait_registered()
             spared_until = time.monotonic() + SPARED_S
-        time.sleep(0.05)
+        time.sleep(POLL_S)
     final = stack.http.request("GET", path).body
     assert final["status"] == "complete", (final, stack.logs())
     assert kills >= ROUNDS - 1
