@@ -5,8 +5,10 @@ standard library's encoder (with sorted keys, as Flask's default) was the larges
 own cost of a request served by gunicorn. ``FastJSON`` keeps what Flask's default provider
 promises a client, keys sorted and compact, and the same values (dates and dataclasses
 handed to Flask's own ``default``), but non-ASCII text is sent as UTF-8 rather than
-``\\u`` escapes, which any JSON parser reads as the same string. What orjson refuses
-(an integer beyond 64 bits) is encoded by Flask's own provider.
+``\\u`` escapes, which any JSON parser reads as the same string, and a float that is not
+a number (no answer holds one) would be ``null``, valid JSON, where the standard library
+writes ``NaN``. What orjson refuses (an integer beyond 64 bits) is encoded by Flask's own
+provider.
 
 Request bodies are read by Flask's own provider: orjson reads an integer beyond 64 bits
 as a float, which would change what a body says.
