@@ -116,7 +116,7 @@ class Snapshots:
         found = {}
         for match_id, record in zip(match_ids, self.store.load_many(match_ids), strict=True):
             version = None if record is None else version_of(record)
-            if record is not None and version is not None:
+            if record is not None and version is not None and version > 0:
                 found[match_id] = (version, record)
         return found
 

@@ -122,7 +122,8 @@ def test_a_batch_of_cold_loads_starts_each_from_its_snapshot(unsnapshotted, monk
     assert client.get(store.key(matches["gem"], "snapshot")) is not None  # its long fold owed one
 
 
-@pytest.mark.parametrize("untrusted", ["beyond the stream", "another stream", "other code"])
+@pytest.mark.parametrize("untrusted", ["beyond the stream", "another stream", "other code",
+                                       "before the stream"])
 def test_a_batch_does_not_trust_a_snapshot_the_stream_does_not_vouch_for(
         unsnapshotted, untrusted) -> None:
     client, store, matches = unsnapshotted
@@ -131,7 +132,10 @@ def test_a_batch_does_not_trust_a_snapshot_the_stream_does_not_vouch_for(
     at = Repository(store).at(match_id, 150)
     record = {"beyond the stream": freeze(replace(whole, version=whole.version + 5)),
               "another stream": freeze(replace(at, head_hash="0" * 64)),
-              "other code": b"1 0 " + freeze(at).split(b" ", 2)[2]}[untrusted]
+              "other code": b"1 0 " + freeze(at).split(b" ", 2)[2],
+              "before the stream": freeze(at).replace(b" 150\n", b" -3\n", 1)}[untrusted]
+    assert record.partition(b"\n")[0] != freeze(at).partition(b"\n")[0] or \
+        untrusted == "another stream"
     client.set(store.key(match_id, "snapshot"), record)
     snapshots = Snapshots(RedisSnapshots(client, store.key), 100)
     assert Repository(store, snapshots=snapshots).get_many([match_id])[match_id] == whole
