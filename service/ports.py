@@ -499,6 +499,11 @@ class PresenceStore(Protocol):
         """The match's events after version ``after`` and its presence, read together (a
         view needs both)."""
 
+    def with_meta_and_events(self, match_id: str, after: int
+                             ) -> tuple[dict[str, str] | None, list[StoredEvent], PresenceNow]:
+        """``with_events`` with the match's meta, read together (a seat view's token check
+        needs the meta, the view the rest)."""
+
     def saw(self, match_id: str, seat: int) -> None:
         """A seat is here now without a stream (its token read the match)."""
 

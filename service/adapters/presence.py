@@ -132,6 +132,10 @@ class EventReads(Protocol):
     def decode_read(self, match_id: str, after: int,
                     entries: Sequence[Any]) -> list[StoredEvent]: ...
 
+    def meta_key(self, match_id: str) -> str: ...
+
+    def decode_meta(self, raw: Mapping[Any, Any] | None) -> dict[str, str] | None: ...
+
 
 class Presence:
     """Reads and writes a match's presence keys (see the module docstring)."""
@@ -257,32 +261,59 @@ class Presence:
         """The match's events after version ``after`` (as the store reads them) and its
         presence, in one pipeline: a view reads both, and they share the match's slot. On a
         Redis Cluster one call each (``refresh``: no scripts in a cluster pipeline)."""
-        if self._events is None:
-            raise TypeError("with_events needs the store's events key and decoding")
-        store = self._events
+        store = self._store()
         events_key, first = store.events_key(match_id), store.first_entry(after)
         self._metrics.store_round_trip("matches", "read")
         if isinstance(self._client, RedisCluster):
             entries = self._client.xrange(events_key, first, "+")
             now = _presence_now(*self._read(keys=self._presence_keys(match_id)))
         else:
-            entries, now = self._events_and_presence(events_key, first, match_id)
+            _, entries, now = self._events_and_presence(events_key, first, match_id)
         return store.decode_read(match_id, max(after, 0), entries or []), now
 
-    def _events_and_presence(self, events_key: str, first: str,
-                             match_id: str) -> tuple[Any, PresenceNow]:
+    @_translated
+    def with_meta_and_events(self, match_id: str, after: int
+                             ) -> tuple[dict[str, str] | None, list[StoredEvent], PresenceNow]:
+        """``with_events`` with the match's meta (as the store's ``meta`` answers it) read
+        in the same pipeline: a seat view's token check needs the meta and the view the
+        rest. On a Redis Cluster the meta is read apart, then ``with_events``."""
+        store = self._store()
+        if isinstance(self._client, RedisCluster):
+            self._metrics.store_round_trip("matches", "meta")
+            meta = store.decode_meta(self._client.hgetall(store.meta_key(match_id)))
+            return (meta, *self.with_events(match_id, after))
+        self._metrics.store_round_trip("matches", "read")
+        raw, entries, now = self._events_and_presence(
+            store.events_key(match_id), store.first_entry(after), match_id,
+            store.meta_key(match_id))
+        return (store.decode_meta(raw),
+                store.decode_read(match_id, max(after, 0), entries or []), now)
+
+    def _store(self) -> EventReads:
+        if self._events is None:
+            raise TypeError("reading events needs the store's events key and decoding")
+        return self._events
+
+    def _events_and_presence(self, events_key: str, first: str, match_id: str,
+                             meta_key: str | None = None) -> tuple[Any, Any, PresenceNow]:
         """The events and the presence keys in one pipeline of plain commands, the server's
         ``TIME`` among them: what the read script answers, without a script (redis-py asks
-        ``SCRIPT EXISTS`` before every pipeline that holds one, a round trip more)."""
+        ``SCRIPT EXISTS`` before every pipeline that holds one, a round trip more). With
+        ``meta_key``, the meta hash first (else None in its place)."""
         presence_key, acted_key = self._presence_keys(match_id)
         pipe = self._client.pipeline(transaction=False)
+        if meta_key is not None:
+            pipe.hgetall(meta_key)
         pipe.xrange(events_key, first, "+")
         pipe.zrange(presence_key, 0, -1, withscores=True)
         pipe.hgetall(acted_key)
         pipe.time()
-        entries, scored, acted, (seconds, micros) = pipe.execute()
+        replies = pipe.execute()
+        meta = replies.pop(0) if meta_key is not None else None
+        entries, scored, acted, (seconds, micros) = replies
         now_ms = int(seconds) * 1000 + int(micros) // 1000
-        return entries, _presence_now([m for m, expiry in scored if expiry > now_ms], acted)
+        return meta, entries, _presence_now([m for m, expiry in scored if expiry > now_ms],
+                                            acted)
 
     def _presence_keys(self, match_id: str) -> list[str]:
         return [self._key(match_id, "presence"), self._key(match_id, "acted")]

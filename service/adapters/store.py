@@ -829,7 +829,17 @@ class RedisEventStore:
     def meta(self, match_id: str) -> dict[str, str] | None:
         """Caller metadata of a match (store-internal fields left out); None when unknown."""
         self._trip("meta")
-        return _caller_meta(self._client.hgetall(self._key(match_id, "meta")))
+        return _caller_meta(self._client.hgetall(self.meta_key(match_id)))
+
+    def meta_key(self, match_id: str) -> str:
+        """The match's meta hash, for a reader that reads it beside other keys of the match
+        (presence's ``with_meta_and_events``); ``decode_meta`` reads what it holds."""
+        return self._key(match_id, "meta")
+
+    @staticmethod
+    def decode_meta(raw: Mapping[Any, Any] | None) -> dict[str, str] | None:
+        """``meta``'s answer from the hash as read."""
+        return _caller_meta(raw)
 
     def read_many(self, reads: Sequence[Reading]) -> list[Loaded]:
         """Many logs' newer events (and metas) in one pipeline: a worker loads the batch of

@@ -11,7 +11,15 @@ from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 
 from service.api.action_schemas import ActionSchema
-from service.api.base import ANYONE, BEARER, ApiBlueprint, bearer_token, sse_response, use_cases
+from service.api.base import (
+    ANYONE,
+    BEARER,
+    ApiBlueprint,
+    bearer_token,
+    reads_ahead,
+    sse_response,
+    use_cases,
+)
 from service.api.schemas import (
     MAX_VERSION,
     ActionCheckSchema,
@@ -71,6 +79,7 @@ class Match(MethodView):
     @blp.response(200, MatchViewSchema)
     @blp.doc(security=ANYONE)
     @blp.errors(401, 404)
+    @reads_ahead
     def get(self, match_id: str) -> Any:
         """The match: public without a token, a seat's view with its token, full for the admin."""
         return use_cases().queries.view(match_id, bearer_token())

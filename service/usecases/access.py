@@ -81,9 +81,10 @@ class Access:
 
     def _known_to(self, match_id: str, digest: str) -> bool:
         """Whether ``digest`` is one of the match's seat tokens or its creator token, from
-        one read of its meta (or of its lobby record while it waits). A started match's meta
-        is handed on to the request's next read of it (``request_begins``)."""
-        meta = self.store.meta(match_id)
+        one read of its meta (or of its lobby record while it waits), or the meta read
+        ahead with the view's events (``hand_on``). A started match's meta is handed on to
+        the request's next read of it (``request_begins``)."""
+        meta = self._meta_now(match_id)
         if meta is not None:
             hashes, creator = _seat_hashes_in(meta), meta.get("creator", "")
             checked = _CHECKED.get()
@@ -111,6 +112,15 @@ class Access:
     @staticmethod
     def request_ends() -> None:
         _CHECKED.set(None)
+
+    @staticmethod
+    def hand_on(match_id: str, meta: Mapping[str, str]) -> None:
+        """Hand a match's meta, read this very request just before its token check, to
+        that check (which hands it on once more, to the use case's own check); nothing
+        outside a request."""
+        checked = _CHECKED.get()
+        if checked is not None:
+            checked[match_id] = meta
 
     def _meta_now(self, match_id: str) -> Mapping[str, str] | None:
         """The match's meta: the one the request's token check just read, else the store's."""

@@ -8,6 +8,7 @@ the lobby and shown in phase ``waiting``. Nothing here changes anything.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
 from typing import Any
 
 from domain.bot_seats import show_bots
@@ -24,6 +25,11 @@ from service.usecases.live import LiveStreams
 from service.usecases.repository import Repository
 from service.usecases.seats import MatchCalledOff, MatchNotStarted, waiting_view
 
+_AHEAD: ContextVar[dict[str, tuple[int, list[StoredEvent], PresenceNow]] | None] = \
+    ContextVar("view_read_ahead", default=None)
+"""A seat view's events and presence read with its token check's meta
+(``MatchQueries.read_ahead``), by match: the version they follow, the events, the presence;
+None outside a request."""
 
 class HandIndex:
     """Which hand each event belongs to, and which hands' seeds have been revealed.
@@ -114,11 +120,45 @@ class MatchQueries:
 
     def _load_with_presence(self, match_id: str) -> tuple[Match, PresenceNow | None]:
         """``load``; a match already loaded here has its newer events and its presence read
-        in one round trip (None beside one loaded from scratch: its presence is read
-        apart)."""
-        along = self.repository.get_along(
-            match_id, lambda after: self.live.presence.with_events(match_id, after))
+        in one round trip, or taken from the request's read ahead (``read_ahead``); None
+        beside one loaded from scratch: its presence is read apart."""
+        along = self.repository.get_along(match_id, lambda after: self._tail(match_id, after))
         return along if along is not None else (self.load(match_id), None)
+
+    @staticmethod
+    def request_begins() -> None:
+        """A request begins (the API calls this): ``read_ahead`` may keep a view's read
+        for it, until it ends."""
+        _AHEAD.set({})
+
+    @staticmethod
+    def request_ends() -> None:
+        _AHEAD.set(None)
+
+    def read_ahead(self, match_id: str) -> None:
+        """Before a seat view's token check: the match's meta, for that check, and the
+        events after the version this process holds with the presence, for the view, in
+        one round trip instead of two. The meta is the check's own read, made a moment
+        earlier (``Access.hand_on``): a rotated token is refused as before. Nothing is read
+        for a match this process does not hold (the view loads it whole)."""
+        ahead = _AHEAD.get()
+        held = self.repository.cached(match_id) if storable(match_id) else None
+        if ahead is None or held is None:
+            return
+        meta, events, now = self.live.presence.with_meta_and_events(match_id, held.version)
+        if meta is None:
+            return
+        self.access.hand_on(match_id, meta)
+        ahead[match_id] = (held.version, events, now)
+
+    def _tail(self, match_id: str, after: int) -> tuple[list[StoredEvent], PresenceNow]:
+        """The events after ``after`` and the presence: read ahead for this request when
+        it read them from that very version, else read now."""
+        ahead = _AHEAD.get()
+        found = ahead.pop(match_id, None) if ahead else None
+        if found is not None and found[0] == after:
+            return found[1], found[2]
+        return self.live.presence.with_events(match_id, after)
 
     def render(self, match_id: str, loaded: Match, viewer: Viewer) -> dict[str, Any]:
         out = show_bots(loaded.variant.view(loaded.state, viewer), loaded.bots)
