@@ -7,7 +7,7 @@ from typing import Any
 from flask import Flask, jsonify
 
 from domain.errors import MALFORMED_ACTION, RuleError
-from service.ports import IdempotencyKeyReused, UnknownMatch, VersionConflict
+from service.ports import IdempotencyKeyReused, StoreUnavailable, UnknownMatch, VersionConflict
 from service.usecases.errors import (
     AppError,
     Busy,
@@ -47,7 +47,8 @@ def status_of(exc: AppError) -> int:
 
 def register(app: Flask, unavailable: tuple[type[Exception], ...]) -> None:
     """Map every error a view can raise; ``unavailable`` are the store's own errors for
-    "does not answer" (the bootstrap names them: the API knows no adapter)."""
+    "does not answer" (the bootstrap names them: the API knows no adapter), answered as
+    the ports' ``StoreUnavailable`` is."""
     @app.errorhandler(AppError)
     def app_error(exc: AppError) -> Any:
         body, status = _error(status_of(exc), exc.code, exc.message, exc.errors)
@@ -75,7 +76,8 @@ def register(app: Flask, unavailable: tuple[type[Exception], ...]) -> None:
                               "write; retry later with the same Idempotency-Key")
         return body, status, {"Retry-After": str(STORE_RETRY_AFTER_S)}
 
-    for kind in unavailable:
+    down: tuple[type[Exception], ...] = (StoreUnavailable, *unavailable)
+    for kind in down:  # the ports' own error, and the adapters'
         app.register_error_handler(kind, store_down)
 
     @app.errorhandler(IdempotencyKeyReused)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 
+import fakeredis
+import pytest
 import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
@@ -41,3 +43,22 @@ def test_the_limiters_outage_is_one_line_not_a_traceback_per_request(caplog):
     assert len(limiter_lines) == 1, [r.getMessage() for r in limiter_lines]
     assert "rate-limit storage unavailable" in limiter_lines[0].getMessage()
     assert not any(r.exc_info for r in caplog.records)
+
+
+@pytest.mark.parametrize("who", ["the public", "a seat", "the admin"])
+def test_a_match_held_in_memory_is_503_when_redis_goes_away(who):
+    """A process that holds a match folded reads only its newer events and presence (with
+    the meta, for a seat): with Redis gone those reads are a 503 too, never a 500."""
+    server = fakeredis.FakeServer()
+    app = create_app(Settings(redis_url="redis://unused", admin_token="adm"),
+                     client=fakeredis.FakeRedis(server=server), jobs_inline=True)
+    client = app.test_client()
+    match = client.post("/v1/matches", json={"variant": "gin", "players": [
+        {"name": "A"}, {"name": "B"}]}).json
+    token = {"the public": None, "a seat": match["seats"][0]["token"], "the admin": "adm"}[who]
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    url = f"/v1/matches/{match['id']}"
+    assert client.get(url, headers=headers).status_code == 200
+    server.connected = False
+    answer = client.get(url, headers=headers)
+    assert (answer.status_code, answer.json["code"]) == (503, "store_unavailable")
