@@ -11,6 +11,7 @@ import re
 import time
 from typing import Any
 
+from tests.browser.playing import created, play_over_the_api, seated, sent
 from tests.browser.test_reference_client import ACTIONS, Page, choose, click, create_and_join
 
 
@@ -174,3 +175,17 @@ def test_the_streams_echo_of_a_seats_own_move_does_not_redraw_its_table(browser,
     assert judged == 3, "the echo's read came before the move's answer too often to judge"
     for page in (ann, bob):
         page.close_clean()
+
+
+def test_a_seat_page_opened_after_the_end_asks_for_no_stream_ticket(browser, api_url):
+    """A match already over has nothing more to stream, and the server refuses a ticket
+    for it (422 ``match_over``): the seat's page shows the end without following, so it
+    asks for none."""
+    match = created(api_url, target=1)
+    path = f"/v1/matches/{match['id']}"
+    play_over_the_api(api_url, match, [], lambda: sent(api_url, path, None)["phase"] == "complete")
+    ann = seated(browser, api_url, match, 0)
+    assert ann.attribute(".table", "data-phase") == "complete"
+    ann.page.wait_for_timeout(1000)  # time for a stream it might open, and its ticket
+    assert ann.refused_tickets == 0
+    ann.close_clean()

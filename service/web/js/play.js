@@ -354,9 +354,11 @@ export function openTable(root, matchId, {spectate = false} = {}) {
   reread().then(() => {
     if (!view) return;
     if (view.variant === "gem" && !gemDeckKnown()) learnTheGemDeck();
-    // The move log tells the log so far, then the stream from the view's version on.
+    // The move log tells the log so far, then the stream from the view's version on;
+    // a match already over has nothing more to stream (and is refused a stream ticket).
     log.catchUp(() => api.log(matchId, token));
-    startFollowing();
+    if (isOver(view)) setConnection("ended");
+    else startFollowing();
     root.dataset.following = "1";
   });
 
