@@ -206,8 +206,7 @@ class Repository(Generic[A]):
             return cached, events
         if snapshot is None:
             return self._from_first(match_id, self._empty(match_id), events)
-        thawed = self.snapshots.thawed(snapshot[1], self._empty(match_id)) \
-            if self.snapshots is not None else None
+        thawed = Snapshots.thawed(snapshot[1], self._empty(match_id))
         if thawed is not None and _vouched(thawed, events):
             return thawed, events[1:]
         return self._cold(match_id)

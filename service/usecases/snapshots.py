@@ -115,8 +115,8 @@ class Snapshots:
         record, for ``thawed``; matches without one today's code wrote are left out."""
         found = {}
         for match_id, record in zip(match_ids, self.store.load_many(match_ids), strict=True):
-            version = None if record is None else version_of(record)
-            if record is not None and version is not None and version > 0:
+            version = 0 if record is None else version_of(record) or 0
+            if record is not None and version > 0:
                 found[match_id] = (version, record)
         return found
 

@@ -9,7 +9,7 @@ import json
 from flask import Flask
 
 from service.api.answers_json import FastJSON, answer_with_orjson
-from tests.service.conftest import bearer, create
+from tests.service.conftest import bearer
 
 
 def _app() -> Flask:
@@ -50,9 +50,13 @@ def test_a_body_is_read_as_the_standard_library_reads_it():
 
 
 def test_the_api_answers_with_it(client):
-    match = create(client)
+    """A seat's view of a match between Zoë and Björn: their names as UTF-8, where Flask's
+    own provider would have sent escapes."""
+    match = client.post("/v1/matches", json={"variant": "gin", "players": [
+        {"name": "Zoë"}, {"name": "Björn"}]}).json
     answer = client.get(f"/v1/matches/{match['id']}", headers=bearer(match["seats"][0]["token"]))
     text = answer.get_data(as_text=True)
     assert answer.mimetype == "application/json"
+    assert "Zoë".encode() in answer.get_data() and "Bj\\u00f6rn" not in text
     assert text == json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"),
                               ensure_ascii=False) + "\n"
